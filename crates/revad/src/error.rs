@@ -1,0 +1,209 @@
+//! The error type of every fallible revad function.
+//!
+//! Messages follow Stan Math: which function, which argument, the offending value and the
+//! requirement, e.g. `gamma_p: first argument is -1, but must be positive`.
+
+use std::fmt;
+
+/// Why a revad function refused its input or could not finish.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// An argument lies outside the function's domain.
+    Domain {
+        /// The function that checked it, by its Stan name.
+        function: &'static str,
+        /// Which argument, in words ("first argument", "Scale parameter", ...).
+        argument: &'static str,
+        /// The value it had.
+        value: f64,
+        /// What it must be ("positive", "in [0, 1]", ...).
+        requirement: &'static str,
+    },
+    /// An integer argument (an order, a count) lies outside the function's domain.
+    DomainInt {
+        /// The function that checked it.
+        function: &'static str,
+        /// Which argument.
+        argument: &'static str,
+        /// The value it had.
+        value: i64,
+        /// What it must be.
+        requirement: &'static str,
+    },
+    /// Two arguments that must agree in size do not.
+    Size {
+        /// The function that checked it.
+        function: &'static str,
+        /// What was compared, in words.
+        what: &'static str,
+        /// The size that was expected.
+        expected: usize,
+        /// The size that was found.
+        found: usize,
+    },
+    /// A variable was used after the tape scope that made it was reset or ended.
+    StaleVar {
+        /// What was attempted.
+        function: &'static str,
+    },
+    /// An iterative algorithm did not reach its tolerance.
+    NoConvergence {
+        /// The function that gave up.
+        function: &'static str,
+        /// How far it got.
+        detail: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Domain {
+                function,
+                argument,
+                value,
+                requirement,
+            } => write!(f, "{function}: {argument} is {value}, but must be {requirement}"),
+            Error::DomainInt {
+                function,
+                argument,
+                value,
+                requirement,
+            } => write!(f, "{function}: {argument} is {value}, but must be {requirement}"),
+            Error::Size {
+                function,
+                what,
+                expected,
+                found,
+            } => write!(f, "{function}: {what} has size {found}, but must have size {expected}"),
+            Error::StaleVar { function } => write!(
+                f,
+                "{function}: this Var is stale: the tape scope that made it was reset or ended"
+            ),
+            Error::NoConvergence { function, detail } => {
+                write!(f, "{function}: did not converge ({detail})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Fails with [`Error::Domain`] unless `ok`.
+#[inline]
+pub(crate) fn require(
+    ok: bool,
+    function: &'static str,
+    argument: &'static str,
+    value: f64,
+    requirement: &'static str,
+) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Domain {
+            function,
+            argument,
+            value,
+            requirement,
+        })
+    }
+}
+
+/// Fails with [`Error::DomainInt`] unless `ok`.
+#[inline]
+pub(crate) fn require_int(
+    ok: bool,
+    function: &'static str,
+    argument: &'static str,
+    value: i64,
+    requirement: &'static str,
+) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::DomainInt {
+            function,
+            argument,
+            value,
+            requirement,
+        })
+    }
+}
+
+/// Argument checks in one style, named after Stan's `check_*` functions.
+pub(crate) mod check {
+    use super::{require, Result};
+
+    /// `x` is not NaN.
+    #[inline]
+    pub fn not_nan(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
+        require(!x.is_nan(), function, argument, x, "not nan")
+    }
+
+    /// `x` is finite.
+    #[inline]
+    pub fn finite(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
+        require(x.is_finite(), function, argument, x, "finite")
+    }
+
+    /// `x > 0`.
+    #[inline]
+    pub fn positive(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
+        require(x > 0.0, function, argument, x, "positive")
+    }
+
+    /// `0 < x < ∞`.
+    #[inline]
+    pub fn positive_finite(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
+        require(x > 0.0 && x.is_finite(), function, argument, x, "positive finite")
+    }
+
+    /// `x ≥ 0`.
+    #[inline]
+    pub fn nonnegative(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
+        require(x >= 0.0, function, argument, x, "nonnegative")
+    }
+
+    /// `lo ≤ x ≤ hi`.
+    #[inline]
+    pub fn bounded(
+        function: &'static str,
+        argument: &'static str,
+        x: f64,
+        lo: f64,
+        hi: f64,
+        requirement: &'static str,
+    ) -> Result<()> {
+        require(x >= lo && x <= hi, function, argument, x, requirement)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_function_argument_value_and_requirement() {
+        let e = check::positive("gamma_p", "first argument", -1.0).unwrap_err();
+        assert_eq!(e.to_string(), "gamma_p: first argument is -1, but must be positive");
+        let e = require_int(false, "bessel_first_kind", "order", -2, "nonnegative").unwrap_err();
+        assert_eq!(e.to_string(), "bessel_first_kind: order is -2, but must be nonnegative");
+        let e = Error::Size {
+            function: "jacobian",
+            what: "output",
+            expected: 3,
+            found: 2,
+        };
+        assert_eq!(e.to_string(), "jacobian: output has size 2, but must have size 3");
+        assert!(check::bounded("inv_Phi", "p", 0.5, 0.0, 1.0, "in [0, 1]").is_ok());
+        assert!(check::finite("f", "x", f64::INFINITY).is_err());
+        assert!(check::not_nan("f", "x", f64::NAN).is_err());
+        assert!(check::nonnegative("f", "x", 0.0).is_ok());
+        assert!(check::positive_finite("f", "x", f64::INFINITY).is_err());
+    }
+}

@@ -1,0 +1,98 @@
+//! `gradient(f, x) = (f(x), ∇f(x))`.
+
+use std::cell::RefCell;
+
+use crate::tape;
+use crate::var::Var;
+
+thread_local! {
+    /// Input vectors kept for reuse, so that a warm `gradient` allocates only its result.
+    static INPUTS: RefCell<Vec<Vec<Var>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A reusable input vector, given back on drop (also when `f` panics).
+struct Inputs(Vec<Var>);
+
+impl Inputs {
+    fn new(x: &[f64]) -> Inputs {
+        let mut v = INPUTS
+            .with(|p| p.borrow_mut().pop())
+            .unwrap_or_default();
+        v.clear();
+        tape::new_vars(x, &mut v);
+        Inputs(v)
+    }
+}
+
+impl Drop for Inputs {
+    fn drop(&mut self) {
+        let mut v = std::mem::take(&mut self.0);
+        v.clear();
+        let _ = INPUTS.try_with(|p| {
+            if let Ok(mut p) = p.try_borrow_mut() {
+                p.push(v);
+            }
+        });
+    }
+}
+
+/// The value and gradient of `f` at `x`.
+///
+/// `f` receives the inputs as variables and returns the result. It runs in a fresh nested
+/// scope, which is recovered afterwards, also if `f` panics.
+///
+/// ```
+/// // f(x, y) = x·log(y) + log(x·y)·y, the talk's example.
+/// let (fx, g) = revad::gradient(|v| v[0] * revad::log(v[1]) + revad::log(v[0] * v[1]) * v[1], &[1.3, 2.4]);
+/// let (x, y) = (1.3f64, 2.4f64);
+/// assert!((fx - (x * y.ln() + (x * y).ln() * y)).abs() < 1e-14);
+/// assert!((g[0] - (y.ln() + y / x)).abs() < 1e-14);
+/// assert!((g[1] - (x / y + (x * y).ln() + 1.0)).abs() < 1e-14);
+/// ```
+pub fn gradient(f: impl FnOnce(&[Var]) -> Var, x: &[f64]) -> (f64, Vec<f64>) {
+    let mut g = vec![0.0; x.len()];
+    let fx = gradient_into(f, x, &mut g);
+    (fx, g)
+}
+
+/// [`gradient`] writing ∇f(x) into `grad` (no allocation once warm).
+///
+/// # Panics
+/// If `grad.len() != x.len()`, or as [`Var::grad`] does (e.g. `f` returned a variable made
+/// outside the call).
+pub fn gradient_into(f: impl FnOnce(&[Var]) -> Var, x: &[f64], grad: &mut [f64]) -> f64 {
+    assert_eq!(grad.len(), x.len(), "gradient_into: grad and x differ in length");
+    let _scope = tape::nested();
+    let inputs = Inputs::new(x);
+    let y = f(&inputs.0);
+    y.grad();
+    tape::adjoints_into(&inputs.0, grad);
+    y.value()
+}
+
+/// [`gradient`] for a fallible `f`: its error is returned, and the tape is recovered.
+///
+/// ```
+/// use revad::{try_gradient, Error, Var};
+/// fn sqrt_checked(x: Var) -> Result<Var, Error> {
+///     if x.value() < 0.0 {
+///         return Err(Error::Domain { function: "sqrt_checked", argument: "x",
+///                                    value: x.value(), requirement: "nonnegative" });
+///     }
+///     Ok(x * x)
+/// }
+/// assert!(try_gradient(|v| sqrt_checked(v[0]), &[-1.0]).is_err());
+/// assert_eq!(try_gradient(|v| sqrt_checked(v[0]), &[3.0]).unwrap(), (9.0, vec![6.0]));
+/// ```
+pub fn try_gradient<E>(
+    f: impl FnOnce(&[Var]) -> Result<Var, E>,
+    x: &[f64],
+) -> Result<(f64, Vec<f64>), E> {
+    let _scope = tape::nested();
+    let inputs = Inputs::new(x);
+    let y = f(&inputs.0)?;
+    y.grad();
+    let mut g = vec![0.0; x.len()];
+    tape::adjoints_into(&inputs.0, &mut g);
+    Ok((y.value(), g))
+}

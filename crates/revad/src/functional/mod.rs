@@ -1,0 +1,10 @@
+//! Gradient and Jacobian functionals (seed 004, sections 2.3–2.4 and 6).
+//!
+//! Each call runs in its own [nested scope](crate::tape::nested), so it can be used in the
+//! middle of another computation, and recovers the tape when `f` returns an error or panics.
+
+mod gradient;
+mod jacobian;
+
+pub use gradient::{gradient, gradient_into, try_gradient};
+pub use jacobian::{jacobian, try_jacobian};

@@ -1,0 +1,34 @@
+//! # revad
+//!
+//! Reverse-mode automatic differentiation in the design of Stan Math: a thread-local tape of
+//! `FnOnce` continuations in a bump arena, run newest first by the reverse sweep, and a `Var<T>`
+//! handle whose storage is a scalar (or, later, an array).
+//!
+//! ```
+//! use revad::{gradient, log, Var};
+//! // ∇ of f(x, y) = x·log(y) + log(x·y)·y
+//! let (fx, g) = gradient(|v| v[0] * log(v[1]) + log(v[0] * v[1]) * v[1], &[1.3, 2.4]);
+//! assert!((g[0] - (2.4f64.ln() + 2.4 / 1.3)).abs() < 1e-14);
+//! # let _ = fx;
+//! ```
+//!
+//! Layers, from the ground up: [`tape`] (and [`Error`]), [`Var`], the scalar functions, the
+//! [functionals](gradient). See `docs/design.md` for how the tape works.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod error;
+#[allow(unsafe_code)]
+pub mod tape;
+mod var;
+
+mod functional;
+mod scalar;
+pub mod special;
+pub mod testing;
+
+pub use error::{Error, Result};
+pub use functional::{gradient, gradient_into, jacobian, try_gradient, try_jacobian};
+pub use scalar::*;
+pub use var::Var;

@@ -1,0 +1,25 @@
+//! Scalar functions of seed 004 appendix A.2–A.6, one file per family. Each is generic over
+//! [`Real`] arguments (`f64` or `Var`), returns `f64` for constant arguments, and records one
+//! node otherwise.
+
+mod bessel;
+mod cmath;
+mod control;
+mod gamma;
+mod inc_gamma;
+mod log_exp;
+mod normal;
+mod operators;
+mod real;
+
+pub use bessel::*;
+pub use cmath::*;
+pub use control::*;
+pub use gamma::*;
+pub use inc_gamma::*;
+pub use log_exp::*;
+pub use normal::*;
+
+pub use operators::sum;
+pub use real::{Promote, Promote3, Real};
+pub(crate) use real::{binary, record_binary, record_unary, ternary, unary};
