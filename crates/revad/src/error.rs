@@ -64,19 +64,28 @@ impl fmt::Display for Error {
                 argument,
                 value,
                 requirement,
-            } => write!(f, "{function}: {argument} is {value}, but must be {requirement}"),
+            } => write!(
+                f,
+                "{function}: {argument} is {value}, but must be {requirement}"
+            ),
             Error::DomainInt {
                 function,
                 argument,
                 value,
                 requirement,
-            } => write!(f, "{function}: {argument} is {value}, but must be {requirement}"),
+            } => write!(
+                f,
+                "{function}: {argument} is {value}, but must be {requirement}"
+            ),
             Error::Size {
                 function,
                 what,
                 expected,
                 found,
-            } => write!(f, "{function}: {what} has size {found}, but must have size {expected}"),
+            } => write!(
+                f,
+                "{function}: {what} has size {found}, but must have size {expected}"
+            ),
             Error::StaleVar { function } => write!(
                 f,
                 "{function}: this Var is stale: the tape scope that made it was reset or ended"
@@ -160,7 +169,13 @@ pub(crate) mod check {
     /// `0 < x < ∞`.
     #[inline]
     pub fn positive_finite(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
-        require(x > 0.0 && x.is_finite(), function, argument, x, "positive finite")
+        require(
+            x > 0.0 && x.is_finite(),
+            function,
+            argument,
+            x,
+            "positive finite",
+        )
     }
 
     /// `x ≥ 0`.
@@ -190,16 +205,25 @@ mod tests {
     #[test]
     fn messages_name_function_argument_value_and_requirement() {
         let e = check::positive("gamma_p", "first argument", -1.0).unwrap_err();
-        assert_eq!(e.to_string(), "gamma_p: first argument is -1, but must be positive");
+        assert_eq!(
+            e.to_string(),
+            "gamma_p: first argument is -1, but must be positive"
+        );
         let e = require_int(false, "bessel_first_kind", "order", -2, "nonnegative").unwrap_err();
-        assert_eq!(e.to_string(), "bessel_first_kind: order is -2, but must be nonnegative");
+        assert_eq!(
+            e.to_string(),
+            "bessel_first_kind: order is -2, but must be nonnegative"
+        );
         let e = Error::Size {
             function: "jacobian",
             what: "output",
             expected: 3,
             found: 2,
         };
-        assert_eq!(e.to_string(), "jacobian: output has size 2, but must have size 3");
+        assert_eq!(
+            e.to_string(),
+            "jacobian: output has size 2, but must have size 3"
+        );
         assert!(check::bounded("inv_Phi", "p", 0.5, 0.0, 1.0, "in [0, 1]").is_ok());
         assert!(check::finite("f", "x", f64::INFINITY).is_err());
         assert!(check::not_nan("f", "x", f64::NAN).is_err());

@@ -150,7 +150,10 @@ pub fn check_gradient_with(f: impl Fn(&[Var]) -> Var, points: &[&[f64]], opts: G
 #[track_caller]
 pub fn assert_close(a: f64, b: f64, tol: f64) {
     let ok = a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tol * b.abs().max(1.0);
-    assert!(ok, "{a:e} differs from {b:e} by more than {tol:e} (relative)");
+    assert!(
+        ok,
+        "{a:e} differs from {b:e} by more than {tol:e} (relative)"
+    );
 }
 
 #[cfg(test)]
@@ -181,7 +184,9 @@ mod tests {
     fn check_gradient_panics_on_mismatch() {
         let wrong = |v: &[Var]| {
             let s = v[0].slot();
-            tape::callback_var(2.0 * v[0].value(), [v[0]], move |out, adj| adj[s] += adj[out])
+            tape::callback_var(2.0 * v[0].value(), [v[0]], move |out, adj| {
+                adj[s] += adj[out]
+            })
         };
         check_gradient(wrong, &[&[1.0]]);
     }

@@ -15,9 +15,7 @@ struct Inputs(Vec<Var>);
 
 impl Inputs {
     fn new(x: &[f64]) -> Inputs {
-        let mut v = INPUTS
-            .with(|p| p.borrow_mut().pop())
-            .unwrap_or_default();
+        let mut v = INPUTS.with(|p| p.borrow_mut().pop()).unwrap_or_default();
         v.clear();
         tape::new_vars(x, &mut v);
         Inputs(v)
@@ -61,7 +59,11 @@ pub fn gradient(f: impl FnOnce(&[Var]) -> Var, x: &[f64]) -> (f64, Vec<f64>) {
 /// If `grad.len() != x.len()`, or as [`Var::grad`] does (e.g. `f` returned a variable made
 /// outside the call).
 pub fn gradient_into(f: impl FnOnce(&[Var]) -> Var, x: &[f64], grad: &mut [f64]) -> f64 {
-    assert_eq!(grad.len(), x.len(), "gradient_into: grad and x differ in length");
+    assert_eq!(
+        grad.len(),
+        x.len(),
+        "gradient_into: grad and x differ in length"
+    );
     let _scope = tape::nested();
     let inputs = Inputs::new(x);
     let y = f(&inputs.0);

@@ -22,4 +22,3 @@ pub use normal::*;
 
 pub use operators::sum;
 pub use real::{Promote, Promote3, Real};
-pub(crate) use real::{binary, record_binary, record_unary, ternary, unary};

@@ -176,7 +176,8 @@ where
     let (av, bv, cv) = (a.value(), b.value(), c.value());
     Promote3::<A, B, C>::from_value_or(val, || {
         let slots = vars.map(|v| v.map(|v| v.slot()));
-        let inputs = vars.map(|v| v.unwrap_or_else(|| vars.iter().flatten().next().copied().unwrap()));
+        let inputs =
+            vars.map(|v| v.unwrap_or_else(|| vars.iter().flatten().next().copied().unwrap()));
         tape::record(val, inputs, move |out| {
             move |adj: &mut Adjoints| {
                 let g = adj[out];

@@ -118,7 +118,9 @@ unsafe fn data_thunk<P: Copy, F: FnOnce(&[P], &mut Adjoints)>(
 ) {
     // SAFETY: layout written by `push_with_data`: payload, Rec<F>, thunk.
     unsafe {
-        let rec = cursor.sub(round_up(size_of::<Rec<F>>()) + WORD).cast::<Rec<F>>();
+        let rec = cursor
+            .sub(round_up(size_of::<Rec<F>>()) + WORD)
+            .cast::<Rec<F>>();
         let len = ptr::addr_of!((*rec).len).read();
         let data = rec.cast::<u8>().sub(round_up(len * size_of::<P>()));
         *cursor = data;
@@ -213,7 +215,12 @@ impl Arena {
     /// Appends a closure record.
     #[inline(always)]
     pub(crate) fn push<F: FnOnce(&mut Adjoints)>(&mut self, f: F) {
-        const { assert!(align_of::<F>() <= WORD, "revad: closure alignment above 8 bytes") };
+        const {
+            assert!(
+                align_of::<F>() <= WORD,
+                "revad: closure alignment above 8 bytes"
+            )
+        };
         let size = round_up(size_of::<F>()) + WORD;
         let p = self.reserve(size);
         // SAFETY: `reserve` returned `size` free, 8-aligned bytes inside the current chunk.
@@ -251,7 +258,10 @@ impl Arena {
             }
             assert_eq!(n, len, "revad: iterator shorter than its len()");
             ptr::write(p.add(data_bytes).cast::<Rec<F>>(), Rec { len, f });
-            ptr::write(p.add(size - WORD).cast::<Thunk>(), data_thunk::<P, F> as Thunk);
+            ptr::write(
+                p.add(size - WORD).cast::<Thunk>(),
+                data_thunk::<P, F> as Thunk,
+            );
             self.top = p.add(size);
         }
     }
@@ -273,7 +283,12 @@ impl Arena {
     pub(crate) fn release(&mut self) {
         for c in self.chunks.drain(..) {
             // SAFETY: allocated in `grow` with this layout.
-            unsafe { dealloc(c.base.as_ptr(), Layout::from_size_align_unchecked(c.cap, CHUNK_ALIGN)) };
+            unsafe {
+                dealloc(
+                    c.base.as_ptr(),
+                    Layout::from_size_align_unchecked(c.cap, CHUNK_ALIGN),
+                )
+            };
         }
         self.cur = 0;
         self.top = ptr::null_mut();

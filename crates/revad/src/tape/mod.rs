@@ -249,7 +249,10 @@ impl Tape {
     #[cold]
     #[inline(never)]
     fn grow_adj(&mut self) {
-        assert_ne!(self.gen, WALKING, "revad: cannot record during the reverse sweep");
+        assert_ne!(
+            self.gen, WALKING,
+            "revad: cannot record during the reverse sweep"
+        );
         assert!(
             self.adj.len() < u32::MAX as usize,
             "revad: more than 2^32 - 1 variables on one tape"
@@ -284,7 +287,9 @@ impl Tape {
     }
 
     fn current(&mut self) -> &mut Scope {
-        self.scopes.last_mut().expect("the outer scope always exists")
+        self.scopes
+            .last_mut()
+            .expect("the outer scope always exists")
     }
 }
 
@@ -303,7 +308,10 @@ pub(crate) fn new_var(value: f64) -> Var {
 /// New independent variables, one per value, appended to `out` (one tape access for all).
 pub(crate) fn new_vars(values: &[f64], out: &mut Vec<Var>) {
     with_tape(|t| {
-        assert_ne!(t.gen, WALKING, "revad: cannot record during the reverse sweep");
+        assert_ne!(
+            t.gen, WALKING,
+            "revad: cannot record during the reverse sweep"
+        );
         t.adj.reserve(values.len());
         out.extend(values.iter().map(|&v| {
             let i = t.new_slot();
@@ -349,7 +357,11 @@ where
 /// its result's slot directly (`make` receives it and only builds the closure: crate code that
 /// never touches the tape).
 #[inline(always)]
-pub(crate) fn record<const N: usize, F>(value: f64, inputs: [Var; N], make: impl FnOnce(Slot) -> F) -> Var
+pub(crate) fn record<const N: usize, F>(
+    value: f64,
+    inputs: [Var; N],
+    make: impl FnOnce(Slot) -> F,
+) -> Var
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
@@ -406,7 +418,9 @@ where
         t.mark_drop();
     }
     t.arena
-        .push_with_data(data, move |d: &[P], adj: &mut Adjoints| f(d, Slot(out), adj));
+        .push_with_data(data, move |d: &[P], adj: &mut Adjoints| {
+            f(d, Slot(out), adj)
+        });
     t.var(value, out)
 }
 
@@ -512,7 +526,8 @@ fn drop_region(lo: Pos, hi: Pos) {
     // SAFETY: `[lo, hi)` holds whole records that were neither run nor dropped; the arena is
     // out of the tape, so nothing is pushed during the walk.
     unsafe {
-        walk.arena.walk(lo, &mut cursor, |th, c| th(c, Action::Drop));
+        walk.arena
+            .walk(lo, &mut cursor, |th, c| th(c, Action::Drop));
     }
 }
 
@@ -520,7 +535,10 @@ fn drop_region(lo: Pos, hi: Pos) {
 pub(crate) fn grad(v: &Var) {
     let (lo, hi) = with_tape(|t| {
         if !t.is_live(v) {
-            assert_ne!(t.gen, WALKING, "revad: grad() called during the reverse sweep");
+            assert_ne!(
+                t.gen, WALKING,
+                "revad: grad() called during the reverse sweep"
+            );
             stale("grad");
         }
         let adj_start = t.current().adj_start;
@@ -537,7 +555,10 @@ pub(crate) fn grad(v: &Var) {
              nested scope) before another gradient"
         );
         let lo = s.start;
-        s.swept = Some(Swept { top: hi, unrun_to: lo });
+        s.swept = Some(Swept {
+            top: hi,
+            unrun_to: lo,
+        });
         if s.touches_outer && depth > 1 && s.saved_outer.is_empty() {
             let saved = t.adj[..adj_start as usize].to_vec();
             t.current().saved_outer = saved;
@@ -586,7 +607,10 @@ pub(crate) fn grad(v: &Var) {
 fn recover_to(depth: usize) {
     loop {
         let regions = with_tape(|t| {
-            assert_ne!(t.gen, WALKING, "revad: cannot end a scope during the reverse sweep");
+            assert_ne!(
+                t.gen, WALKING,
+                "revad: cannot end a scope during the reverse sweep"
+            );
             if t.scopes.len() <= depth.max(1) {
                 return None;
             }
@@ -661,7 +685,10 @@ pub struct NestedScope {
 /// Opens a nested scope; see [`NestedScope`].
 pub fn nested() -> NestedScope {
     let depth = with_tape(|t| {
-        assert_ne!(t.gen, WALKING, "revad: cannot open a scope during the reverse sweep");
+        assert_ne!(
+            t.gen, WALKING,
+            "revad: cannot open a scope during the reverse sweep"
+        );
         let g = t.fresh_gen();
         let start = t.arena.pos();
         let adj_start = t.adj.len() as u32;
@@ -688,7 +715,10 @@ impl Drop for NestedScope {
 /// If a nested scope is open (end it first) or a sweep is running.
 pub fn reset() {
     let regions = with_tape(|t| {
-        assert_ne!(t.gen, WALKING, "revad: cannot reset the tape during the reverse sweep");
+        assert_ne!(
+            t.gen, WALKING,
+            "revad: cannot reset the tape during the reverse sweep"
+        );
         assert!(
             t.scopes.len() == 1,
             "revad: reset: {} nested scope(s) still open; drop their guards first",
@@ -715,7 +745,10 @@ pub fn free_memory() {
 /// Sets every adjoint on the tape to zero (Stan's `set_zero_all_adjoints`).
 pub fn set_zero_all_adjoints() {
     with_tape(|t| {
-        assert_ne!(t.gen, WALKING, "revad: cannot zero adjoints during the reverse sweep");
+        assert_ne!(
+            t.gen, WALKING,
+            "revad: cannot zero adjoints during the reverse sweep"
+        );
         t.adj.fill(0.0);
     })
 }
@@ -776,7 +809,10 @@ pub struct TapeStats {
 /// ```
 pub fn stats() -> TapeStats {
     let (hi, mut s) = with_tape(|t| {
-        assert_ne!(t.gen, WALKING, "revad: stats() called during the reverse sweep");
+        assert_ne!(
+            t.gen, WALKING,
+            "revad: stats() called during the reverse sweep"
+        );
         let s = TapeStats {
             bytes_reserved: t.arena.bytes_reserved() + 8 * t.adj.capacity(),
             bytes_used: t.arena.bytes_used() + 8 * t.adj.len(),
