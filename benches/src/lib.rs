@@ -75,7 +75,7 @@ pub fn lse_direct<T: Scalar>(x: &[T]) -> T {
 /// `Σ −log σ − z²/2`, `z = (yᵢ − μ)/σ`.
 pub fn normal_naive<T: Scalar>(theta: &[T], y: &[f64]) -> T
 where
-    f64: Promote<T, Output = T>,
+    f64: std::ops::Sub<T, Output = T>,
 {
     let (mu, sigma) = (theta[0], theta[1]);
     let mut lp = mu * 0.0;
@@ -96,7 +96,9 @@ pub fn talk<T: Scalar>(v: &[T]) -> T {
 pub fn inputs(case: &str, n: usize) -> Vec<f64> {
     match case {
         "product" => vec![1e10f64.powf(1.0 / n as f64); n],
-        "powers" => (0..n).map(|i| if i % 2 == 0 { 3.0 } else { 1.0 / 3.0 }).collect(),
+        "powers" => (0..n)
+            .map(|i| if i % 2 == 0 { 3.0 } else { 1.0 / 3.0 })
+            .collect(),
         "lse_recursive" | "lse_direct" => (0..n).map(|i| i as f64 / n as f64).collect(),
         "normal_naive" => (0..n)
             .map(|i| (i as f64 + 1.0 - n as f64 / 2.0) / (n as f64 + 1.0))
@@ -118,14 +120,24 @@ pub fn stan_ratio(case: &str, n: usize) -> Option<f64> {
         "talk" => return Some(7.8),
         _ => return None,
     };
-    [16, 256, 4096, 16384].iter().position(|&m| m == n).map(|i| row[i])
+    [16, 256, 4096, 16384]
+        .iter()
+        .position(|&m| m == n)
+        .map(|i| row[i])
 }
 
 /// The sizes of `shared/BENCHMARKS.md`.
 pub const SIZES: [usize; 4] = [16, 256, 4096, 16384];
 
 /// The cases over a vector input.
-pub const CASES: [&str; 6] = ["sum", "product", "powers", "lse_recursive", "lse_direct", "normal_naive"];
+pub const CASES: [&str; 6] = [
+    "sum",
+    "product",
+    "powers",
+    "lse_recursive",
+    "lse_direct",
+    "normal_naive",
+];
 
 /// Case `name` over `f64` (the plain evaluation).
 pub fn eval_f64(case: &str, x: &[f64], data: &[f64]) -> f64 {

@@ -42,13 +42,20 @@ fn bytes_per_variable(case: &str, n: usize) -> f64 {
 }
 
 fn main() {
-    println!("{:<14} {:>6} {:>12} {:>12} {:>8} {:>8} {:>8} {:>8}", "case", "N", "grad ns", "f64 ns", "ratio", "Stan", "vs Stan", "B/var");
+    println!(
+        "{:<14} {:>6} {:>12} {:>12} {:>8} {:>8} {:>8} {:>8}",
+        "case", "N", "grad ns", "f64 ns", "ratio", "Stan", "vs Stan", "B/var"
+    );
     for case in CASES {
         for n in SIZES {
             let (x, data) = setup(case, n);
             let mut g = vec![0.0; x.len()];
             let tg = time(|| {
-                black_box(gradient_into(|v| eval_var(case, v, &data), black_box(&x), &mut g));
+                black_box(gradient_into(
+                    |v| eval_var(case, v, &data),
+                    black_box(&x),
+                    &mut g,
+                ));
             });
             let tf = time(|| {
                 black_box(eval_f64(case, black_box(&x), &data));

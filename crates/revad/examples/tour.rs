@@ -31,16 +31,24 @@ where
 }
 
 fn main() {
-    let y: Vec<f64> = (0..100).map(|i| ((i * 37 % 100) as f64 - 50.0) / 20.0).collect();
+    let y: Vec<f64> = (0..100)
+        .map(|i| ((i * 37 % 100) as f64 - 50.0) / 20.0)
+        .collect();
     let (mu, sigma) = (0.3, 1.4);
 
-    println!("revad tour: y ~ normal(mu, sigma) with {} observations\n", y.len());
+    println!(
+        "revad tour: y ~ normal(mu, sigma) with {} observations\n",
+        y.len()
+    );
 
     // 1. The imperative API, as in the Stan Math paper.
     let (m, s) = (Var::new(mu), Var::new(sigma));
     let lp = normal_lpdf(m, s, &y);
     lp.grad();
-    println!("log density at mu = {mu}, sigma = {sigma}: {:.12}", lp.value());
+    println!(
+        "log density at mu = {mu}, sigma = {sigma}: {:.12}",
+        lp.value()
+    );
     println!("d/dmu = {:.12}, d/dsigma = {:.12}", m.adj(), s.adj());
     tape::reset();
 
@@ -51,11 +59,27 @@ fn main() {
     let n = y.len() as f64;
     let ybar = y.iter().sum::<f64>() / n;
     let ss: f64 = y.iter().map(|v| (v - mu) * (v - mu)).sum();
-    let exact = [n * (ybar - mu) / (sigma * sigma), -n / sigma + ss / sigma.powi(3)];
-    println!("\ngradient (revad)              {:>20.12} {:>20.12}", g[0], g[1]);
-    println!("gradient (finite differences) {:>20.12} {:>20.12}", fd[0], fd[1]);
-    println!("gradient (closed form)        {:>20.12} {:>20.12}", exact[0], exact[1]);
-    let err = g.iter().zip(&exact).map(|(a, b)| ((a - b) / b).abs()).fold(0.0, f64::max);
+    let exact = [
+        n * (ybar - mu) / (sigma * sigma),
+        -n / sigma + ss / sigma.powi(3),
+    ];
+    println!(
+        "\ngradient (revad)              {:>20.12} {:>20.12}",
+        g[0], g[1]
+    );
+    println!(
+        "gradient (finite differences) {:>20.12} {:>20.12}",
+        fd[0], fd[1]
+    );
+    println!(
+        "gradient (closed form)        {:>20.12} {:>20.12}",
+        exact[0], exact[1]
+    );
+    let err = g
+        .iter()
+        .zip(&exact)
+        .map(|(a, b)| ((a - b) / b).abs())
+        .fold(0.0, f64::max);
     println!("largest relative error vs closed form: {err:.1e}");
     assert!(err < 1e-12, "gradient does not match the closed form");
     let _ = value;
@@ -80,5 +104,8 @@ fn main() {
         t_grad / t_f64
     );
     let s = tape::stats();
-    println!("tape memory kept for reuse: {} KiB", s.bytes_reserved / 1024);
+    println!(
+        "tape memory kept for reuse: {} KiB",
+        s.bytes_reserved / 1024
+    );
 }

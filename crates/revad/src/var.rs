@@ -28,9 +28,24 @@ use crate::tape::{self, Slot};
 #[derive(Clone, Copy)]
 pub struct Var<T = f64> {
     pub(crate) val: T,
-    pub(crate) idx: u32,
-    pub(crate) gen: u32,
+    /// The slot index (low 32 bits) and the scope generation (high 32 bits), packed so that a
+    /// `Var<f64>` is a pair of scalars, which Rust passes and returns in registers.
+    key: u64,
     _not_send: PhantomData<*const ()>,
+}
+
+impl<T> Var<T> {
+    /// The index of the (first) adjoint slot.
+    #[inline(always)]
+    pub(crate) fn idx(&self) -> u32 {
+        self.key as u32
+    }
+
+    /// The generation of the scope that made the variable.
+    #[inline(always)]
+    pub(crate) fn gen(&self) -> u32 {
+        (self.key >> 32) as u32
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<Var>() == 16);
@@ -46,8 +61,17 @@ impl Var<f64> {
     pub(crate) fn from_parts(val: f64, idx: u32, gen: u32) -> Var {
         Var {
             val,
-            idx,
-            gen,
+            key: (gen as u64) << 32 | idx as u64,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// A handle that is never live (generation 0), to fill buffers.
+    #[inline(always)]
+    pub(crate) const fn placeholder() -> Var {
+        Var {
+            val: 0.0,
+            key: 0,
             _not_send: PhantomData,
         }
     }
@@ -61,7 +85,7 @@ impl Var<f64> {
     /// The slot of the adjoint, for reverse-pass closures (see [`tape::callback_var`]).
     #[inline(always)]
     pub fn slot(&self) -> Slot {
-        Slot(self.idx)
+        Slot(self.idx())
     }
 
     /// The adjoint: ∂(the result [`grad`](Var::grad) was called on)/∂(this variable).
@@ -96,7 +120,7 @@ impl Var<f64> {
 
 impl fmt::Debug for Var<f64> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Var({}, slot {})", self.val, self.idx)
+        write!(f, "Var({}, slot {})", self.val, self.idx())
     }
 }
 

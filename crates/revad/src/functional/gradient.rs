@@ -1,36 +1,23 @@
 //! `gradient(f, x) = (f(x), ∇f(x))`.
 
-use std::cell::RefCell;
-
 use crate::tape;
 use crate::var::Var;
 
-thread_local! {
-    /// Input vectors kept for reuse, so that a warm `gradient` allocates only its result.
-    static INPUTS: RefCell<Vec<Vec<Var>>> = const { RefCell::new(Vec::new()) };
-}
+/// Up to this many inputs live on the stack.
+const SMALL: usize = 16;
 
-/// A reusable input vector, given back on drop (also when `f` panics).
+/// The input variables of one call, given back to the tape's pool on drop (also on panic).
 struct Inputs(Vec<Var>);
 
 impl Inputs {
     fn new(x: &[f64]) -> Inputs {
-        let mut v = INPUTS.with(|p| p.borrow_mut().pop()).unwrap_or_default();
-        v.clear();
-        tape::new_vars(x, &mut v);
-        Inputs(v)
+        Inputs(tape::take_inputs(x))
     }
 }
 
 impl Drop for Inputs {
     fn drop(&mut self) {
-        let mut v = std::mem::take(&mut self.0);
-        v.clear();
-        let _ = INPUTS.try_with(|p| {
-            if let Ok(mut p) = p.try_borrow_mut() {
-                p.push(v);
-            }
-        });
+        tape::give_back(std::mem::take(&mut self.0));
     }
 }
 

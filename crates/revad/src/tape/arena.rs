@@ -8,12 +8,12 @@
 //!   [ thunk: unsafe fn pointer, 8 bytes ]   <- the record ends here
 //! ```
 //!
-//! The thunk is monomorphised for `F`, so it knows the record's size: given a cursor at the end
-//! of a record, it moves the cursor to the record's start and then runs, drops or skips the
-//! closure. Walking the records newest-first therefore needs no side table: read the thunk just
-//! below the cursor, call it, repeat. Moving the cursor *before* running the closure makes a
-//! panicking closure safe: it was moved out, so unwinding drops it and the walk's owner sees
-//! that the record is consumed.
+//! The thunk is monomorphised for `F`, so it knows the record's size: given the end of a
+//! record, it runs, drops or skips the closure and returns the record's start. Walking the
+//! records newest-first therefore needs no side table: read the thunk just below the cursor,
+//! call it, continue from the start it returns. The walker notes the end of the record it is
+//! about to run, so that if the closure panics (unwinding drops the moved-out closure) it can
+//! find the record's start with `Skip` and treat everything above as consumed.
 //!
 //! Chunks are never moved or freed while records live in them; `rewind` keeps them for reuse
 //! and `release` frees them.
@@ -40,12 +40,12 @@ pub(crate) enum Action<'a> {
     Run(&'a mut Adjoints),
     /// Drop the closure in place without calling it.
     Drop,
-    /// Only move the cursor (to count records).
+    /// Only find the record's start (to count records, or to step over a consumed one).
     Skip,
 }
 
-/// Moves `*cursor` from the end of its record to the record's start, then acts on the closure.
-pub(crate) type Thunk = unsafe fn(cursor: &mut *mut u8, action: Action<'_>);
+/// Given the end of its record, acts on the closure and returns the record's start.
+pub(crate) type Thunk = unsafe fn(end: *mut u8, action: Action<'_>) -> *mut u8;
 
 /// A closure together with the length of the payload stored below it.
 struct Rec<F> {
@@ -89,16 +89,15 @@ impl Default for Arena {
 /// Runs, drops or skips a plain closure record.
 ///
 /// # Safety
-/// `*cursor` must be the end of a live record written by [`Arena::push::<F>`], not yet run or
-/// dropped (for `Run` and `Drop`).
-unsafe fn thunk<F: FnOnce(&mut Adjoints)>(cursor: &mut *mut u8, action: Action<'_>) {
-    // SAFETY: the record spans `round_up(size_of F) + WORD` bytes below the cursor (see `push`).
-    let start = unsafe { cursor.sub(round_up(size_of::<F>()) + WORD) };
-    *cursor = start;
+/// `end` must be the end of a record written by [`Arena::push::<F>`]; for `Run` and `Drop` the
+/// record must be live (not yet run or dropped), and the caller must treat it as consumed.
+unsafe fn thunk<F: FnOnce(&mut Adjoints)>(end: *mut u8, action: Action<'_>) -> *mut u8 {
+    // SAFETY: the record spans `round_up(size_of F) + WORD` bytes below `end` (see `push`).
+    let start = unsafe { end.sub(round_up(size_of::<F>()) + WORD) };
     match action {
         Action::Run(adj) => {
-            // SAFETY: `start` holds an initialised `F` that is read exactly once: the cursor has
-            // already moved below it, so no later walk will touch it again.
+            // SAFETY: `start` holds an initialised `F`, read exactly once (the caller marks the
+            // record consumed before running it; a panic drops the moved-out value).
             let f = unsafe { ptr::read(start.cast::<F>()) };
             f(adj);
         }
@@ -106,24 +105,24 @@ unsafe fn thunk<F: FnOnce(&mut Adjoints)>(cursor: &mut *mut u8, action: Action<'
         Action::Drop => unsafe { ptr::drop_in_place(start.cast::<F>()) },
         Action::Skip => {}
     }
+    start
 }
 
 /// Runs, drops or skips a record with a payload.
 ///
 /// # Safety
-/// `*cursor` must be the end of a live record written by [`Arena::push_with_data::<P, F>`].
+/// As for [`thunk`], for a record written by [`Arena::push_with_data::<P, F>`].
 unsafe fn data_thunk<P: Copy, F: FnOnce(&[P], &mut Adjoints)>(
-    cursor: &mut *mut u8,
+    end: *mut u8,
     action: Action<'_>,
-) {
+) -> *mut u8 {
     // SAFETY: layout written by `push_with_data`: payload, Rec<F>, thunk.
     unsafe {
-        let rec = cursor
+        let rec = end
             .sub(round_up(size_of::<Rec<F>>()) + WORD)
             .cast::<Rec<F>>();
         let len = ptr::addr_of!((*rec).len).read();
         let data = rec.cast::<u8>().sub(round_up(len * size_of::<P>()));
-        *cursor = data;
         match action {
             Action::Run(adj) => {
                 let Rec { f, .. } = ptr::read(rec);
@@ -134,6 +133,7 @@ unsafe fn data_thunk<P: Copy, F: FnOnce(&[P], &mut Adjoints)>(
             Action::Drop => ptr::drop_in_place(ptr::addr_of_mut!((*rec).f)),
             Action::Skip => {}
         }
+        data
     }
 }
 
@@ -210,6 +210,40 @@ impl Arena {
         // SAFETY: one past the end of the chunk's allocation.
         self.end = unsafe { self.top.add(c.cap) };
         self.top
+    }
+
+    /// The size of the record of a closure of type `F`.
+    #[inline(always)]
+    pub(crate) const fn record_size<F>() -> usize {
+        round_up(size_of::<F>()) + WORD
+    }
+
+    /// Whether `size` bytes fit above the top of the current chunk.
+    #[inline(always)]
+    pub(crate) fn has_room(&self, size: usize) -> bool {
+        (self.end as usize).wrapping_sub(self.top as usize) >= size
+    }
+
+    /// Appends a closure record, which must fit ([`Arena::has_room`]).
+    ///
+    /// # Safety
+    /// `self.has_room(Arena::record_size::<F>())` must hold.
+    #[inline(always)]
+    pub(crate) unsafe fn push_unchecked<F: FnOnce(&mut Adjoints)>(&mut self, f: F) {
+        const {
+            assert!(
+                align_of::<F>() <= WORD,
+                "revad: closure alignment above 8 bytes"
+            )
+        };
+        let size = Self::record_size::<F>();
+        let p = self.top;
+        // SAFETY: the caller checked that `size` free, 8-aligned bytes follow the top.
+        unsafe {
+            ptr::write(p.cast::<F>(), f);
+            ptr::write(p.add(size - WORD).cast::<Thunk>(), thunk::<F> as Thunk);
+            self.top = p.add(size);
+        }
     }
 
     /// Appends a closure record.
@@ -295,76 +329,73 @@ impl Arena {
         self.end = ptr::null_mut();
     }
 
-    /// Walks the records in `[lo, hi)` newest first. `cursor` tracks progress so that a walk
-    /// interrupted by a panic knows where it stopped.
-    ///
-    /// # Safety
-    /// `[lo, hi)` must hold whole, live records (for `Run` and `Drop`: not yet run or dropped),
-    /// and nothing may be pushed while the walk runs.
-    pub(crate) unsafe fn walk(
-        &self,
-        lo: Pos,
-        cursor: &mut Cursor,
-        mut act: impl FnMut(Thunk, &mut *mut u8),
-    ) {
-        if self.chunks.is_empty() {
-            return;
-        }
-        loop {
-            let c = &self.chunks[cursor.chunk];
-            let base = c.base.as_ptr();
-            let floor = if cursor.chunk == lo.chunk {
-                // SAFETY: lo.off is inside the chunk.
-                unsafe { base.add(lo.off) }
-            } else {
-                base
-            };
-            while cursor.ptr > floor {
-                // SAFETY: every record ends with its thunk.
-                let th = unsafe { ptr::read(cursor.ptr.sub(WORD).cast::<Thunk>()) };
-                act(th, &mut cursor.ptr);
-            }
-            if cursor.chunk <= lo.chunk {
-                return;
-            }
-            cursor.chunk -= 1;
-            let c = &self.chunks[cursor.chunk];
-            // SAFETY: `used` is within the chunk.
-            cursor.ptr = unsafe { c.base.as_ptr().add(c.used) };
-        }
+    /// The base pointer of chunk `c` and the end of its records (for chunks below the top).
+    #[inline]
+    fn chunk(&self, c: usize) -> (*mut u8, usize) {
+        let ch = &self.chunks[c];
+        (ch.base.as_ptr(), ch.used)
     }
 
-    /// A cursor at `pos`.
-    pub(crate) fn cursor_at(&self, pos: Pos) -> Cursor {
-        match self.chunks.get(pos.chunk) {
-            // SAFETY: `pos.off` is within the chunk.
-            Some(c) => Cursor {
-                chunk: pos.chunk,
-                ptr: unsafe { c.base.as_ptr().add(pos.off) },
-            },
-            None => Cursor {
-                chunk: 0,
-                ptr: ptr::null_mut(),
-            },
-        }
+    /// The address of `pos`.
+    #[inline]
+    pub(crate) fn ptr_at(&self, pos: Pos) -> *mut u8 {
+        // SAFETY: a `Pos` is always within its chunk.
+        unsafe { self.chunk(pos.chunk).0.add(pos.off) }
     }
 
-    /// The position of a cursor.
-    pub(crate) fn pos_of(&self, cursor: &Cursor) -> Pos {
-        match self.chunks.get(cursor.chunk) {
-            Some(c) => Pos {
-                chunk: cursor.chunk,
-                off: cursor.ptr as usize - c.base.as_ptr() as usize,
-            },
-            None => Pos::default(),
+    /// The position of `ptr`, an address inside chunk `c`.
+    #[inline]
+    pub(crate) fn pos_at(&self, c: usize, ptr: *mut u8) -> Pos {
+        Pos {
+            chunk: c,
+            off: ptr as usize - self.chunk(c).0 as usize,
         }
     }
 }
 
-/// Progress of a walk.
-pub(crate) struct Cursor {
-    chunk: usize,
-    ptr: *mut u8,
+/// Walks the records in `[lo, hi)` newest first: `each(chunk, thunk, end)` handles the record
+/// ending at `end` and returns its start.
+///
+/// The arena is reached through a raw pointer, re-read only between chunks, so that `each` may
+/// run user code that looks at the tape (and finds it walking).
+///
+/// # Safety
+/// `arena` must be valid, `[lo, hi)` must hold whole records, and nothing may be pushed or
+/// rewound while the walk runs.
+#[inline(always)]
+pub(crate) unsafe fn walk(
+    arena: *const Arena,
+    lo: Pos,
+    hi: Pos,
+    mut each: impl FnMut(usize, Thunk, *mut u8) -> *mut u8,
+) {
+    if lo == hi {
+        return;
+    }
+    let mut c = hi.chunk;
+    // SAFETY: the caller guarantees `arena` is valid and the positions are inside it.
+    unsafe {
+        let (mut base, _) = (*arena).chunk(c);
+        let mut cur = base.add(hi.off);
+        loop {
+            let floor = if c == lo.chunk {
+                base.add(lo.off)
+            } else {
+                base
+            };
+            while cur > floor {
+                let th = ptr::read(cur.sub(WORD).cast::<Thunk>());
+                cur = each(c, th, cur);
+            }
+            if c <= lo.chunk {
+                return;
+            }
+            c -= 1;
+            let (b, used) = (*arena).chunk(c);
+            base = b;
+            cur = b.add(used);
+        }
+    }
 }
 
 impl Drop for Arena {

@@ -22,7 +22,7 @@ mod arena;
 
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::mem::{needs_drop, take};
+use std::mem::needs_drop;
 use std::ops::{Index, IndexMut};
 use std::ptr;
 
@@ -87,6 +87,7 @@ struct Swept {
     unrun_to: Pos,
 }
 
+#[derive(Clone, Copy)]
 struct Scope {
     gen: u32,
     start: Pos,
@@ -96,8 +97,6 @@ struct Scope {
     swept: Option<Swept>,
     /// A record of this scope reads or writes a variable of an outer scope.
     touches_outer: bool,
-    /// Adjoints of the outer scopes, saved before this scope's sweep and restored when it ends.
-    saved_outer: Vec<f64>,
 }
 
 impl Scope {
@@ -109,7 +108,6 @@ impl Scope {
             has_drop: false,
             swept: None,
             touches_outer: false,
-            saved_outer: Vec::new(),
         }
     }
 }
@@ -123,6 +121,11 @@ pub(crate) struct Tape {
     /// `scopes[0]` is the outermost scope; the last one is current.
     scopes: Vec<Scope>,
     next_gen: u32,
+    /// Adjoints of the outer scopes, saved (with the depth of the scope that swept) before a
+    /// sweep that may write them, restored when that scope ends.
+    saved_outer: Vec<(usize, Vec<f64>)>,
+    /// Input vectors of `gradient`, kept for reuse.
+    pool: Vec<Vec<Var>>,
 }
 
 thread_local! {
@@ -159,6 +162,8 @@ fn init_tape() -> *mut Tape {
         arena: Arena::default(),
         scopes: vec![Scope::new(1, Pos::default(), 0)],
         next_gen: 2,
+        saved_outer: Vec::new(),
+        pool: Vec::new(),
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -173,23 +178,37 @@ fn init_tape() -> *mut Tape {
 /// which could; everything that runs user code takes the arena out first (see [`Walk`]).
 #[inline(always)]
 fn with_tape<R>(f: impl FnOnce(&mut Tape) -> R) -> R {
-    let mut p = TAPE.with(|c| c.get());
-    if p.is_null() {
-        p = init_tape();
-    }
+    let p = tape_ptr();
     // SAFETY: the tape is thread-local and only reached through this function, whose callers
     // never nest it and run no user code inside it, so this is the only live reference.
     f(unsafe { &mut *p })
 }
 
+/// This thread's tape.
+#[inline(always)]
+fn tape_ptr() -> *mut Tape {
+    let p = TAPE.with(|c| c.get());
+    if p.is_null() {
+        init_tape()
+    } else {
+        p
+    }
+}
+
 /// Panics if recording is attempted while a walk (sweep or drop) is in progress.
 #[cold]
 pub(crate) fn assert_not_walking() {
-    let walking = with_tape(|t| t.gen == WALKING);
-    assert!(
-        !walking,
-        "revad: cannot record on the tape during the reverse sweep (or while it drops closures)"
-    );
+    // SAFETY: a plain read of one field through the raw pointer; no reference is formed.
+    let walking = unsafe { (*tape_ptr()).gen == WALKING };
+    if walking {
+        walking_panic();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn walking_panic() -> ! {
+    panic!("revad: cannot record on the tape during the reverse sweep (or while it drops closures)")
 }
 
 #[cold]
@@ -202,7 +221,7 @@ impl Tape {
     /// Checks that `v` belongs to a live scope (the current one, on the fast path).
     #[inline(always)]
     fn check(&mut self, v: &Var) {
-        if v.gen != self.gen {
+        if v.gen() != self.gen {
             self.check_slow(v);
         }
     }
@@ -225,39 +244,62 @@ impl Tape {
 
     /// Whether `v` was made by a scope that is still open (and not since reset).
     fn is_live(&self, v: &Var) -> bool {
-        if (v.idx as usize) >= self.adj.len() || v.gen == WALKING {
+        if (v.idx() as usize) >= self.adj.len() || v.gen() == WALKING {
             return false;
         }
         self.scopes
             .iter()
             .rev()
-            .find(|s| s.adj_start <= v.idx)
-            .is_some_and(|s| s.gen == v.gen)
+            .find(|s| s.adj_start <= v.idx())
+            .is_some_and(|s| s.gen == v.gen())
     }
 
     /// A new adjoint slot, set to zero.
+    ///
+    /// The adjoint buffer keeps its spare capacity zeroed (see `grow_adj` and `truncate_adj`),
+    /// so a new slot costs only a length increment.
     #[inline(always)]
     fn new_slot(&mut self) -> u32 {
         let i = self.adj.len();
         if i == self.adj.capacity() {
-            self.grow_adj();
+            self.grow_adj(1);
         }
-        self.adj.push(0.0);
+        // SAFETY: `i < capacity`, and the spare capacity holds initialised zeros.
+        unsafe { self.adj.set_len(i + 1) };
         i as u32
     }
 
+    /// Makes room for `n` more slots, zeroing the new spare capacity.
     #[cold]
     #[inline(never)]
-    fn grow_adj(&mut self) {
-        assert_ne!(
-            self.gen, WALKING,
-            "revad: cannot record during the reverse sweep"
-        );
+    fn grow_adj(&mut self, n: usize) {
+        if self.gen == WALKING {
+            walking_panic();
+        }
         assert!(
-            self.adj.len() < u32::MAX as usize,
+            self.adj.len() + n <= u32::MAX as usize,
             "revad: more than 2^32 - 1 variables on one tape"
         );
-        self.adj.reserve(self.adj.capacity().max(1024));
+        self.adj.reserve(n.max(self.adj.capacity()).max(1024));
+        for x in self.adj.spare_capacity_mut() {
+            x.write(0.0);
+        }
+    }
+
+    /// Room for `n` more slots without reallocating.
+    #[inline]
+    fn reserve_adj(&mut self, n: usize) {
+        if self.adj.capacity() - self.adj.len() < n {
+            self.grow_adj(n);
+        }
+    }
+
+    /// Forgets the slots from `n` on, zeroing them (they become spare capacity).
+    fn truncate_adj(&mut self, n: usize) {
+        if n < self.adj.len() {
+            self.adj[n..].fill(0.0);
+            self.adj.truncate(n);
+        }
     }
 
     #[inline(always)]
@@ -300,6 +342,9 @@ impl Tape {
 #[inline]
 pub(crate) fn new_var(value: f64) -> Var {
     with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
         let i = t.new_slot();
         t.var(value, i)
     })
@@ -344,6 +389,9 @@ where
     F: FnOnce(Slot, &mut Adjoints) + 'static,
 {
     with_tape(|t| {
+        if N == 0 && t.gen == WALKING {
+            walking_panic();
+        }
         for v in &inputs {
             t.check(v);
         }
@@ -365,7 +413,43 @@ pub(crate) fn record<const N: usize, F>(
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
+    // The fast path: every operand current, room in the adjoint buffer and in the chunk. It
+    // makes no call, so the recorded values can stay in registers across iterations.
+    let p = TAPE.with(|c| c.get());
+    if !p.is_null() {
+        // SAFETY: see `with_tape`; this reference ends before any other is formed.
+        let t = unsafe { &mut *p };
+        let gen = t.gen;
+        let len = t.adj.len();
+        if (N > 0 || gen != WALKING)
+            && inputs.iter().all(|v| v.gen() == gen)
+            && len < t.adj.capacity()
+            && t.arena.has_room(Arena::record_size::<F>())
+        {
+            // SAFETY: `len < capacity`, and the spare capacity holds initialised zeros.
+            unsafe { t.adj.set_len(len + 1) };
+            let out = len as u32;
+            if needs_drop::<F>() {
+                t.mark_drop();
+            }
+            // SAFETY: room was checked above.
+            unsafe { t.arena.push_unchecked(make(Slot(out))) };
+            return Var::from_parts(value, out, gen);
+        }
+    }
+    record_slow(value, inputs, make)
+}
+
+#[cold]
+#[inline(never)]
+fn record_slow<const N: usize, F>(value: f64, inputs: [Var; N], make: impl FnOnce(Slot) -> F) -> Var
+where
+    F: FnOnce(&mut Adjoints) + 'static,
+{
     with_tape(|t| {
+        if N == 0 && t.gen == WALKING {
+            walking_panic();
+        }
         for v in &inputs {
             t.check(v);
         }
@@ -399,11 +483,20 @@ where
     F: FnOnce(&[P], Slot, &mut Adjoints) + 'static,
 {
     with_tape(|t| {
-        for v in inputs {
-            t.check(v);
-        }
+        check_all(t, inputs);
         record_with_data(t, value, data.iter().copied(), f)
     })
+}
+
+/// Checks every input (and, when there is none, that no walk is running).
+#[inline(always)]
+fn check_all(t: &mut Tape, inputs: &[Var]) {
+    if inputs.is_empty() && t.gen == WALKING {
+        walking_panic();
+    }
+    for v in inputs {
+        t.check(v);
+    }
 }
 
 #[inline(always)]
@@ -429,9 +522,7 @@ where
 /// (and values, when weighted) are stored in the arena: one node for any number of inputs.
 pub(crate) fn sum_node(value: f64, xs: &[Var]) -> Var {
     with_tape(|t| {
-        for v in xs {
-            t.check(v);
-        }
+        check_all(t, xs);
         record_with_data(t, value, xs.iter().map(|x| x.slot()), |slots, out, adj| {
             let g = adj[out];
             for &s in slots {
@@ -447,9 +538,7 @@ pub(crate) fn sum_node(value: f64, xs: &[Var]) -> Var {
 pub(crate) fn weighted_node(value: f64, xs: &[Var], partials: &[f64]) -> Var {
     assert_eq!(xs.len(), partials.len());
     with_tape(|t| {
-        for v in xs {
-            t.check(v);
-        }
+        check_all(t, xs);
         let pairs = xs.iter().zip(partials).map(|(x, &w)| (x.slot(), w));
         record_with_data(t, value, pairs, |pairs, out, adj| {
             let g = adj[out];
@@ -468,9 +557,7 @@ where
     F: FnOnce(&mut Adjoints) + 'static,
 {
     with_tape(|t| {
-        for v in inputs {
-            t.check(v);
-        }
+        check_all(t, inputs);
         t.push(f);
     })
 }
@@ -478,38 +565,30 @@ where
 // ---------------------------------------------------------------------------------------------
 // Walking: the reverse sweep and the dropping of closures that never ran
 
-/// A walk over records. It takes the arena and the adjoints out of the tape so that the
-/// closures (user code) run while no reference to the tape is live; any attempt to record
-/// meanwhile finds the tape in the `WALKING` state and panics. Dropping the walk (also during
-/// unwinding) puts everything back.
-struct Walk {
-    arena: Arena,
-    adj: Vec<f64>,
+/// Marks the tape as walking for its lifetime: the records are visited in place through raw
+/// pointers while user code (closures, destructors) runs, and any attempt to record meanwhile
+/// finds the `WALKING` generation and panics instead of touching the tape.
+struct Walking {
+    tp: *mut Tape,
     gen: u32,
 }
 
-impl Walk {
-    fn begin() -> Walk {
-        with_tape(|t| {
-            let w = Walk {
-                arena: take(&mut t.arena),
-                adj: take(&mut t.adj),
-                gen: t.gen,
-            };
-            t.gen = WALKING;
-            w
-        })
+impl Walking {
+    fn begin() -> Walking {
+        let tp = tape_ptr();
+        // SAFETY: plain field accesses through the raw pointer; no reference outlives them.
+        unsafe {
+            let gen = (*tp).gen;
+            (*tp).gen = WALKING;
+            Walking { tp, gen }
+        }
     }
 }
 
-impl Drop for Walk {
+impl Drop for Walking {
     fn drop(&mut self) {
-        let (arena, adj, gen) = (take(&mut self.arena), take(&mut self.adj), self.gen);
-        with_tape(|t| {
-            t.arena = arena;
-            t.adj = adj;
-            t.gen = gen;
-        });
+        // SAFETY: as in `begin`.
+        unsafe { (*self.tp).gen = self.gen };
     }
 }
 
@@ -518,16 +597,42 @@ impl Drop for Walk {
 /// The caller has already rewound the tape past them, so a panicking destructor leaks the rest
 /// instead of leaving them to be dropped twice.
 fn drop_region(lo: Pos, hi: Pos) {
-    if lo == hi {
-        return;
-    }
-    let walk = Walk::begin();
-    let mut cursor = walk.arena.cursor_at(hi);
-    // SAFETY: `[lo, hi)` holds whole records that were neither run nor dropped; the arena is
-    // out of the tape, so nothing is pushed during the walk.
+    let w = Walking::begin();
+    // SAFETY: `[lo, hi)` holds whole records that were neither run nor dropped, and were
+    // forgotten by the tape (rewound) before this walk; nothing is pushed while it runs.
     unsafe {
-        walk.arena
-            .walk(lo, &mut cursor, |th, c| th(c, Action::Drop));
+        arena::walk(&raw const (*w.tp).arena, lo, hi, |_, th, end| {
+            th(end, Action::Drop)
+        });
+    }
+}
+
+/// The sweep in progress: if a closure panics, its drop records where the sweep stopped.
+struct Sweep {
+    walking: Walking,
+    chunk: usize,
+    end: *mut u8,
+    done: bool,
+}
+
+impl Drop for Sweep {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        // The record ending at `end` was consumed by the closure that panicked; the records
+        // below it never ran.
+        let tp = self.walking.tp;
+        // SAFETY: `end` is the end of a record in chunk `chunk`; `Skip` only reads its thunk
+        // and size. The tape is reached through the raw pointer, with no other reference live.
+        unsafe {
+            let th = std::ptr::read(self.end.sub(arena::WORD).cast::<arena::Thunk>());
+            let start = th(self.end, Action::Skip);
+            let pos = (*tp).arena.pos_at(self.chunk, start);
+            if let Some(sw) = (*tp).scopes.last_mut().and_then(|s| s.swept.as_mut()) {
+                sw.unrun_to = pos;
+            }
+        }
     }
 }
 
@@ -535,69 +640,58 @@ fn drop_region(lo: Pos, hi: Pos) {
 pub(crate) fn grad(v: &Var) {
     let (lo, hi) = with_tape(|t| {
         if !t.is_live(v) {
-            assert_ne!(
-                t.gen, WALKING,
-                "revad: grad() called during the reverse sweep"
-            );
+            if t.gen == WALKING {
+                walking_panic();
+            }
             stale("grad");
         }
-        let adj_start = t.current().adj_start;
+        let depth = t.scopes.len();
+        let hi = t.arena.pos();
+        let s = t.current();
         assert!(
-            v.idx >= adj_start,
+            v.idx() >= s.adj_start,
             "revad: grad: this Var belongs to an outer scope; call grad() in the scope that made it"
         );
-        let hi = t.arena.pos();
-        let depth = t.scopes.len();
-        let s = t.current();
         assert!(
             s.swept.is_none(),
             "revad: grad: this scope's tape has already been swept; reset the tape (or use a new \
              nested scope) before another gradient"
         );
-        let lo = s.start;
+        let (lo, adj_start, touches_outer) = (s.start, s.adj_start, s.touches_outer);
         s.swept = Some(Swept {
             top: hi,
             unrun_to: lo,
         });
-        if s.touches_outer && depth > 1 && s.saved_outer.is_empty() {
+        if touches_outer {
             let saved = t.adj[..adj_start as usize].to_vec();
-            t.current().saved_outer = saved;
+            t.saved_outer.push((depth, saved));
         }
-        t.adj[v.idx as usize] = 1.0;
+        t.adj[v.idx() as usize] = 1.0;
         (lo, hi)
     });
-    if lo == hi {
-        return;
-    }
-
-    /// Records how far the sweep got if a closure panics.
-    struct Progress {
-        walk: Walk,
-        cursor: arena::Cursor,
-    }
-    impl Drop for Progress {
-        fn drop(&mut self) {
-            let pos = self.walk.arena.pos_of(&self.cursor);
-            // The walk's own drop (after this) puts the arena back; the scope is reachable now.
-            with_tape(|t| {
-                if let Some(s) = t.scopes.last_mut().and_then(|s| s.swept.as_mut()) {
-                    s.unrun_to = pos;
-                }
-            });
-        }
-    }
-
-    let walk = Walk::begin();
-    let cursor = walk.arena.cursor_at(hi);
-    let mut p = Progress { walk, cursor };
-    let Progress { walk, cursor } = &mut p;
-    let adj = Adjoints::from_slice(&mut walk.adj);
-    // SAFETY: `[lo, hi)` holds the scope's records, none run yet (checked via `swept` above);
-    // the arena is out of the tape, so nothing is pushed during the walk.
+    let mut sweep = Sweep {
+        walking: Walking::begin(),
+        chunk: hi.chunk,
+        end: ptr::null_mut(),
+        done: false,
+    };
+    let tp = sweep.walking.tp;
+    // SAFETY: the adjoint buffer is neither resized nor moved during the walk (recording is
+    // refused while walking); each closure gets it for the duration of its call only.
+    let adj: *mut [f64] = unsafe {
+        let a = &mut (*tp).adj;
+        ptr::slice_from_raw_parts_mut(a.as_mut_ptr(), a.len())
+    };
+    // SAFETY: `[lo, hi)` holds the scope's records, none run yet (`swept` was unset); the
+    // sweep notes each record's end before running it, so a panic leaves a consistent tape.
     unsafe {
-        walk.arena
-            .walk(lo, cursor, |th, c| th(c, Action::Run(&mut *adj)));
+        arena::walk(&raw const (*tp).arena, lo, hi, |c, th, end| {
+            sweep.chunk = c;
+            sweep.end = end;
+            th(end, Action::Run(&mut *(adj as *mut Adjoints)))
+        });
     }
+    sweep.done = true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -607,23 +701,29 @@ pub(crate) fn grad(v: &Var) {
 fn recover_to(depth: usize) {
     loop {
         let regions = with_tape(|t| {
-            assert_ne!(
-                t.gen, WALKING,
-                "revad: cannot end a scope during the reverse sweep"
-            );
-            if t.scopes.len() <= depth.max(1) {
-                return None;
+            if t.gen == WALKING {
+                walking_panic();
             }
-            let s = t.scopes.pop().expect("depth checked");
-            let regions = end_scope(t, &s);
-            if !s.saved_outer.is_empty() {
-                t.adj[..s.saved_outer.len()].copy_from_slice(&s.saved_outer);
+            while t.scopes.len() > depth.max(1) {
+                let popped_depth = t.scopes.len();
+                let s = t.scopes.pop().expect("depth checked");
+                let regions = end_scope(t, &s);
+                if t.saved_outer
+                    .last()
+                    .is_some_and(|(d, _)| *d == popped_depth)
+                {
+                    let (_, saved) = t.saved_outer.pop().expect("checked");
+                    t.adj[..saved.len()].copy_from_slice(&saved);
+                }
+                t.gen = t.current().gen;
+                if regions.is_some() {
+                    return regions;
+                }
             }
-            t.gen = t.current().gen;
-            Some(regions)
+            None
         });
         match regions {
-            Some(r) => drop_regions(r),
+            Some(r) => drop_regions(Some(r)),
             None => return,
         }
     }
@@ -636,7 +736,7 @@ type Regions = Option<[(Pos, Pos); 2]>;
 fn end_scope(t: &mut Tape, s: &Scope) -> Regions {
     let top = t.arena.pos();
     t.arena.rewind(s.start);
-    t.adj.truncate(s.adj_start as usize);
+    t.truncate_adj(s.adj_start as usize);
     if !s.has_drop {
         return None;
     }
@@ -685,10 +785,9 @@ pub struct NestedScope {
 /// Opens a nested scope; see [`NestedScope`].
 pub fn nested() -> NestedScope {
     let depth = with_tape(|t| {
-        assert_ne!(
-            t.gen, WALKING,
-            "revad: cannot open a scope during the reverse sweep"
-        );
+        if t.gen == WALKING {
+            walking_panic();
+        }
         let g = t.fresh_gen();
         let start = t.arena.pos();
         let adj_start = t.adj.len() as u32;
@@ -715,19 +814,18 @@ impl Drop for NestedScope {
 /// If a nested scope is open (end it first) or a sweep is running.
 pub fn reset() {
     let regions = with_tape(|t| {
-        assert_ne!(
-            t.gen, WALKING,
-            "revad: cannot reset the tape during the reverse sweep"
-        );
+        if t.gen == WALKING {
+            walking_panic();
+        }
         assert!(
             t.scopes.len() == 1,
             "revad: reset: {} nested scope(s) still open; drop their guards first",
             t.scopes.len() - 1
         );
         let g = t.fresh_gen();
-        let root = &mut t.scopes[0];
-        let old = std::mem::replace(root, Scope::new(g, Pos::default(), 0));
+        let old = std::mem::replace(&mut t.scopes[0], Scope::new(g, Pos::default(), 0));
         t.gen = g;
+        t.saved_outer.clear();
         end_scope(t, &old)
     });
     drop_regions(regions);
@@ -739,16 +837,16 @@ pub fn free_memory() {
     with_tape(|t| {
         t.arena.release();
         t.adj = Vec::new();
+        t.pool = Vec::new();
     });
 }
 
 /// Sets every adjoint on the tape to zero (Stan's `set_zero_all_adjoints`).
 pub fn set_zero_all_adjoints() {
     with_tape(|t| {
-        assert_ne!(
-            t.gen, WALKING,
-            "revad: cannot zero adjoints during the reverse sweep"
-        );
+        if t.gen == WALKING {
+            walking_panic();
+        }
         t.adj.fill(0.0);
     })
 }
@@ -763,21 +861,79 @@ pub fn is_live(v: &Var) -> bool {
     with_tape(|t| t.gen != WALKING && t.is_live(v))
 }
 
-/// The adjoint of `v`, or `None` if `v` is stale.
+/// The adjoint of `v`, or `None` if `v` is stale (or a sweep is running).
 pub(crate) fn adjoint(v: &Var) -> Option<f64> {
-    with_tape(|t| t.is_live(v).then(|| t.adj[v.idx as usize]))
+    with_tape(|t| (t.gen != WALKING && t.is_live(v)).then(|| t.adj[v.idx() as usize]))
 }
 
 /// Copies the adjoints of `vars` into `out` (one tape access). Panics if one is stale.
 pub(crate) fn adjoints_into(vars: &[Var], out: &mut [f64]) {
     with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
         for (o, v) in out.iter_mut().zip(vars) {
-            if v.gen != t.gen && !t.is_live(v) {
+            if v.gen() != t.gen && !t.is_live(v) {
                 stale("reading an adjoint");
             }
-            *o = t.adj[v.idx as usize];
+            *o = t.adj[v.idx() as usize];
         }
     })
+}
+
+/// New input variables for `values`, written into `out` (of the same length; one tape access).
+pub(crate) fn fill_inputs(values: &[f64], out: &mut [Var]) {
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        let first = t.adj.len() as u32;
+        t.reserve_adj(values.len());
+        // SAFETY: room was reserved, and the spare capacity holds initialised zeros.
+        unsafe { t.adj.set_len(first as usize + values.len()) };
+        let gen = t.gen;
+        for ((o, &v), i) in out.iter_mut().zip(values).zip(first..) {
+            *o = Var::from_parts(v, i, gen);
+        }
+    })
+}
+
+/// New input variables for `values`, in a vector taken from the tape's pool (one tape access);
+/// give it back with [`give_back`].
+pub(crate) fn take_inputs(values: &[f64]) -> Vec<Var> {
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        let mut v = t.pool.pop().unwrap_or_default();
+        v.clear();
+        let first = t.adj.len() as u32;
+        t.reserve_adj(values.len());
+        // SAFETY: room was reserved, and the spare capacity holds initialised zeros.
+        unsafe { t.adj.set_len(first as usize + values.len()) };
+        let gen = t.gen;
+        v.extend(
+            values
+                .iter()
+                .zip(first..)
+                .map(|(&x, i)| Var::from_parts(x, i, gen)),
+        );
+        v
+    })
+}
+
+/// Returns an input vector to the pool.
+pub(crate) fn give_back(v: Vec<Var>) {
+    let _ = TAPE.try_with(|c| {
+        let p = c.get();
+        if !p.is_null() {
+            // SAFETY: no other reference to the tape is live (callers hold none).
+            let t = unsafe { &mut *p };
+            if t.pool.len() < 8 {
+                t.pool.push(v);
+            }
+        }
+    });
 }
 
 /// How much memory the tape holds, and for what.
@@ -808,31 +964,25 @@ pub struct TapeStats {
 /// tape::reset();
 /// ```
 pub fn stats() -> TapeStats {
-    let (hi, mut s) = with_tape(|t| {
-        assert_ne!(
-            t.gen, WALKING,
-            "revad: stats() called during the reverse sweep"
-        );
-        let s = TapeStats {
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        let mut n = 0;
+        // SAFETY: `[0, top)` holds whole records; `Skip` only reads their thunks and sizes,
+        // whose bytes stay in place after a record ran. No user code runs.
+        unsafe {
+            arena::walk(&t.arena, Pos::default(), t.arena.pos(), |_, th, end| {
+                n += 1;
+                th(end, Action::Skip)
+            });
+        }
+        TapeStats {
             bytes_reserved: t.arena.bytes_reserved() + 8 * t.adj.capacity(),
             bytes_used: t.arena.bytes_used() + 8 * t.adj.len(),
-            continuations: 0,
+            continuations: n,
             variables: t.adj.len(),
             depth: t.scopes.len(),
-        };
-        (t.arena.pos(), s)
-    });
-    let walk = Walk::begin();
-    let mut cursor = walk.arena.cursor_at(hi);
-    let mut n = 0;
-    // SAFETY: `[0, hi)` holds whole records; `Skip` only reads their thunks and lengths, whose
-    // bytes stay in place after a record ran.
-    unsafe {
-        walk.arena.walk(Pos::default(), &mut cursor, |th, c| {
-            th(c, Action::Skip);
-            n += 1;
-        });
-    }
-    s.continuations = n;
-    s
+        }
+    })
 }
