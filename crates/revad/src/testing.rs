@@ -114,7 +114,8 @@ pub fn compare_gradient(
         let h = first_step(&f, x, j, opts.step);
         let (fd, est) = finite_diff_partial(&f, x, j, h);
         let tol = opts.abs_tol + opts.rel_tol * fd.abs().max(gj.abs());
-        if !((gj - fd).abs() <= tol) {
+        let diff = (gj - fd).abs();
+        if diff > tol || diff.is_nan() {
             return Err(format!(
                 "∂f/∂x[{j}] at x = {x:?}: revad {gj:e}, finite differences {fd:e} (error \
                  estimate {est:e}, tolerance {tol:e})"

@@ -421,7 +421,7 @@ where
         let t = unsafe { &mut *p };
         let gen = t.gen;
         let len = t.adj.len();
-        if (N > 0 || gen != WALKING)
+        if gen != WALKING
             && inputs.iter().all(|v| v.gen() == gen)
             && len < t.adj.capacity()
             && t.arena.has_room(Arena::record_size::<F>())
@@ -617,7 +617,7 @@ struct Sweep {
 
 impl Drop for Sweep {
     fn drop(&mut self) {
-        if self.done {
+        if self.done || self.end.is_null() {
             return;
         }
         // The record ending at `end` was consumed by the closure that panicked; the records
