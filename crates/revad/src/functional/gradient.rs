@@ -52,6 +52,16 @@ pub fn gradient_into(f: impl FnOnce(&[Var]) -> Var, x: &[f64], grad: &mut [f64])
         "gradient_into: grad and x differ in length"
     );
     let _scope = tape::nested();
+    if x.len() <= SMALL {
+        // Few inputs: keep them on the stack.
+        let mut buf = [Var::placeholder(); SMALL];
+        let inputs = &mut buf[..x.len()];
+        tape::fill_inputs(x, inputs);
+        let y = f(inputs);
+        y.grad();
+        tape::adjoints_into(inputs, grad);
+        return y.value();
+    }
     let inputs = Inputs::new(x);
     let y = f(&inputs.0);
     y.grad();

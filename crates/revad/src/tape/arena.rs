@@ -336,13 +336,6 @@ impl Arena {
         (ch.base.as_ptr(), ch.used)
     }
 
-    /// The address of `pos`.
-    #[inline]
-    pub(crate) fn ptr_at(&self, pos: Pos) -> *mut u8 {
-        // SAFETY: a `Pos` is always within its chunk.
-        unsafe { self.chunk(pos.chunk).0.add(pos.off) }
-    }
-
     /// The position of `ptr`, an address inside chunk `c`.
     #[inline]
     pub(crate) fn pos_at(&self, c: usize, ptr: *mut u8) -> Pos {

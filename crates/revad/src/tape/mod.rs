@@ -50,12 +50,6 @@ impl Slot {
 pub struct Adjoints([f64]);
 
 impl Adjoints {
-    #[inline(always)]
-    fn from_slice(s: &mut [f64]) -> &mut Adjoints {
-        // SAFETY: `Adjoints` is a `repr(transparent)` wrapper around `[f64]`.
-        unsafe { &mut *(s as *mut [f64] as *mut Adjoints) }
-    }
-
     /// The adjoints of `len` consecutive slots starting at `first` (a matrix variable's run).
     #[inline]
     pub fn run(&mut self, first: Slot, len: usize) -> &mut [f64] {
