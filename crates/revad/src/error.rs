@@ -64,10 +64,16 @@ impl fmt::Display for Error {
                 argument,
                 value,
                 requirement,
-            } => write!(
-                f,
-                "{function}: {argument} is {value}, but must be {requirement}"
-            ),
+            } => match requirement.strip_prefix("not ") {
+                Some(negated) => write!(
+                    f,
+                    "{function}: {argument} is {value}, but must not be {negated}"
+                ),
+                None => write!(
+                    f,
+                    "{function}: {argument} is {value}, but must be {requirement}"
+                ),
+            },
             Error::DomainInt {
                 function,
                 argument,
@@ -151,7 +157,7 @@ pub(crate) mod check {
     /// `x` is not NaN.
     #[inline]
     pub fn not_nan(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
-        require(!x.is_nan(), function, argument, x, "not nan")
+        require(!x.is_nan(), function, argument, x, "not NaN")
     }
 
     /// `x` is finite.
@@ -226,7 +232,8 @@ mod tests {
         );
         assert!(check::bounded("inv_Phi", "p", 0.5, 0.0, 1.0, "in [0, 1]").is_ok());
         assert!(check::finite("f", "x", f64::INFINITY).is_err());
-        assert!(check::not_nan("f", "x", f64::NAN).is_err());
+        let e = check::not_nan("Phi", "x", f64::NAN).unwrap_err();
+        assert_eq!(e.to_string(), "Phi: x is NaN, but must not be NaN");
         assert!(check::nonnegative("f", "x", 0.0).is_ok());
         assert!(check::positive_finite("f", "x", f64::INFINITY).is_err());
     }

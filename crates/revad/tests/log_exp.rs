@@ -765,20 +765,20 @@ fn log_mix_errors() {
     );
     assert_eq!(
         msg(log_mix(0.5, NAN, 0.0)),
-        "log_mix: lambda1 is NaN, but must be not nan"
+        "log_mix: lambda1 is NaN, but must not be NaN"
     );
     assert_eq!(
         msg(log_mix(0.5, 0.0, NAN)),
-        "log_mix: lambda2 is NaN, but must be not nan"
+        "log_mix: lambda2 is NaN, but must not be NaN"
     );
     // Stan's order: lambda1, lambda2, then theta.
     assert_eq!(
         msg(log_mix(2.0, NAN, NAN)),
-        "log_mix: lambda1 is NaN, but must be not nan"
+        "log_mix: lambda1 is NaN, but must not be NaN"
     );
     assert_eq!(
         msg(log_mix(2.0, 0.0, NAN)),
-        "log_mix: lambda2 is NaN, but must be not nan"
+        "log_mix: lambda2 is NaN, but must not be NaN"
     );
     // Infinite log densities are allowed.
     assert_eq!(log_mix(0.5, -INF, -INF).unwrap(), -INF);
