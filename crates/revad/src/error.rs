@@ -47,6 +47,14 @@ pub enum Error {
         /// What was attempted.
         function: &'static str,
     },
+    /// The tape refused an operation (a second sweep of one scope, a reset with a nested
+    /// scope open, ...).
+    Tape {
+        /// What was attempted.
+        function: &'static str,
+        /// Why it was refused.
+        message: &'static str,
+    },
     /// An iterative algorithm did not reach its tolerance.
     NoConvergence {
         /// The function that gave up.
@@ -96,6 +104,7 @@ impl fmt::Display for Error {
                 f,
                 "{function}: this Var is stale: the tape scope that made it was reset or ended"
             ),
+            Error::Tape { function, message } => write!(f, "{function}: {message}"),
             Error::NoConvergence { function, detail } => {
                 write!(f, "{function}: did not converge ({detail})")
             }
@@ -160,28 +169,10 @@ pub(crate) mod check {
         require(!x.is_nan(), function, argument, x, "not NaN")
     }
 
-    /// `x` is finite.
-    #[inline]
-    pub fn finite(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
-        require(x.is_finite(), function, argument, x, "finite")
-    }
-
     /// `x > 0`.
     #[inline]
     pub fn positive(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
         require(x > 0.0, function, argument, x, "positive")
-    }
-
-    /// `0 < x < ∞`.
-    #[inline]
-    pub fn positive_finite(function: &'static str, argument: &'static str, x: f64) -> Result<()> {
-        require(
-            x > 0.0 && x.is_finite(),
-            function,
-            argument,
-            x,
-            "positive finite",
-        )
     }
 
     /// `x ≥ 0`.
@@ -231,10 +222,8 @@ mod tests {
             "jacobian: output has size 2, but must have size 3"
         );
         assert!(check::bounded("inv_Phi", "p", 0.5, 0.0, 1.0, "in [0, 1]").is_ok());
-        assert!(check::finite("f", "x", f64::INFINITY).is_err());
         let e = check::not_nan("Phi", "x", f64::NAN).unwrap_err();
         assert_eq!(e.to_string(), "Phi: x is NaN, but must not be NaN");
         assert!(check::nonnegative("f", "x", 0.0).is_ok());
-        assert!(check::positive_finite("f", "x", f64::INFINITY).is_err());
     }
 }

@@ -109,7 +109,33 @@ impl Var<f64> {
     /// # Panics
     /// If the variable is stale, belongs to an outer scope, or the scope was already swept.
     pub fn grad(&self) {
+        if let Err(e) = tape::grad(self) {
+            panic!("revad: {e}");
+        }
+    }
+
+    /// [`grad`](Var::grad), returning an error instead of panicking: [`Error::StaleVar`] for a
+    /// stale variable, [`Error::Tape`] for a variable of an outer scope or a second sweep.
+    pub fn try_grad(&self) -> Result<()> {
         tape::grad(self)
+    }
+
+    /// The value and the packed slot and generation, for bindings that keep handles in
+    /// another form (e.g. a Python object). A handle rebuilt by [`Var::from_bits`] is checked
+    /// like any other, so a forged one is refused as stale, never read.
+    #[doc(hidden)]
+    pub fn to_bits(&self) -> (f64, u64) {
+        (self.val, self.key)
+    }
+
+    /// The inverse of [`Var::to_bits`]; see there.
+    #[doc(hidden)]
+    pub fn from_bits(value: f64, key: u64) -> Var {
+        Var {
+            val: value,
+            key,
+            _not_send: PhantomData,
+        }
     }
 
     /// Whether the variable's scope is still open and was not reset since it was made.

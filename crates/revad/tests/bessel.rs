@@ -7,6 +7,9 @@
 //! the implementation is within 7e-15 relative of mpmath, or 2e-15 of √(J² + Y²) near the
 //! zeros of J and Y; see the report of the `normal` worktree.)
 
+// The reference tables keep the digits mpmath printed.
+#![allow(clippy::excessive_precision)]
+
 use revad::special::bessel as sp;
 use revad::testing::{assert_close, check_gradient_with, GradCheck};
 use revad::{

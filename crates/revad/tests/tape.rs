@@ -360,9 +360,13 @@ fn operators_in_all_forms() {
     );
     tape::reset();
     let x = Var::new(2.0);
-    assert!(
-        x == 2.0 && 2.0 == x && x < 3.0 && 1.0 < x && x <= Var::new(2.0) && !Var::new(0.0) && !(!x)
-    );
+    assert!(x == 2.0);
+    assert!(2.0 == x);
+    assert!(x < 3.0 && 1.0 < x && x <= Var::new(2.0));
+    assert!(x != Var::new(2.5));
+    let (zero, not_x) = (!Var::new(0.0), !x);
+    assert!(zero);
+    assert!(!not_x);
     tape::reset();
 }
 
@@ -426,7 +430,7 @@ fn tape_memory_per_variable_is_at_most_forty_bytes() {
     let xs: Vec<Var> = (0..n).map(|i| Var::new(i as f64)).collect();
     let mut t = xs[0];
     for x in &xs[1..] {
-        t = t + *x;
+        t += *x;
     }
     let s = tape::stats();
     assert_eq!(s.variables, 2 * n - 1);
@@ -439,7 +443,7 @@ fn tape_memory_per_variable_is_at_most_forty_bytes() {
     for i in 0..n {
         let x = Var::new((i as f64 + 1.0 - n as f64 / 2.0) / (n as f64 + 1.0));
         let z = (x - mu) / sigma;
-        lp = lp + (-revad::log(sigma) - 0.5 * z * z);
+        lp += -revad::log(sigma) - 0.5 * z * z;
     }
     let s = tape::stats();
     let per_var = s.bytes_used as f64 / s.variables as f64;

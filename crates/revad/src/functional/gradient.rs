@@ -1,5 +1,6 @@
 //! `gradient(f, x) = (f(x), ∇f(x))`.
 
+use crate::error::Error;
 use crate::tape;
 use crate::var::Var;
 
@@ -69,7 +70,9 @@ pub fn gradient_into(f: impl FnOnce(&[Var]) -> Var, x: &[f64], grad: &mut [f64])
     y.value()
 }
 
-/// [`gradient`] for a fallible `f`: its error is returned, and the tape is recovered.
+/// [`gradient`] for a fallible `f`: its error is returned, and the tape is recovered. A
+/// result that cannot be swept (a variable of an outer scope, a stale one) is an [`Error`]
+/// too, never a panic.
 ///
 /// ```
 /// use revad::{try_gradient, Error, Var};
@@ -83,14 +86,14 @@ pub fn gradient_into(f: impl FnOnce(&[Var]) -> Var, x: &[f64], grad: &mut [f64])
 /// assert!(try_gradient(|v| sqrt_checked(v[0]), &[-1.0]).is_err());
 /// assert_eq!(try_gradient(|v| sqrt_checked(v[0]), &[3.0]).unwrap(), (9.0, vec![6.0]));
 /// ```
-pub fn try_gradient<E>(
+pub fn try_gradient<E: From<Error>>(
     f: impl FnOnce(&[Var]) -> Result<Var, E>,
     x: &[f64],
 ) -> Result<(f64, Vec<f64>), E> {
     let _scope = tape::nested();
     let inputs = Inputs::new(x);
     let y = f(&inputs.0)?;
-    y.grad();
+    y.try_grad()?;
     let mut g = vec![0.0; x.len()];
     tape::adjoints_into(&inputs.0, &mut g);
     Ok((y.value(), g))

@@ -58,7 +58,7 @@ pub fn try_jacobian<E: From<Error>>(
             .into());
         }
         let Some(yi) = y.get(i) else { break };
-        yi.grad();
+        yi.try_grad()?;
         tape::adjoints_into(&inputs, &mut row);
         jac.row_mut(i).assign(&ndarray::ArrayView1::from(&row));
         i += 1;

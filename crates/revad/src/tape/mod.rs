@@ -28,6 +28,7 @@ use std::ptr;
 
 use arena::{Action, Arena, Pos};
 
+use crate::error::Error;
 use crate::var::Var;
 
 /// Generation value meaning "a walk is in progress: recording is forbidden".
@@ -631,26 +632,32 @@ impl Drop for Sweep {
 }
 
 /// Seeds `v`'s adjoint with 1 and runs the current scope's closures newest first.
-pub(crate) fn grad(v: &Var) {
+pub(crate) fn grad(v: &Var) -> Result<(), Error> {
     let (lo, hi) = with_tape(|t| {
+        let tape_error = |message| Error::Tape {
+            function: "grad",
+            message,
+        };
+        if t.gen == WALKING {
+            return Err(tape_error("called during the reverse sweep"));
+        }
         if !t.is_live(v) {
-            if t.gen == WALKING {
-                walking_panic();
-            }
-            stale("grad");
+            return Err(Error::StaleVar { function: "grad" });
         }
         let depth = t.scopes.len();
         let hi = t.arena.pos();
         let s = t.current();
-        assert!(
-            v.idx() >= s.adj_start,
-            "revad: grad: this Var belongs to an outer scope; call grad() in the scope that made it"
-        );
-        assert!(
-            s.swept.is_none(),
-            "revad: grad: this scope's tape has already been swept; reset the tape (or use a new \
-             nested scope) before another gradient"
-        );
+        if v.idx() < s.adj_start {
+            return Err(tape_error(
+                "this Var belongs to an outer scope; call grad() in the scope that made it",
+            ));
+        }
+        if s.swept.is_some() {
+            return Err(tape_error(
+                "this scope's tape has already been swept; reset the tape (or use a new \
+                 nested scope) before another gradient",
+            ));
+        }
         let (lo, adj_start, touches_outer) = (s.start, s.adj_start, s.touches_outer);
         s.swept = Some(Swept {
             top: hi,
@@ -661,8 +668,8 @@ pub(crate) fn grad(v: &Var) {
             t.saved_outer.push((depth, saved));
         }
         t.adj[v.idx() as usize] = 1.0;
-        (lo, hi)
-    });
+        Ok((lo, hi))
+    })?;
     let mut sweep = Sweep {
         walking: Walking::begin(),
         chunk: hi.chunk,
@@ -686,6 +693,7 @@ pub(crate) fn grad(v: &Var) {
         });
     }
     sweep.done = true;
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -807,22 +815,35 @@ impl Drop for NestedScope {
 /// # Panics
 /// If a nested scope is open (end it first) or a sweep is running.
 pub fn reset() {
+    if let Err(e) = try_reset() {
+        panic!("revad: {e}");
+    }
+}
+
+/// [`reset`], returning [`Error::Tape`] instead of panicking when a nested scope is open or a
+/// sweep is running.
+pub fn try_reset() -> Result<(), Error> {
     let regions = with_tape(|t| {
         if t.gen == WALKING {
-            walking_panic();
+            return Err(Error::Tape {
+                function: "reset",
+                message: "called during the reverse sweep",
+            });
         }
-        assert!(
-            t.scopes.len() == 1,
-            "revad: reset: {} nested scope(s) still open; drop their guards first",
-            t.scopes.len() - 1
-        );
+        if t.scopes.len() != 1 {
+            return Err(Error::Tape {
+                function: "reset",
+                message: "a nested scope is still open; end it first",
+            });
+        }
         let g = t.fresh_gen();
         let old = std::mem::replace(&mut t.scopes[0], Scope::new(g, Pos::default(), 0));
         t.gen = g;
         t.saved_outer.clear();
-        end_scope(t, &old)
-    });
+        Ok(end_scope(t, &old))
+    })?;
     drop_regions(regions);
+    Ok(())
 }
 
 /// [`reset`], then gives the tape's memory back to the allocator.
