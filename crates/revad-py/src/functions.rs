@@ -1,0 +1,488 @@
+//! Every scalar function of the core under its Stan name. Each accepts floats or Vars and
+//! returns a float when all its real arguments are floats, a Var otherwise.
+
+#![allow(non_snake_case)]
+
+use pyo3::prelude::*;
+use pyo3::types::PyAny;
+use revad::Var;
+
+use crate::errors::to_py;
+use crate::var::{arg, binop, Arg, Out};
+
+/// `f(x)` for a float or a Var.
+macro_rules! unary {
+    ($($name:ident: $doc:literal),* $(,)?) => {$(
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            match arg(x, stringify!($name), "x")? {
+                Arg::F(x) => Out::F(revad::$name(x)),
+                Arg::V(v) => Out::V(revad::$name(v)),
+            }
+            .into_py(py)
+        }
+    )*};
+}
+
+/// `f(x)` for a float or a Var, with a domain check.
+macro_rules! unary_checked {
+    ($($name:ident: $doc:literal),* $(,)?) => {$(
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            match arg(x, stringify!($name), "x")? {
+                Arg::F(x) => Out::F(revad::$name(x).map_err(to_py)?),
+                Arg::V(v) => Out::V(revad::$name(v).map_err(to_py)?),
+            }
+            .into_py(py)
+        }
+    )*};
+}
+
+/// `f(a, b)` for any mix of floats and Vars.
+macro_rules! binary {
+    ($($name:ident($a:ident, $b:ident): $doc:literal),* $(,)?) => {$(
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            let a = arg($a, stringify!($name), stringify!($a))?;
+            let b = arg($b, stringify!($name), stringify!($b))?;
+            binop!(a, b, revad::$name).into_py(py)
+        }
+    )*};
+}
+
+/// `f(a, b)` for any mix of floats and Vars, with a domain check.
+macro_rules! binary_checked {
+    ($($name:ident($a:ident, $b:ident): $doc:literal),* $(,)?) => {$(
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            let a = arg($a, stringify!($name), stringify!($a))?;
+            let b = arg($b, stringify!($name), stringify!($b))?;
+            match (a, b) {
+                (Arg::F(a), Arg::F(b)) => Out::F(revad::$name(a, b).map_err(to_py)?),
+                (Arg::F(a), Arg::V(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
+                (Arg::V(a), Arg::F(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
+                (Arg::V(a), Arg::V(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
+            }
+            .into_py(py)
+        }
+    )*};
+}
+
+/// `f(n, x)` with an integer first argument and a checked result.
+macro_rules! int_first {
+    ($($name:ident($n:ident, $x:ident): $doc:literal),* $(,)?) => {$(
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(py: Python<'_>, $n: i32, $x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            match arg($x, stringify!($name), stringify!($x))? {
+                Arg::F(x) => Out::F(revad::$name($n, x).map_err(to_py)?),
+                Arg::V(v) => Out::V(revad::$name($n, v).map_err(to_py)?),
+            }
+            .into_py(py)
+        }
+    )*};
+}
+
+/// `f(x, n)` with an integer second argument and a checked result.
+macro_rules! int_second {
+    ($($name:ident($x:ident, $n:ident): $doc:literal),* $(,)?) => {$(
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(py: Python<'_>, $x: &Bound<'_, PyAny>, $n: i32) -> PyResult<Py<PyAny>> {
+            match arg($x, stringify!($name), stringify!($x))? {
+                Arg::F(x) => Out::F(revad::$name(x, $n).map_err(to_py)?),
+                Arg::V(v) => Out::V(revad::$name(v, $n).map_err(to_py)?),
+            }
+            .into_py(py)
+        }
+    )*};
+}
+
+/// `f(x) -> bool/int` by value.
+macro_rules! predicate {
+    ($($name:ident -> $ty:ty: $doc:literal),* $(,)?) => {$(
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(x: &Bound<'_, PyAny>) -> PyResult<$ty> {
+            Ok(revad::$name(arg(x, stringify!($name), "x")?.value()))
+        }
+    )*};
+}
+
+/// `f(a, b) -> bool` by value.
+macro_rules! logical2 {
+    ($($name:ident: $doc:literal),* $(,)?) => {$(
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
+            let a = arg(a, stringify!($name), "a")?.value();
+            let b = arg(b, stringify!($name), "b")?.value();
+            Ok(revad::$name(a, b))
+        }
+    )*};
+}
+
+unary! {
+    exp: "eˣ; d/dx = eˣ.",
+    exp2: "2ˣ; d/dx = 2ˣ·ln 2.",
+    expm1: "eˣ − 1, accurate near 0; d/dx = eˣ.",
+    log: "Natural logarithm (NaN for x < 0); d/dx = 1/x.",
+    log2: "Base-2 logarithm; d/dx = 1/(x ln 2).",
+    log10: "Base-10 logarithm; d/dx = 1/(x ln 10).",
+    log1p: "log(1 + x), accurate near 0; d/dx = 1/(1 + x).",
+    sqrt: "√x; d/dx = 1/(2√x).",
+    cbrt: "∛x; d/dx = 1/(3∛x²).",
+    square: "x²; d/dx = 2x.",
+    inv: "1/x; d/dx = −1/x².",
+    inv_sqrt: "1/√x; d/dx = −1/(2x√x).",
+    inv_square: "1/x²; d/dx = −2/x³.",
+    sin: "sin x; d/dx = cos x.",
+    cos: "cos x; d/dx = −sin x.",
+    tan: "tan x; d/dx = 1 + tan² x.",
+    asin: "arcsin x; d/dx = 1/√(1 − x²).",
+    acos: "arccos x; d/dx = −1/√(1 − x²).",
+    atan: "arctan x; d/dx = 1/(1 + x²).",
+    sinh: "sinh x; d/dx = cosh x.",
+    cosh: "cosh x; d/dx = sinh x.",
+    tanh: "tanh x; d/dx = 1 − tanh² x.",
+    asinh: "arsinh x; d/dx = 1/√(x² + 1).",
+    acosh: "arcosh x (NaN for x < 1); d/dx = 1/√(x² − 1).",
+    atanh: "artanh x (NaN for |x| > 1); d/dx = 1/(1 − x²).",
+    fabs: "|x|; d/dx = sign(x), 0 at 0.",
+    abs: "|x|; d/dx = sign(x), 0 at 0.",
+    floor: "⌊x⌋; derivative 0.",
+    ceil: "⌈x⌉; derivative 0.",
+    round: "x rounded half away from zero; derivative 0.",
+    trunc: "x rounded toward zero; derivative 0.",
+    erf: "The error function; d/dx = 2/√π·e^(−x²).",
+    erfc: "1 − erf(x), accurate in the upper tail; d/dx = −2/√π·e^(−x²).",
+    Phi_approx: "Logistic approximation of Φ: inv_logit(0.07056x³ + 1.5976x).",
+    lgamma: "log |Γ(x)|; d/dx = ψ(x).",
+    digamma: "ψ(x) = Γ′(x)/Γ(x); d/dx = ψ′(x).",
+    trigamma: "ψ′(x); d/dx = ψ″(x).",
+    log1p_exp: "log(1 + eˣ); d/dx = inv_logit(x).",
+    log1m_exp: "log(1 − eˣ) for x < 0; d/dx = −1/expm1(−x).",
+    logit: "log(u/(1 − u)); d/du = 1/(u(1 − u)).",
+    inv_logit: "1/(1 + e⁻ˣ); d/dx = v(1 − v).",
+    log_inv_logit: "log inv_logit(x); d/dx = 1 − inv_logit(x).",
+    log1m_inv_logit: "log(1 − inv_logit(x)); d/dx = −inv_logit(x).",
+    inv_cloglog: "1 − exp(−eˣ); d/dx = exp(x − eˣ).",
+    step: "0 if x < 0 else 1 (Stan's step); derivative 0.",
+}
+
+unary_checked! {
+    Phi: "Standard normal CDF Φ(x); d/dx = φ(x). NaN raises DomainError.",
+    inv_Phi: "Standard normal quantile Φ⁻¹(p) for p in [0, 1]; d/dp = 1/φ(Φ⁻¹(p)).",
+    tgamma: "Γ(x); d/dx = Γ(x)ψ(x). Zero and negative integers raise DomainError.",
+    log1m: "log(1 − x) for x ≤ 1; d/dx = −1/(1 − x).",
+}
+
+binary! {
+    pow(x, y): "xʸ; ∂x = y·x^(y−1), ∂y = xʸ·ln x.",
+    hypot(x, y): "√(x² + y²); ∂x = x/h, ∂y = y/h.",
+    atan2(y, x): "The angle of (x, y); ∂y = x/(x² + y²), ∂x = −y/(x² + y²).",
+    fdim(x, y): "max(x − y, 0); ∂x = 1, ∂y = −1 where x > y.",
+    fmax(x, y): "The larger argument (the other one if one is NaN).",
+    fmin(x, y): "The smaller argument (the other one if one is NaN).",
+    fmod(x, y): "x − trunc(x/y)·y; ∂x = 1, ∂y = −trunc(x/y).",
+    owens_t(h, a): "Owen's T function T(h, a).",
+    log_diff_exp(x, y): "log(eˣ − eʸ); NaN for x < y.",
+    multiply_log(a, b): "a·log b, with 0·log 0 = 0.",
+    lmultiply(a, b): "a·log b, with 0·log 0 = 0 (Stan's newer name of multiply_log).",
+}
+
+binary_checked! {
+    lbeta(a, b): "log B(a, b) = lgamma(a) + lgamma(b) − lgamma(a + b); ∂a = ψ(a) − ψ(a + b).",
+    binomial_coefficient_log(n, k): "log of the binomial coefficient (n choose k) for real n, k.",
+    log_falling_factorial(x, n): "log(Γ(x + 1)/Γ(x − n + 1)).",
+    log_rising_factorial(x, n): "log(Γ(x + n)/Γ(x)).",
+    gamma_p(a, z): "Regularised lower incomplete gamma P(a, z), a > 0, z ≥ 0.",
+    gamma_q(a, z): "Regularised upper incomplete gamma Q(a, z) = 1 − P(a, z).",
+}
+
+int_first! {
+    bessel_first_kind(v, x): "Bessel function of the first kind Jᵥ(x), integer order v.",
+    bessel_second_kind(v, x): "Bessel function of the second kind Yᵥ(x), x > 0.",
+    modified_bessel_first_kind(v, z): "Modified Bessel function of the first kind Iᵥ(z).",
+    modified_bessel_second_kind(v, z): "Modified Bessel function of the second kind Kᵥ(z), z > 0.",
+    lmgamma(k, x): "Log of the multivariate gamma function of dimension k.",
+    binary_log_loss(y, y_hat): "−log(ŷ) if y = 1 else −log(1 − ŷ).",
+}
+
+int_second! {
+    falling_factorial(x, n): "(x)ₙ = Γ(x + 1)/Γ(x − n + 1) for an integer n ≥ 0.",
+    rising_factorial(x, n): "x⁽ⁿ⁾ = Γ(x + n)/Γ(x) for an integer n ≥ 0.",
+}
+
+predicate! {
+    int_step -> i32: "1 if x > 0 else 0 (also 0 for NaN).",
+    is_inf -> bool: "Whether x is ±∞.",
+    is_nan -> bool: "Whether x is NaN.",
+    logical_negation -> bool: "Whether x == 0 (Stan's !x).",
+}
+
+logical2! {
+    logical_or: "a ≠ 0 or b ≠ 0.",
+    logical_and: "a ≠ 0 and b ≠ 0.",
+    logical_eq: "a == b by value.",
+    logical_neq: "a != b by value.",
+    logical_lt: "a < b by value.",
+    logical_lte: "a <= b by value.",
+    logical_gt: "a > b by value.",
+    logical_gte: "a >= b by value.",
+}
+
+/// `fma(x, y, z) = x·y + z` in one rounding; ∂x = y, ∂y = x, ∂z = 1.
+#[pyfunction]
+pub fn fma(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: &Bound<'_, PyAny>,
+    z: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let a = arg(x, "fma", "x")?;
+    let b = arg(y, "fma", "y")?;
+    let c = arg(z, "fma", "z")?;
+    ternary(
+        a,
+        b,
+        c,
+        revad::fma,
+        revad::fma,
+        revad::fma,
+        revad::fma,
+        revad::fma,
+        revad::fma,
+        revad::fma,
+        revad::fma,
+    )
+    .into_py(py)
+}
+
+/// `log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂)` for θ in [0, 1].
+#[pyfunction]
+pub fn log_mix(
+    py: Python<'_>,
+    theta: &Bound<'_, PyAny>,
+    lambda1: &Bound<'_, PyAny>,
+    lambda2: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let a = arg(theta, "log_mix", "theta")?;
+    let b = arg(lambda1, "log_mix", "lambda1")?;
+    let c = arg(lambda2, "log_mix", "lambda2")?;
+    macro_rules! go {
+        ($($pa:ident $pb:ident $pc:ident => $wrap:ident),*) => {
+            match (a, b, c) {
+                $( (Arg::$pa(a), Arg::$pb(b), Arg::$pc(c)) => Out::$wrap(revad::log_mix(a, b, c).map_err(to_py)?), )*
+            }
+        };
+    }
+    go!(F F F => F, F F V => V, F V F => V, F V V => V, V F F => V, V F V => V, V V F => V, V V V => V)
+        .into_py(py)
+}
+
+/// Applies a function of three reals to the eight argument combinations.
+#[allow(clippy::too_many_arguments)]
+fn ternary(
+    a: Arg,
+    b: Arg,
+    c: Arg,
+    fff: fn(f64, f64, f64) -> f64,
+    ffv: fn(f64, f64, Var) -> Var,
+    fvf: fn(f64, Var, f64) -> Var,
+    fvv: fn(f64, Var, Var) -> Var,
+    vff: fn(Var, f64, f64) -> Var,
+    vfv: fn(Var, f64, Var) -> Var,
+    vvf: fn(Var, Var, f64) -> Var,
+    vvv: fn(Var, Var, Var) -> Var,
+) -> Out {
+    match (a, b, c) {
+        (Arg::F(a), Arg::F(b), Arg::F(c)) => Out::F(fff(a, b, c)),
+        (Arg::F(a), Arg::F(b), Arg::V(c)) => Out::V(ffv(a, b, c)),
+        (Arg::F(a), Arg::V(b), Arg::F(c)) => Out::V(fvf(a, b, c)),
+        (Arg::F(a), Arg::V(b), Arg::V(c)) => Out::V(fvv(a, b, c)),
+        (Arg::V(a), Arg::F(b), Arg::F(c)) => Out::V(vff(a, b, c)),
+        (Arg::V(a), Arg::F(b), Arg::V(c)) => Out::V(vfv(a, b, c)),
+        (Arg::V(a), Arg::V(b), Arg::F(c)) => Out::V(vvf(a, b, c)),
+        (Arg::V(a), Arg::V(b), Arg::V(c)) => Out::V(vvv(a, b, c)),
+    }
+}
+
+/// `if_else(cond, a, b)`: `a` if `cond` else `b` (the chosen argument itself).
+#[pyfunction]
+pub fn if_else(
+    py: Python<'_>,
+    cond: bool,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let x = arg(a, "if_else", "a")?;
+    let y = arg(b, "if_else", "b")?;
+    binop!(x, y, |x, y| revad::if_else(cond, x, y)).into_py(py)
+}
+
+/// The elements of a sequence (a list/tuple of floats and Vars, or a 1-D array) as arguments.
+fn elements(xs: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Vec<Arg>> {
+    let mut out = Vec::new();
+    for (i, item) in xs.try_iter()?.enumerate() {
+        let item = item?;
+        out.push(arg(&item, function, &format!("xs[{i}]"))?);
+    }
+    Ok(out)
+}
+
+/// Splits arguments into a vector of Vars (constants become constants of the result only).
+fn as_vars(args: &[Arg]) -> Option<Vec<Var>> {
+    if args.iter().all(|a| matches!(a, Arg::F(_))) {
+        return None;
+    }
+    Some(
+        args.iter()
+            .map(|a| match *a {
+                Arg::V(v) => v,
+                // A constant in a list with Vars: a fresh variable nothing flows from.
+                Arg::F(x) => Var::new(x),
+            })
+            .collect(),
+    )
+}
+
+/// `log_sum_exp(a, b)` of two reals, or `log_sum_exp(xs)` of a sequence (one node).
+///
+/// log(Σ e^xᵢ) without overflow; ∂/∂xᵢ = softmax(x)ᵢ.
+#[pyfunction]
+#[pyo3(signature = (a, b=None))]
+pub fn log_sum_exp(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    if let Some(b) = b {
+        let x = arg(a, "log_sum_exp", "a")?;
+        let y = arg(b, "log_sum_exp", "b")?;
+        return binop!(x, y, revad::log_sum_exp).into_py(py);
+    }
+    let args = elements(a, "log_sum_exp")?;
+    match as_vars(&args) {
+        None => {
+            let xs: Vec<f64> = args.iter().map(|a| a.value()).collect();
+            Out::F(revad::special::log_exp::log_sum_exp_all(&xs)).into_py(py)
+        }
+        Some(vars) => Out::V(revad::log_sum_exp_all(&vars)).into_py(py),
+    }
+}
+
+/// `sum(xs)`: Σ xᵢ of a sequence as one node; ∂/∂xᵢ = 1.
+#[pyfunction]
+pub fn sum(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let args = elements(xs, "sum")?;
+    match as_vars(&args) {
+        None => Out::F(args.iter().map(|a| a.value()).sum()).into_py(py),
+        Some(vars) => Out::V(revad::sum(&vars)).into_py(py),
+    }
+}
+
+/// Adds every function to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    macro_rules! add {
+        ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
+    }
+    add!(
+        exp,
+        exp2,
+        expm1,
+        log,
+        log2,
+        log10,
+        log1p,
+        sqrt,
+        cbrt,
+        square,
+        inv,
+        inv_sqrt,
+        inv_square,
+        sin,
+        cos,
+        tan,
+        asin,
+        acos,
+        atan,
+        sinh,
+        cosh,
+        tanh,
+        asinh,
+        acosh,
+        atanh,
+        fabs,
+        abs,
+        floor,
+        ceil,
+        round,
+        trunc,
+        erf,
+        erfc,
+        Phi_approx,
+        lgamma,
+        digamma,
+        trigamma,
+        log1p_exp,
+        log1m_exp,
+        logit,
+        inv_logit,
+        log_inv_logit,
+        log1m_inv_logit,
+        inv_cloglog,
+        step,
+        Phi,
+        inv_Phi,
+        tgamma,
+        log1m,
+        pow,
+        hypot,
+        atan2,
+        fdim,
+        fmax,
+        fmin,
+        fmod,
+        owens_t,
+        log_diff_exp,
+        multiply_log,
+        lmultiply,
+        lbeta,
+        binomial_coefficient_log,
+        log_falling_factorial,
+        log_rising_factorial,
+        gamma_p,
+        gamma_q,
+        bessel_first_kind,
+        bessel_second_kind,
+        modified_bessel_first_kind,
+        modified_bessel_second_kind,
+        lmgamma,
+        binary_log_loss,
+        falling_factorial,
+        rising_factorial,
+        int_step,
+        is_inf,
+        is_nan,
+        logical_negation,
+        logical_or,
+        logical_and,
+        logical_eq,
+        logical_neq,
+        logical_lt,
+        logical_lte,
+        logical_gt,
+        logical_gte,
+        fma,
+        log_mix,
+        if_else,
+        log_sum_exp,
+        sum,
+    );
+    Ok(())
+}

@@ -1,0 +1,26 @@
+//! The Python layer of revad: `revad._revad`, re-exported by the `revad` package.
+//!
+//! Thin by design: handles (`Var`, `Tape`), conversions of arguments and results, and the
+//! mapping of core errors to Python exceptions. Every call checks its handles (thread, tape
+//! scope) before it reaches the core, so no Rust panic crosses into Python.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod functional;
+mod functions;
+mod var;
+
+/// revad's compiled core.
+#[pymodule]
+fn _revad(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    functions::register(m)?;
+    m.add_class::<var::PyVar>()?;
+    m.add_class::<functional::PyTape>()?;
+    m.add_function(wrap_pyfunction!(functional::gradient, m)?)?;
+    m.add_function(wrap_pyfunction!(functional::jacobian, m)?)?;
+    m.add_function(wrap_pyfunction!(functional::reset, m)?)?;
+    m.add_function(wrap_pyfunction!(functional::tape_stats, m)?)?;
+    Ok(())
+}
