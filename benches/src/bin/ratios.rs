@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use revad::{gradient_into, tape, Var};
-use revad_benches::{eval_f64, eval_var, setup, stan_ratio, talk, CASES, SIZES};
+use revad_benches::{eval_f64, eval_var, matrix, setup, stan_ratio, talk, CASES, SIZES};
 
 /// The fastest per-call time over several batches of about 20 ms each.
 fn time(mut f: impl FnMut()) -> f64 {
@@ -68,6 +68,49 @@ fn main() {
                 tf * 1e9,
                 ratio / stan,
                 bytes_per_variable(case, n)
+            );
+        }
+    }
+    println!();
+    println!(
+        "{:<22} {:>6} {:>12} {:>12} {:>8} {:>14}",
+        "sum(A·B)", "K", "grad ns", "f64 ns", "ratio", "Stan varmat"
+    );
+    for (k, stan) in [
+        (16, None),
+        (45, Some(4.1)),
+        (64, None),
+        (90, Some(3.75)),
+        (256, None),
+    ] {
+        let (a, b) = (matrix::square(k, 1), matrix::square(k, 2));
+        let tg = time(|| {
+            black_box(matrix::sum_ab_gradient(black_box(&a), black_box(&b)));
+        });
+        let tf = time(|| {
+            black_box(matrix::sum_ab_f64(black_box(&a), black_box(&b)));
+        });
+        let stan = stan.map_or("–".to_string(), |s: f64| format!("{s:.2}"));
+        println!(
+            "{:<22} {k:>6} {:>12.0} {:>12.0} {:>8.2} {stan:>14}",
+            "varmat",
+            tg * 1e9,
+            tf * 1e9,
+            tg / tf
+        );
+        if k <= 90 {
+            let tn = time(|| {
+                black_box(matrix::naive_gradient(black_box(&a), black_box(&b)));
+            });
+            let tnf = time(|| {
+                black_box(matrix::naive_f64(black_box(&a), black_box(&b)));
+            });
+            println!(
+                "{:<22} {k:>6} {:>12.0} {:>12.0} {:>8.2}",
+                "naive loops (vs naive f64)",
+                tn * 1e9,
+                tnf * 1e9,
+                tn / tnf
             );
         }
     }

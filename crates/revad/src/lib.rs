@@ -24,6 +24,7 @@ pub mod tape;
 mod var;
 
 mod functional;
+pub mod matrix;
 mod scalar;
 pub mod special;
 pub mod testing;
@@ -31,4 +32,4 @@ pub mod testing;
 pub use error::{Error, Result};
 pub use functional::{gradient, gradient_into, jacobian, try_gradient, try_jacobian};
 pub use scalar::*;
-pub use var::Var;
+pub use var::{Matrix, RowVector, Storage, Var, Vector};

@@ -56,6 +56,40 @@ impl Adjoints {
     pub fn run(&mut self, first: Slot, len: usize) -> &mut [f64] {
         &mut self.0[first.index()..first.index() + len]
     }
+
+    /// The adjoints below `out` (where every input of the operation that made `out` lives,
+    /// since slots are handed out in order) and the result's run of `len` slots.
+    #[inline]
+    pub fn split_at_result(&mut self, out: Slot, len: usize) -> (Inputs<'_>, &[f64]) {
+        let (below, rest) = self.0.split_at_mut(out.index());
+        (Inputs(below), &rest[..len])
+    }
+}
+
+/// The adjoints of an operation's inputs, below its result's run.
+pub struct Inputs<'a>(&'a mut [f64]);
+
+impl Inputs<'_> {
+    /// The run of `len` slots starting at `first`.
+    #[inline]
+    pub fn run(&mut self, first: Slot, len: usize) -> &mut [f64] {
+        &mut self.0[first.index()..first.index() + len]
+    }
+}
+
+impl Index<Slot> for Inputs<'_> {
+    type Output = f64;
+    #[inline(always)]
+    fn index(&self, s: Slot) -> &f64 {
+        &self.0[s.index()]
+    }
+}
+
+impl IndexMut<Slot> for Inputs<'_> {
+    #[inline(always)]
+    fn index_mut(&mut self, s: Slot) -> &mut f64 {
+        &mut self.0[s.index()]
+    }
 }
 
 impl Index<Slot> for Adjoints {
@@ -215,20 +249,28 @@ fn stale(what: &str) -> ! {
 impl Tape {
     /// Checks that `v` belongs to a live scope (the current one, on the fast path).
     #[inline(always)]
-    fn check(&mut self, v: &Var) {
+    fn check<T>(&mut self, v: &Var<T>) {
         if v.gen() != self.gen {
-            self.check_slow(v);
+            self.check_slow(v.idx(), v.gen());
+        }
+    }
+
+    /// [`Tape::check`] for a packed key.
+    #[inline(always)]
+    fn check_key(&mut self, key: u64) {
+        if (key >> 32) as u32 != self.gen {
+            self.check_slow(key as u32, (key >> 32) as u32);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn check_slow(&mut self, v: &Var) {
+    fn check_slow(&mut self, idx: u32, gen: u32) {
         assert!(
             self.gen != WALKING,
             "revad: cannot record on the tape during the reverse sweep"
         );
-        if !self.is_live(v) {
+        if !self.is_live_at(idx, gen) {
             stale("recording an operation");
         }
         // Live but not current: an outer variable used inside a nested scope.
@@ -238,15 +280,20 @@ impl Tape {
     }
 
     /// Whether `v` was made by a scope that is still open (and not since reset).
-    fn is_live(&self, v: &Var) -> bool {
-        if (v.idx() as usize) >= self.adj.len() || v.gen() == WALKING {
+    fn is_live<T>(&self, v: &Var<T>) -> bool {
+        self.is_live_at(v.idx(), v.gen())
+    }
+
+    /// Whether slot `idx` of generation `gen` belongs to a scope that is still open.
+    fn is_live_at(&self, idx: u32, gen: u32) -> bool {
+        if (idx as usize) >= self.adj.len() || gen == WALKING {
             return false;
         }
         self.scopes
             .iter()
             .rev()
-            .find(|s| s.adj_start <= v.idx())
-            .is_some_and(|s| s.gen == v.gen())
+            .find(|s| s.adj_start <= idx)
+            .is_some_and(|s| s.gen == gen)
     }
 
     /// A new adjoint slot, set to zero.
@@ -452,6 +499,79 @@ where
         t.push(make(Slot(out)));
         t.var(value, out)
     })
+}
+
+/// `len` new zeroed adjoint slots in a row, for an independent array variable; returns the
+/// first slot and the generation, packed as a `Var` key.
+pub(crate) fn new_run(len: usize) -> u64 {
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        t.new_run(len)
+    })
+}
+
+impl Tape {
+    fn new_run(&mut self, len: usize) -> u64 {
+        let first = self.adj.len();
+        self.reserve_adj(len);
+        // SAFETY: room was reserved, and the spare capacity holds initialised zeros.
+        unsafe { self.adj.set_len(first + len) };
+        (self.gen as u64) << 32 | first as u64
+    }
+}
+
+/// Records an array-valued operation: checks the inputs (by key), gives the result `len`
+/// consecutive slots and pushes the closure `make(first slot of the result)`. Returns the
+/// result's key.
+pub(crate) fn record_run<F>(len: usize, inputs: &[u64], make: impl FnOnce(Slot) -> F) -> u64
+where
+    F: FnOnce(&mut Adjoints) + 'static,
+{
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        for &k in inputs {
+            t.check_key(k);
+        }
+        let key = t.new_run(len);
+        t.push(make(Slot(key as u32)));
+        key
+    })
+}
+
+/// Records a scalar-valued operation of array inputs (checked by key).
+pub(crate) fn record_keyed<F>(value: f64, inputs: &[u64], make: impl FnOnce(Slot) -> F) -> Var
+where
+    F: FnOnce(&mut Adjoints) + 'static,
+{
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        for &k in inputs {
+            t.check_key(k);
+        }
+        let out = t.new_slot();
+        t.push(make(Slot(out)));
+        t.var(value, out)
+    })
+}
+
+/// Copies the adjoints of the run of `len` slots of `key`, or `None` if it is stale.
+pub(crate) fn adjoint_run(key: u64, len: usize) -> Option<Vec<f64>> {
+    with_tape(|t| {
+        let (idx, gen) = (key as u32, (key >> 32) as u32);
+        (t.gen != WALKING && t.is_live_at(idx, gen))
+            .then(|| t.adj[idx as usize..idx as usize + len].to_vec())
+    })
+}
+
+/// Whether the variable with `key` is live.
+pub(crate) fn is_live_key(key: u64) -> bool {
+    with_tape(|t| t.gen != WALKING && t.is_live_at(key as u32, (key >> 32) as u32))
 }
 
 /// Like [`callback_var`] for any number of inputs; `data` is copied into the arena and handed

@@ -6,6 +6,11 @@ use std::marker::PhantomData;
 use crate::error::{Error, Result};
 use crate::tape::{self, Slot};
 
+mod array;
+
+pub(crate) use array::same_shape;
+pub use array::{Matrix, RowVector, Storage, Vector};
+
 /// A variable on this thread's tape: a value of type `T` and the slot(s) of its adjoint.
 ///
 /// `Var<f64>` (the default) is 16 bytes and `Copy`: the value lives in the handle, with a 32-bit
@@ -35,6 +40,22 @@ pub struct Var<T = f64> {
 }
 
 impl<T> Var<T> {
+    /// A handle from its value and packed key.
+    #[inline(always)]
+    pub(crate) fn from_key(val: T, key: u64) -> Var<T> {
+        Var {
+            val,
+            key,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// The packed slot and generation.
+    #[inline(always)]
+    pub(crate) fn key(&self) -> u64 {
+        self.key
+    }
+
     /// The index of the (first) adjoint slot.
     #[inline(always)]
     pub(crate) fn idx(&self) -> u32 {

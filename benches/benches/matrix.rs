@@ -1,0 +1,32 @@
+//! Criterion: sum(A·B) with A and B both K×K variables (`shared/BENCHMARKS.md`, "Matrix"):
+//! the varmat gradient, the naive scalar-loop gradient, and the plain f64 evaluation.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use revad_benches::matrix::{naive_f64, naive_gradient, square, sum_ab_f64, sum_ab_gradient};
+
+fn sum_of_product(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sum_ab");
+    for k in [16, 64, 90, 256] {
+        let (a, b) = (square(k, 1), square(k, 2));
+        group.bench_with_input(BenchmarkId::new("varmat", k), &k, |bch, _| {
+            bch.iter(|| sum_ab_gradient(black_box(&a), black_box(&b)))
+        });
+        if k <= 90 {
+            group.bench_with_input(BenchmarkId::new("naive", k), &k, |bch, _| {
+                bch.iter(|| naive_gradient(black_box(&a), black_box(&b)))
+            });
+            group.bench_with_input(BenchmarkId::new("naive_f64", k), &k, |bch, _| {
+                bch.iter(|| naive_f64(black_box(&a), black_box(&b)))
+            });
+        }
+        group.bench_with_input(BenchmarkId::new("f64", k), &k, |bch, _| {
+            bch.iter(|| sum_ab_f64(black_box(&a), black_box(&b)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, sum_of_product);
+criterion_main!(benches);

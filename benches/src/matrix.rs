@@ -1,0 +1,73 @@
+//! The matrix case of `shared/BENCHMARKS.md`: sum(A·B), A and B both K×K.
+
+use revad::{matrix, tape, Matrix, Var};
+
+/// A K×K matrix of values in (−1, 1), fixed by `seed`.
+pub fn square(k: usize, seed: u64) -> Matrix {
+    ndarray::Array2::from_shape_fn((k, k), |(i, j)| {
+        let h = ((i * k + j) as u64 + 1)
+            .wrapping_mul(2654435761)
+            .wrapping_add(seed * 97)
+            % 2000;
+        h as f64 / 1000.0 - 1.0
+    })
+    .into_shared()
+}
+
+/// sum(A·B) on plain f64.
+pub fn sum_ab_f64(a: &Matrix, b: &Matrix) -> f64 {
+    a.dot(b).sum()
+}
+
+/// sum(A·B) on plain f64 in naive loops (the baseline of the scalar-loop gradient).
+pub fn naive_f64(a: &Matrix, b: &Matrix) -> f64 {
+    let k = a.nrows();
+    let (a, b) = (
+        a.as_slice().expect("standard"),
+        b.as_slice().expect("standard"),
+    );
+    let mut total = 0.0;
+    for i in 0..k {
+        for j in 0..k {
+            let mut t = a[i * k] * b[j];
+            for l in 1..k {
+                t += a[i * k + l] * b[l * k + j];
+            }
+            total += t;
+        }
+    }
+    total
+}
+
+/// The value and both gradients of sum(A·B), with A and B variables (one node each for the
+/// product and the sum).
+pub fn sum_ab_gradient(a: &Matrix, b: &Matrix) -> (f64, Matrix, Matrix) {
+    let _scope = tape::nested();
+    let (va, vb) = (Var::array(a.clone()), Var::array(b.clone()));
+    let s = matrix::sum(&matrix::multiply(&va, &vb).expect("square matrices"));
+    s.grad();
+    (s.value(), va.adj(), vb.adj())
+}
+
+/// The same gradient with scalar variables in naive loops (Stan's "matrix of vars" baseline).
+pub fn naive_gradient(a: &Matrix, b: &Matrix) -> Vec<f64> {
+    let k = a.nrows();
+    let x: Vec<f64> = a.iter().chain(b.iter()).copied().collect();
+    revad::gradient(
+        |v| {
+            let mut total = v[0] * 0.0;
+            for i in 0..k {
+                for j in 0..k {
+                    let mut t = v[i * k] * v[k * k + j];
+                    for l in 1..k {
+                        t += v[i * k + l] * v[k * k + l * k + j];
+                    }
+                    total += t;
+                }
+            }
+            total
+        },
+        &x,
+    )
+    .1
+}

@@ -1,0 +1,145 @@
+//! Elementwise arithmetic of arrays of one kind and shape, and with scalars.
+//!
+//! | function | value | reverse pass |
+//! |---|---|---|
+//! | `add(a, b)` | a + b | ā += ḡ, b̄ += ḡ |
+//! | `subtract(a, b)` | a − b | ā += ḡ, b̄ −= ḡ |
+//! | `elt_multiply(a, b)` | a ∘ b | ā += ḡ ∘ b, b̄ += ḡ ∘ a |
+//! | `elt_divide(a, b)` | a ⊘ b | ā += ḡ ⊘ b, b̄ −= ḡ ∘ c ⊘ b |
+//! | `multiply_scalar(a, c)` | c·a | ā += c·ḡ, c̄ += Σ ḡ ∘ a |
+//! | `add_scalar(a, c)` | a + c | ā += ḡ, c̄ += Σ ḡ |
+//! | `divide(a, c)` | a / c | ā += ḡ / c, c̄ −= Σ ḡ ∘ a / c² |
+
+use super::operand::{slot_of, Operand};
+use crate::error::Result;
+use crate::scalar::Real;
+use crate::tape::{self, Adjoints};
+use crate::var::{same_shape, Storage, Var};
+
+/// Records an elementwise binary operation `c = f(a, b)` with `∂c/∂a = da(a, b, c)` and
+/// `∂c/∂b = db(a, b, c)` per element, for whichever arguments are variables.
+fn elementwise<S: Storage>(
+    function: &'static str,
+    a: &impl Operand<S>,
+    b: &impl Operand<S>,
+    f: impl Fn(f64, f64) -> f64,
+    da: fn(f64, f64, f64) -> f64,
+    db: fn(f64, f64, f64) -> f64,
+) -> Result<Var<S>> {
+    let (av, bv) = (a.value(), b.value());
+    same_shape(function, av.shape(), bv.shape())?;
+    let data: Vec<f64> = av
+        .as_slice()
+        .iter()
+        .zip(bv.as_slice())
+        .map(|(&x, &y)| f(x, y))
+        .collect();
+    let value = av.with_data(data);
+    let (ka, kb) = (a.key(), b.key());
+    let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
+    let (a_val, b_val, c_val) = (av.clone(), bv.clone(), value.clone());
+    let n = value.len();
+    let key = tape::record_run(n, &keys, move |out| {
+        move |adj: &mut Adjoints| {
+            let (mut below, g) = adj.split_at_result(out, n);
+            let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());
+            if let Some(k) = ka {
+                let r = below.run(slot_of(k), n);
+                for i in 0..n {
+                    r[i] += g[i] * da(x[i], y[i], c[i]);
+                }
+            }
+            if let Some(k) = kb {
+                let r = below.run(slot_of(k), n);
+                for i in 0..n {
+                    r[i] += g[i] * db(x[i], y[i], c[i]);
+                }
+            }
+        }
+    });
+    Ok(Var::from_key(value, key))
+}
+
+/// `a + b` elementwise; the shapes must agree.
+pub fn add<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
+    elementwise("add", a, b, |x, y| x + y, |_, _, _| 1.0, |_, _, _| 1.0)
+}
+
+/// `a − b` elementwise; the shapes must agree.
+pub fn subtract<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
+    elementwise(
+        "subtract",
+        a,
+        b,
+        |x, y| x - y,
+        |_, _, _| 1.0,
+        |_, _, _| -1.0,
+    )
+}
+
+/// `a ∘ b` (elementwise product); the shapes must agree.
+pub fn elt_multiply<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
+    elementwise("elt_multiply", a, b, |x, y| x * y, |_, y, _| y, |x, _, _| x)
+}
+
+/// `a ⊘ b` (elementwise quotient); the shapes must agree.
+pub fn elt_divide<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
+    elementwise(
+        "elt_divide",
+        a,
+        b,
+        |x, y| x / y,
+        |_, y, _| 1.0 / y,
+        |_, y, c| -c / y,
+    )
+}
+
+/// Records `c = f(a, s)` for an array `a` and a scalar `s`, with per-element partials
+/// `∂cᵢ/∂aᵢ = da(aᵢ, s)` and `∂cᵢ/∂s = ds(aᵢ, s, cᵢ)`.
+fn with_scalar<S: Storage, R: Real>(
+    a: &impl Operand<S>,
+    s: R,
+    f: impl Fn(f64, f64) -> f64,
+    da: fn(f64, f64) -> f64,
+    ds: fn(f64, f64, f64) -> f64,
+) -> Var<S> {
+    let av = a.value();
+    let sv = s.value();
+    let value = av.with_data(av.as_slice().iter().map(|&x| f(x, sv)).collect());
+    let ka = a.key();
+    let ks = s.to_var().map(|v| (v.key(), v.slot()));
+    let keys: Vec<u64> = ka.into_iter().chain(ks.map(|k| k.0)).collect();
+    let (a_val, c_val) = (av.clone(), value.clone());
+    let n = value.len();
+    let key = tape::record_run(n, &keys, move |out| {
+        move |adj: &mut Adjoints| {
+            let (mut below, g) = adj.split_at_result(out, n);
+            let (x, c) = (a_val.as_slice(), c_val.as_slice());
+            if let Some(k) = ka {
+                let r = below.run(slot_of(k), n);
+                for i in 0..n {
+                    r[i] += g[i] * da(x[i], sv);
+                }
+            }
+            if let Some((_, slot)) = ks {
+                below[slot] += (0..n).map(|i| g[i] * ds(x[i], sv, c[i])).sum::<f64>();
+            }
+        }
+    });
+    Var::from_key(value, key)
+}
+
+/// `c·a` for an array and a scalar (Stan's `multiply(matrix, real)`).
+pub fn multiply_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
+    with_scalar(a, c, |x, s| x * s, |_, s| s, |x, _, _| x)
+}
+
+/// `a + c` for an array and a scalar (Stan's `add(matrix, real)`).
+pub fn add_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
+    with_scalar(a, c, |x, s| x + s, |_, _| 1.0, |_, _, _| 1.0)
+}
+
+/// `a / c` for an array and a scalar (Stan's `divide`).
+pub fn divide<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
+    with_scalar(a, c, |x, s| x / s, |_, s| 1.0 / s, |_, s, c| -c / s)
+}

@@ -1,0 +1,52 @@
+//! Reductions of one array to a scalar, each one node.
+//!
+//! | function | value | ∂/∂aᵢ |
+//! |---|---|---|
+//! | `sum` | Σ aᵢ | 1 |
+//! | `mean` | Σ aᵢ / n | 1/n |
+//! | `dot_self` | Σ aᵢ² | 2aᵢ |
+
+use super::operand::slot_of;
+use crate::tape::{self, Adjoints};
+use crate::var::{Storage, Var};
+
+/// Records `y = value` with `∂y/∂aᵢ = w · pᵢ` where `p` is `partials` (or 1 when `None`).
+fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Var {
+    let (k, n) = (a.key(), a.len());
+    tape::record_keyed(value, &[k], move |out| {
+        move |adj: &mut Adjoints| {
+            let (mut below, g) = adj.split_at_result(out, 1);
+            let g = g[0] * w;
+            let r = below.run(slot_of(k), n);
+            match &partials {
+                None => r.iter_mut().for_each(|x| *x += g),
+                Some(p) => r
+                    .iter_mut()
+                    .zip(p.as_slice())
+                    .for_each(|(x, p)| *x += g * p),
+            }
+        }
+    })
+}
+
+/// `Σ aᵢ` of every element.
+pub fn sum<S: Storage>(a: &Var<S>) -> Var {
+    reduce(a, a.value().as_slice().iter().sum(), 1.0, None)
+}
+
+/// The mean of the elements (NaN for an empty array).
+pub fn mean<S: Storage>(a: &Var<S>) -> Var {
+    let n = a.len() as f64;
+    reduce(
+        a,
+        a.value().as_slice().iter().sum::<f64>() / n,
+        1.0 / n,
+        None,
+    )
+}
+
+/// `Σ aᵢ²`.
+pub fn dot_self<S: Storage>(a: &Var<S>) -> Var {
+    let v = a.value().as_slice().iter().map(|x| x * x).sum();
+    reduce(a, v, 2.0, Some(a.value().clone()))
+}

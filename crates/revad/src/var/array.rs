@@ -1,0 +1,290 @@
+//! Array storage for `Var<S>` ("varmat", seed 001): one handle holds the whole value array and
+//! the first slot of one contiguous run of adjoints, element `k` of the row-major value owning
+//! slot `first + k`.
+//!
+//! Values are reference-counted arrays in standard (row-major) layout, so a handle clones
+//! cheaply and reverse-pass closures capture the values they need without copying.
+
+use ndarray::{ArcArray1, ArcArray2, Array1, Array2, ArrayView2};
+
+use super::Var;
+use crate::error::{Error, Result};
+use crate::tape::{self, Slot};
+
+/// A column vector (Stan's `vector`).
+pub type Vector = ArcArray1<f64>;
+
+/// A matrix, row-major (Stan's `matrix`).
+pub type Matrix = ArcArray2<f64>;
+
+/// A row vector (Stan's `row_vector`): a 1-D array that multiplies from the left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowVector(pub ArcArray1<f64>);
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Vector {}
+    impl Sealed for super::RowVector {}
+    impl Sealed for super::Matrix {}
+}
+
+/// What a `Var` can hold besides `f64`: [`Vector`], [`RowVector`] and [`Matrix`].
+pub trait Storage: Clone + std::fmt::Debug + sealed::Sealed + 'static {
+    /// The number of elements.
+    fn len(&self) -> usize;
+    /// Whether there are no elements.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// (rows, columns): `(n, 1)` for a vector, `(1, n)` for a row vector.
+    fn shape(&self) -> (usize, usize);
+    /// The elements in row-major order.
+    fn as_slice(&self) -> &[f64];
+    /// A value of the same kind and shape as `self` with elements `data` (row-major).
+    fn with_data(&self, data: Vec<f64>) -> Self;
+    /// `self` in standard layout (a copy only if it is not already).
+    fn standard(self) -> Self;
+    /// The value as a 2-D array: n×1 for a vector, 1×n for a row vector.
+    fn view2(&self) -> ArrayView2<'_, f64> {
+        ArrayView2::from_shape(self.shape(), self.as_slice()).expect("standard layout")
+    }
+    /// A value of this kind from a 2-D array of the matching shape.
+    #[doc(hidden)]
+    fn from2(m: Array2<f64>) -> Self;
+}
+
+impl Storage for Vector {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn shape(&self) -> (usize, usize) {
+        (self.len(), 1)
+    }
+    fn as_slice(&self) -> &[f64] {
+        (**self)
+            .as_slice()
+            .expect("revad keeps array values in standard layout")
+    }
+    fn with_data(&self, data: Vec<f64>) -> Self {
+        Array1::from_vec(data).into_shared()
+    }
+    fn from2(m: Array2<f64>) -> Self {
+        let n = m.len();
+        m.into_shape_with_order(n).expect("a column").into_shared()
+    }
+    fn standard(self) -> Self {
+        if self.is_standard_layout() {
+            self
+        } else {
+            self.to_owned().into_shared()
+        }
+    }
+}
+
+impl Storage for RowVector {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn shape(&self) -> (usize, usize) {
+        (1, self.0.len())
+    }
+    fn as_slice(&self) -> &[f64] {
+        (*self.0)
+            .as_slice()
+            .expect("revad keeps array values in standard layout")
+    }
+    fn with_data(&self, data: Vec<f64>) -> Self {
+        RowVector(Array1::from_vec(data).into_shared())
+    }
+    fn from2(m: Array2<f64>) -> Self {
+        let n = m.len();
+        RowVector(m.into_shape_with_order(n).expect("a row").into_shared())
+    }
+    fn standard(self) -> Self {
+        RowVector(self.0.standard())
+    }
+}
+
+impl Storage for Matrix {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn shape(&self) -> (usize, usize) {
+        self.dim()
+    }
+    fn as_slice(&self) -> &[f64] {
+        (**self)
+            .as_slice()
+            .expect("revad keeps array values in standard layout")
+    }
+    fn with_data(&self, data: Vec<f64>) -> Self {
+        Array2::from_shape_vec(self.dim(), data)
+            .expect("same shape")
+            .into_shared()
+    }
+    fn from2(m: Array2<f64>) -> Self {
+        m.into_shared()
+    }
+    fn standard(self) -> Self {
+        if self.is_standard_layout() {
+            self
+        } else {
+            self.as_standard_layout().into_owned().into_shared()
+        }
+    }
+}
+
+impl<S: Storage> Var<S> {
+    /// A new independent array variable (an input to differentiate by): one handle, one run
+    /// of adjoint slots.
+    ///
+    /// ```
+    /// use revad::{matrix, tape, Var, Vector};
+    /// let x = Var::array(Vector::from(vec![1.0, 2.0, 3.0]));
+    /// let s = matrix::dot_self(&x); // Σ xᵢ²
+    /// s.grad();
+    /// assert_eq!(x.adj().to_vec(), vec![2.0, 4.0, 6.0]);
+    /// tape::reset();
+    /// ```
+    pub fn array(value: S) -> Var<S> {
+        let value = value.standard();
+        let key = tape::new_run(value.len());
+        Var::from_key(value, key)
+    }
+
+    /// The value.
+    #[inline]
+    pub fn value(&self) -> &S {
+        &self.val
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.val.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.val.is_empty()
+    }
+
+    /// (rows, columns).
+    pub fn shape(&self) -> (usize, usize) {
+        self.val.shape()
+    }
+
+    /// The first slot of the adjoint run.
+    #[inline]
+    pub fn first_slot(&self) -> Slot {
+        Slot(self.idx())
+    }
+
+    /// The adjoints, shaped like the value.
+    ///
+    /// # Panics
+    /// If the variable is stale; see [`Var::try_adj`].
+    pub fn adj(&self) -> S {
+        self.try_adj().unwrap_or_else(|e| panic!("revad: {e}"))
+    }
+
+    /// The adjoints, or [`Error::StaleVar`].
+    pub fn try_adj(&self) -> Result<S> {
+        tape::adjoint_run(self.key(), self.len())
+            .map(|a| self.val.with_data(a))
+            .ok_or(Error::StaleVar { function: "adj" })
+    }
+
+    /// Whether the variable's scope is still open.
+    pub fn is_live(&self) -> bool {
+        tape::is_live_key(self.key())
+    }
+
+    /// Element `k` in row-major order, as a scalar variable sharing this variable's adjoint
+    /// run (no node is recorded).
+    ///
+    /// # Panics
+    /// If `k` is out of range.
+    pub fn element(&self, k: usize) -> Var {
+        assert!(
+            k < self.len(),
+            "revad: element {k} of an array of {}",
+            self.len()
+        );
+        Var::from_parts(self.val.as_slice()[k], self.idx() + k as u32, self.gen())
+    }
+
+    /// The elements as scalar variables (Stan's matvar view), sharing the adjoint run.
+    pub fn to_vars(&self) -> Vec<Var> {
+        (0..self.len()).map(|k| self.element(k)).collect()
+    }
+
+    /// An array variable of the kind and shape of `like` from scalar variables (row-major),
+    /// as one node whose reverse pass hands each element's adjoint to its scalar.
+    ///
+    /// # Errors
+    /// [`Error::Size`] if `vars.len()` differs from `like.len()`.
+    pub fn from_vars(like: &S, vars: &[Var]) -> Result<Var<S>> {
+        if vars.len() != like.len() {
+            return Err(Error::Size {
+                function: "from_vars",
+                what: "the scalar variables",
+                expected: like.len(),
+                found: vars.len(),
+            });
+        }
+        let value = like.with_data(vars.iter().map(|v| v.value()).collect());
+        let keys: Vec<u64> = vars.iter().map(|v| v.key()).collect();
+        let slots: Vec<Slot> = vars.iter().map(|v| v.slot()).collect();
+        let key = tape::record_run(vars.len(), &keys, move |out| {
+            move |adj: &mut tape::Adjoints| {
+                let (mut below, g) = adj.split_at_result(out, slots.len());
+                for (s, gi) in slots.iter().zip(g) {
+                    below[*s] += gi;
+                }
+            }
+        });
+        Ok(Var::from_key(value, key))
+    }
+}
+
+impl<S: Storage> std::fmt::Debug for Var<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Var({:?}, slots {}..{})",
+            self.val,
+            self.idx(),
+            self.idx() as usize + self.len()
+        )
+    }
+}
+
+impl Var<Matrix> {
+    /// Element `(i, j)`, sharing the adjoint run.
+    pub fn at(&self, i: usize, j: usize) -> Var {
+        let (r, c) = self.val.dim();
+        assert!(
+            i < r && j < c,
+            "revad: element ({i}, {j}) of a {r}×{c} matrix"
+        );
+        self.element(i * c + j)
+    }
+}
+
+/// Checks that two shapes agree.
+pub(crate) fn same_shape(
+    function: &'static str,
+    a: (usize, usize),
+    b: (usize, usize),
+) -> Result<()> {
+    if a == b {
+        Ok(())
+    } else {
+        Err(Error::Size {
+            function,
+            what: "the second argument",
+            expected: a.0 * a.1,
+            found: b.0 * b.1,
+        })
+    }
+}

@@ -1,0 +1,253 @@
+//! Array variables (varmat): every function against finite differences, and against the same
+//! computation on scalar variables (matvar, seed 001's `test_ad_matvar`) in value and gradient.
+
+use ndarray::{array, Array1, Array2};
+use revad::testing::{assert_close, check_gradient, GradCheck};
+use revad::{gradient, matrix, tape, Error, Matrix, RowVector, Var, Vector};
+
+fn mat(r: usize, c: usize, x: &[Var]) -> Var<Matrix> {
+    let like = Array2::<f64>::zeros((r, c)).into_shared();
+    Var::from_vars(&like, x).unwrap()
+}
+
+fn vector(x: &[Var]) -> Var<Vector> {
+    let like = Array1::<f64>::zeros(x.len()).into_shared();
+    Var::from_vars(&like, x).unwrap()
+}
+
+/// The varmat function and the matvar one agree in value and gradient at `x`, and the varmat
+/// gradient matches finite differences.
+fn agree(varmat: impl Fn(&[Var]) -> Var, matvar: impl Fn(&[Var]) -> Var, x: &[f64]) {
+    let (v1, g1) = gradient(&varmat, x);
+    let (v2, g2) = gradient(&matvar, x);
+    assert_close(v1, v2, 1e-13);
+    for (a, b) in g1.iter().zip(&g2) {
+        assert_close(*a, *b, 1e-12);
+    }
+    check_gradient(varmat, &[x]);
+}
+
+fn points(n: usize, seed: u64) -> Vec<f64> {
+    // A fixed, irregular set of values in about (−2, 2).
+    (0..n)
+        .map(|i| (((i as u64 + 1) * 2654435761 + seed) % 1000) as f64 / 250.0 - 2.0)
+        .collect()
+}
+
+#[test]
+fn multiply_matrix_matrix_agrees_with_scalar_loops() {
+    let (r, k, c) = (3, 4, 2);
+    let x = points(r * k + k * c, 7);
+    let varmat = |v: &[Var]| {
+        let a = mat(r, k, &v[..r * k]);
+        let b = mat(k, c, &v[r * k..]);
+        matrix::sum(&matrix::multiply(&a, &b).unwrap())
+    };
+    let matvar = |v: &[Var]| {
+        let mut terms = Vec::new();
+        for i in 0..r {
+            for j in 0..c {
+                let mut t = v[i * k] * v[r * k + j];
+                for l in 1..k {
+                    t += v[i * k + l] * v[r * k + l * c + j];
+                }
+                terms.push(t);
+            }
+        }
+        revad::sum(&terms)
+    };
+    agree(varmat, matvar, &x);
+}
+
+#[test]
+fn multiply_with_data_on_either_side_and_vectors() {
+    let data = array![[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]].into_shared();
+    // data · var matrix
+    check_gradient(
+        |v: &[Var]| {
+            let b = mat(3, 2, v);
+            matrix::dot_self(&matrix::multiply(&data, &b).unwrap())
+        },
+        &[&points(6, 1)],
+    );
+    // var matrix · data vector → vector
+    let dv = array![0.5, -1.5, 2.0].into_shared();
+    check_gradient(
+        |v: &[Var]| {
+            let a = mat(2, 3, v);
+            let y: Var<Vector> = matrix::multiply(&a, &dv).unwrap();
+            assert_eq!(y.shape(), (2, 1));
+            matrix::dot_self(&y)
+        },
+        &[&points(6, 2)],
+    );
+    // row vector · matrix → row vector; vector · row vector → outer product
+    check_gradient(
+        |v: &[Var]| {
+            let row = RowVector(Array1::from(vec![v[0].value(), v[1].value()]).into_shared());
+            let row = Var::from_vars(&row, &v[..2]).unwrap();
+            let m = mat(2, 2, &v[2..6]);
+            let y: Var<RowVector> = matrix::multiply(&row, &m).unwrap();
+            let col = vector(&v[6..8]);
+            let outer: Var<Matrix> = matrix::multiply(&col, &y).unwrap();
+            assert_eq!(outer.shape(), (2, 2));
+            matrix::sum(&matrix::square(&outer))
+        },
+        &[&points(8, 3)],
+    );
+    tape::reset();
+}
+
+#[test]
+fn multiply_reports_mismatched_shapes() {
+    tape::reset();
+    let a = Var::array(Array2::<f64>::zeros((2, 3)).into_shared());
+    let b = Var::array(Array2::<f64>::zeros((2, 3)).into_shared());
+    let e = matrix::multiply(&a, &b).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "multiply: the rows of the second argument has size 2, but must have size 3"
+    );
+    assert!(matches!(
+        matrix::add(&a, &Var::array(Array2::<f64>::zeros((3, 2)).into_shared())),
+        Err(Error::Size { .. })
+    ));
+    let u = Var::array(Array1::<f64>::zeros(3).into_shared());
+    let w = Var::array(Array1::<f64>::zeros(4).into_shared());
+    assert!(matches!(
+        matrix::dot_product(&u, &w),
+        Err(Error::Size { .. })
+    ));
+    tape::reset();
+}
+
+#[test]
+fn elementwise_functions_agree_with_scalar_versions() {
+    let x: Vec<f64> = points(12, 11).iter().map(|v| v + 2.5).collect(); // positive, for log and /
+    let n = 6;
+    type Op = fn(&Var<Vector>, &Var<Vector>) -> Var<Vector>;
+    type Scalar = fn(Var, Var) -> Var;
+    let cases: [(Op, Scalar); 4] = [
+        (|a, b| matrix::add(a, b).unwrap(), |a, b| a + b),
+        (|a, b| matrix::subtract(a, b).unwrap(), |a, b| a - b),
+        (|a, b| matrix::elt_multiply(a, b).unwrap(), |a, b| a * b),
+        (|a, b| matrix::elt_divide(a, b).unwrap(), |a, b| a / b),
+    ];
+    for (op, scalar) in cases {
+        agree(
+            |v: &[Var]| {
+                let c = op(&vector(&v[..n]), &vector(&v[n..]));
+                matrix::dot_self(&matrix::log(&matrix::exp(&c)))
+            },
+            |v: &[Var]| {
+                let terms: Vec<Var> = (0..n)
+                    .map(|i| revad::square(scalar(v[i], v[n + i])))
+                    .collect();
+                revad::sum(&terms)
+            },
+            &x,
+        );
+    }
+}
+
+#[test]
+fn scalar_and_array_mixes() {
+    let x = points(7, 5);
+    agree(
+        |v: &[Var]| {
+            let a = vector(&v[..6]);
+            let b = matrix::multiply_scalar(&a, v[6]);
+            let c = matrix::add_scalar(&b, v[6]);
+            let d = matrix::divide(&c, revad::exp(v[6]));
+            matrix::sum(&matrix::square(&d))
+        },
+        |v: &[Var]| {
+            let s = v[6];
+            let terms: Vec<Var> = (0..6)
+                .map(|i| revad::square((v[i] * s + s) / revad::exp(s)))
+                .collect();
+            revad::sum(&terms)
+        },
+        &x,
+    );
+    // data array with a variable scalar: only the scalar gets a gradient
+    let data = Array1::from(vec![1.0, 2.0, 3.0]).into_shared();
+    let (v, g) = gradient(
+        |v| matrix::sum(&matrix::multiply_scalar(&data, v[0])),
+        &[2.0],
+    );
+    assert_eq!((v, g), (12.0, vec![6.0]));
+    // mean and dot_product
+    agree(
+        |v: &[Var]| {
+            let a = vector(&v[..3]);
+            let b = vector(&v[3..6]);
+            matrix::mean(&a) * matrix::dot_product(&a, &b).unwrap()
+        },
+        |v: &[Var]| {
+            let m = (v[0] + v[1] + v[2]) / 3.0;
+            m * (v[0] * v[3] + v[1] * v[4] + v[2] * v[5])
+        },
+        &x[..6],
+    );
+}
+
+#[test]
+fn elements_share_the_adjoint_run_and_conversions_round_trip() {
+    tape::reset();
+    let a = Var::array(array![[1.0, 2.0], [3.0, 4.0]].into_shared());
+    let e = a.at(1, 0);
+    assert_eq!(e.value(), 3.0);
+    let before = tape::stats().continuations;
+    let vars = a.to_vars();
+    assert_eq!(tape::stats().continuations, before, "views record nothing");
+    let y = e * e + vars[3] * 2.0;
+    y.grad();
+    assert_eq!(a.adj(), array![[0.0, 0.0], [6.0, 2.0]].into_shared());
+    tape::reset();
+    assert!(!a.is_live());
+    assert!(matches!(a.try_adj(), Err(Error::StaleVar { .. })));
+    let like = Array1::<f64>::zeros(2).into_shared();
+    let xs = [Var::new(1.0)];
+    assert!(matches!(
+        Var::from_vars(&like, &xs),
+        Err(Error::Size { .. })
+    ));
+    tape::reset();
+}
+
+#[test]
+fn a_stale_array_variable_is_refused() {
+    tape::reset();
+    let a = Var::array(Array1::from(vec![1.0, 2.0]).into_shared());
+    tape::reset();
+    let r = std::panic::catch_unwind(|| matrix::exp(&a));
+    assert!(r.is_err());
+    tape::reset();
+}
+
+#[test]
+fn larger_products_pass_the_random_direction_check() {
+    // ⟨J·t, c⟩ = ⟨t, Jᵀ·c⟩ for sum(c ∘ (A·B)) along a fixed direction t, via the gradient.
+    let k = 12;
+    let x = points(2 * k * k, 13);
+    let c: Vec<f64> = points(k * k, 17);
+    let cm = Array2::from_shape_vec((k, k), c).unwrap().into_shared();
+    let f = |v: &[Var]| {
+        let a = mat(k, k, &v[..k * k]);
+        let b = mat(k, k, &v[k * k..]);
+        matrix::sum(&matrix::elt_multiply(&matrix::multiply(&a, &b).unwrap(), &cm).unwrap())
+    };
+    let t = points(2 * k * k, 19);
+    let (_, g) = gradient(f, &x);
+    let lhs: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+    // Directional derivative by central differences (f is quadratic along t: exact up to
+    // rounding).
+    let h = 1e-3;
+    let plus: Vec<f64> = x.iter().zip(&t).map(|(a, b)| a + h * b).collect();
+    let minus: Vec<f64> = x.iter().zip(&t).map(|(a, b)| a - h * b).collect();
+    let rhs =
+        (revad::testing::value_of(&f, &plus) - revad::testing::value_of(&f, &minus)) / (2.0 * h);
+    assert_close(lhs, rhs, 1e-9);
+    let _ = GradCheck::default();
+}
