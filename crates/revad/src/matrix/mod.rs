@@ -20,9 +20,12 @@
 //! ```
 
 mod arith;
+mod manipulation;
 mod multiply;
 mod operand;
+mod products;
 mod reduce;
+mod special;
 mod unary;
 
 pub use arith::{add, add_scalar, divide, elt_divide, elt_multiply, multiply_scalar, subtract};
@@ -30,3 +33,7 @@ pub use multiply::{dot_product, multiply, Multiply};
 pub use operand::Operand;
 pub use reduce::{dot_self, mean, sum};
 pub use unary::{exp, log, square};
+
+pub use manipulation::*;
+pub use products::*;
+pub use special::*;
