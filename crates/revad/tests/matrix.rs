@@ -251,3 +251,29 @@ fn larger_products_pass_the_random_direction_check() {
     assert_close(lhs, rhs, 1e-9);
     let _ = GradCheck::default();
 }
+
+#[test]
+fn assignment_moves_the_slot_to_the_new_element() {
+    // f = Σ a (before) + Σ a² (after a[1] = 2·v₃, a[2] = 5.0)
+    let x = points(4, 23);
+    agree(
+        |v: &[Var]| {
+            let mut a = vector(&v[..3]);
+            let before = matrix::sum(&a);
+            a.assign(1, v[3] * 2.0).unwrap();
+            a.assign(2, 5.0).unwrap();
+            before + matrix::dot_self(&a)
+        },
+        |v: &[Var]| {
+            let before = v[0] + v[1] + v[2];
+            let new1 = v[3] * 2.0;
+            before + v[0] * v[0] + new1 * new1 + 25.0
+        },
+        &x,
+    );
+    tape::reset();
+    let mut a = Var::array(Array1::from(vec![1.0, 2.0]).into_shared());
+    let e = a.assign(2, 1.0).unwrap_err();
+    assert!(matches!(e, Error::Size { .. }), "{e}");
+    tape::reset();
+}

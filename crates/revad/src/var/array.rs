@@ -51,6 +51,9 @@ pub trait Storage: Clone + std::fmt::Debug + sealed::Sealed + 'static {
     /// A value of this kind from a 2-D array of the matching shape.
     #[doc(hidden)]
     fn from2(m: Array2<f64>) -> Self;
+    /// Sets element `k` (row-major), copying the array first if it is shared.
+    #[doc(hidden)]
+    fn set(&mut self, k: usize, x: f64);
 }
 
 impl Storage for Vector {
@@ -71,6 +74,9 @@ impl Storage for Vector {
     fn from2(m: Array2<f64>) -> Self {
         let n = m.len();
         m.into_shape_with_order(n).expect("a column").into_shared()
+    }
+    fn set(&mut self, k: usize, x: f64) {
+        self[k] = x;
     }
     fn standard(self) -> Self {
         if self.is_standard_layout() {
@@ -100,6 +106,9 @@ impl Storage for RowVector {
         let n = m.len();
         RowVector(m.into_shape_with_order(n).expect("a row").into_shared())
     }
+    fn set(&mut self, k: usize, x: f64) {
+        self.0[k] = x;
+    }
     fn standard(self) -> Self {
         RowVector(self.0.standard())
     }
@@ -124,6 +133,10 @@ impl Storage for Matrix {
     }
     fn from2(m: Array2<f64>) -> Self {
         m.into_shared()
+    }
+    fn set(&mut self, k: usize, x: f64) {
+        let c = self.ncols();
+        self[(k / c, k % c)] = x;
     }
     fn standard(self) -> Self {
         if self.is_standard_layout() {
@@ -244,6 +257,54 @@ impl<S: Storage> Var<S> {
             }
         });
         Ok(Var::from_key(value, key))
+    }
+}
+
+impl<S: Storage> Var<S> {
+    /// Assigns `x` to element `k` (row-major) in place (seed 001's subset assignment).
+    ///
+    /// The element's adjoint slot now stands for `x`: one reverse-pass callback moves the
+    /// slot's adjoint to `x` and zeroes it, so that the operations recorded *before* the
+    /// assignment, which used the old element, accumulate into the slot afresh. The value is
+    /// copied on write, so closures that captured the old values keep them. Operations recorded
+    /// before the assignment are not affected; handles cloned before it keep the old value.
+    ///
+    /// ```
+    /// use revad::{matrix, tape, Var, Vector};
+    /// let mut v = Var::array(Vector::from(vec![1.0, 2.0, 3.0]));
+    /// let before = matrix::sum(&v); // uses the old v[1]
+    /// let x = Var::new(10.0);
+    /// v.assign(1, x).unwrap();
+    /// let y = before + matrix::dot_self(&v); // 6 + (1 + 100 + 9)
+    /// y.grad();
+    /// assert_eq!((y.value(), x.adj()), (116.0, 20.0));
+    /// assert_eq!(v.adj().to_vec(), vec![3.0, 1.0, 7.0]); // the old v[1] got only `before`'s 1
+    /// tape::reset();
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Size`] if `k` is out of range.
+    pub fn assign(&mut self, k: usize, x: impl crate::Real) -> Result<()> {
+        if k >= self.len() {
+            return Err(Error::Size {
+                function: "assign",
+                what: "the array (index out of range)",
+                expected: k + 1,
+                found: self.len(),
+            });
+        }
+        let target = Slot(self.idx() + k as u32);
+        let xv = x.to_var();
+        let inputs: Vec<Var> = std::iter::once(self.element(k)).chain(xv).collect();
+        tape::reverse_pass_callback(&inputs, move |adj| {
+            let g = adj[target];
+            adj[target] = 0.0;
+            if let Some(x) = xv {
+                adj[x.slot()] += g;
+            }
+        });
+        self.val.set(k, x.value());
+        Ok(())
     }
 }
 
