@@ -277,3 +277,16 @@ fn assignment_moves_the_slot_to_the_new_element() {
     assert!(matches!(e, Error::Size { .. }), "{e}");
     tape::reset();
 }
+
+#[test]
+fn empty_arrays_are_live_and_have_empty_adjoints() {
+    tape::reset();
+    let e = Var::array(Array1::<f64>::zeros(0).into_shared());
+    assert!(e.is_live());
+    assert_eq!(e.adj().len(), 0);
+    let s = matrix::sum(&e);
+    assert_eq!(s.value(), 0.0);
+    tape::reset();
+    assert!(!e.is_live(), "a reset makes even an empty array stale");
+    tape::reset();
+}

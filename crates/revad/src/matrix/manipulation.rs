@@ -1,1 +1,879 @@
-//! (being written)
+//! Matrix and array manipulation (seed 004 A.9): slicing, stacking, reshaping, repeating and
+//! sorting array variables.
+//!
+//! Every function that builds an array records ONE node (a result needs its own contiguous run
+//! of adjoint slots, so it cannot share its input's run) whose reverse pass routes each
+//! result adjoint back to the element it came from. All of them are linear maps that only move
+//! (or repeat) elements, so every derivative is 0 or 1:
+//!
+//! | function | value | reverse pass |
+//! |---|---|---|
+//! | `block`, `row`, `col`, `sub_row`, `sub_col`, `head`, `tail`, `segment`, `diagonal` | `cₖ = a[π(k)]` (a window of `a`) | `ā[π(k)] += c̄ₖ` |
+//! | `append_col(a, b)`, `append_row(a, b)` | `[a b]`, `[a; b]` | each input takes back its part of `c̄` |
+//! | `transpose` | `C = Aᵀ` | `Ā += C̄ᵀ` (Giles 2008, section 2.2) |
+//! | `to_vector`, `to_row_vector` | `a` read in column-major order | `ā[π(k)] += c̄ₖ` |
+//! | `to_matrix(a, m, n)` | `a` read and written in column-major order | `ā[π(k)] += c̄ₖ` |
+//! | `diag_matrix(v)` | `C = diag(v)` | `v̄ᵢ += C̄ᵢᵢ` (off-diagonal adjoints go nowhere) |
+//! | `rep_vector(x, n)`, `rep_row_vector`, `rep_matrix` | every element `x` | `x̄ += Σₖ c̄ₖ` |
+//! | `rep_matrix_vec(v, k)` | `k` copies of `v` | `v̄ᵢ += Σ` of the adjoints of the copies of `vᵢ` |
+//! | `sort_asc`, `sort_desc` | `cₖ = a[π(k)]`, `π` the sorting permutation | `ā[π(k)] += c̄ₖ` |
+//!
+//! `to_array_1d` records nothing: it returns scalar views that share the input's adjoint run.
+//! `sort_indices_asc`, `sort_indices_desc`, `rank`, `dims`, `num_elements`, `rows` and `cols`
+//! return plain integers (no gradient).
+//!
+//! # Indices
+//!
+//! Indices are **0-based** and ranges **half-open**, as everywhere in Rust (Stan counts from 1):
+//! Stan's `block(m, 2, 3, 2, 2)` is `block(&m, 1, 2, 2, 2)` here, and `segment(v, i, n)` is
+//! elements `i..i + n`. A range must lie inside the array; an empty range may start anywhere
+//! from 0 to the length inclusive, as with slices (Stan insists that even an empty range start
+//! at a valid index). Out-of-range indices give [`Error::DomainInt`] naming the function and
+//! the argument, e.g. `col: j is 3, but must be less than the number of columns`; sizes that
+//! do not fit give [`Error::Size`]. Nothing here panics on bad input.
+//!
+//! # Column-major order
+//!
+//! Stan's conversions between shapes read and fill matrices in **column-major** order (Eigen's
+//! storage order), and these functions keep Stan's order even though revad stores matrices
+//! row-major: `to_vector([[1, 2], [3, 4]])` is `[1, 3, 2, 4]`, as are `to_row_vector` and
+//! `to_array_1d` of that matrix, and `to_matrix([1, 2, 3, 4], 2, 2)` is `[[1, 3], [2, 4]]`.
+//!
+//! Data operands (plain [`Vector`], [`RowVector`], [`Matrix`]) are accepted wherever Stan
+//! accepts them; they get no adjoint work, and a result made from data only is a constant
+//! array variable with no node.
+//!
+//! ```
+//! use revad::{matrix, tape, Var};
+//! use ndarray::array;
+//! let a = Var::array(array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared());
+//! let c = matrix::col(&a, 1).unwrap(); // [2, 5], a Var<Vector>
+//! let s = matrix::dot_self(&c); // 2² + 5²
+//! s.grad();
+//! assert_eq!(a.adj(), array![[0.0, 4.0, 0.0], [0.0, 10.0, 0.0]].into_shared());
+//! tape::reset();
+//! ```
+
+use ndarray::Array2;
+
+use super::operand::{slot_of, Operand};
+use crate::error::{Error, Result};
+use crate::scalar::Real;
+use crate::tape::{self, Adjoints};
+use crate::var::{Matrix, RowVector, Storage, Var, Vector};
+
+// ---------------------------------------------------------------------------------------------
+// Kinds
+
+/// A vector kind: [`Vector`] (a column) or [`RowVector`].
+pub trait VectorKind: Storage {
+    /// The other orientation: what [`transpose`] makes of it.
+    type Transposed: VectorKind;
+    /// Whether this is a column vector (`n×1`).
+    #[doc(hidden)]
+    const COLUMN: bool;
+}
+
+impl VectorKind for Vector {
+    type Transposed = RowVector;
+    const COLUMN: bool = true;
+}
+
+impl VectorKind for RowVector {
+    type Transposed = Vector;
+    const COLUMN: bool = false;
+}
+
+/// The shape of an `n`-element vector of kind `S`.
+fn vector_shape<S: VectorKind>(n: usize) -> (usize, usize) {
+    if S::COLUMN {
+        (n, 1)
+    } else {
+        (1, n)
+    }
+}
+
+/// What [`transpose`] makes of a kind: a matrix stays a matrix, a vector becomes a row vector
+/// and a row vector a vector.
+pub trait Transpose: Storage {
+    /// The kind of the transpose.
+    type Output: Storage;
+}
+
+impl Transpose for Matrix {
+    type Output = Matrix;
+}
+impl Transpose for Vector {
+    type Output = RowVector;
+}
+impl Transpose for RowVector {
+    type Output = Vector;
+}
+
+/// Which kind [`append_col`] makes of two kinds (Stan's overloads): matrix and matrix, matrix
+/// and vector, vector and matrix, vector and vector give a matrix; row vector and row vector a
+/// row vector.
+pub trait AppendCol<B: Storage>: Storage {
+    /// The kind of the result.
+    type Output: Storage;
+}
+
+impl AppendCol<Matrix> for Matrix {
+    type Output = Matrix;
+}
+impl AppendCol<Vector> for Matrix {
+    type Output = Matrix;
+}
+impl AppendCol<Matrix> for Vector {
+    type Output = Matrix;
+}
+impl AppendCol<Vector> for Vector {
+    type Output = Matrix;
+}
+impl AppendCol<RowVector> for RowVector {
+    type Output = RowVector;
+}
+
+/// Which kind [`append_row`] makes of two kinds (Stan's overloads): matrix and matrix, matrix
+/// and row vector, row vector and matrix, row vector and row vector give a matrix; vector and
+/// vector a vector.
+pub trait AppendRow<B: Storage>: Storage {
+    /// The kind of the result.
+    type Output: Storage;
+}
+
+impl AppendRow<Matrix> for Matrix {
+    type Output = Matrix;
+}
+impl AppendRow<RowVector> for Matrix {
+    type Output = Matrix;
+}
+impl AppendRow<Matrix> for RowVector {
+    type Output = Matrix;
+}
+impl AppendRow<RowVector> for RowVector {
+    type Output = Matrix;
+}
+impl AppendRow<Vector> for Vector {
+    type Output = Vector;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recording
+
+/// An operand of a node: its key (`None` for data) and its number of elements.
+type Arg = (Option<u64>, usize);
+
+/// A value of kind `T` with shape `shape` and row-major elements `data`.
+fn build<T: Storage>(shape: (usize, usize), data: Vec<f64>) -> T {
+    T::from2(Array2::from_shape_vec(shape, data).expect("data fills the shape"))
+}
+
+/// Records `value`, a linear function of the operands `args`, as one node. The reverse pass
+/// calls `back(k, ḡ, ā)` for each variable operand `k`, with the result's adjoints `ḡ` and the
+/// operand's adjoint run `ā`, into which `back` adds. Without variable operands nothing is
+/// recorded: the result is a constant with a fresh run of its own.
+fn record<T: Storage, const N: usize>(
+    value: T,
+    args: [Arg; N],
+    back: impl Fn(usize, &[f64], &mut [f64]) + 'static,
+) -> Var<T> {
+    let n = value.len();
+    let keys: Vec<u64> = args.iter().filter_map(|a| a.0).collect();
+    if keys.is_empty() {
+        return Var::from_key(value, tape::new_run(n));
+    }
+    let key = tape::record_run(n, &keys, move |out| {
+        move |adj: &mut Adjoints| {
+            let (mut below, g) = adj.split_at_result(out, n);
+            for (k, &(key, len)) in args.iter().enumerate() {
+                if let Some(key) = key {
+                    back(k, g, below.run(slot_of(key), len));
+                }
+            }
+        }
+    });
+    Var::from_key(value, key)
+}
+
+/// A rectangular window of a row-major array: element `(p, q)` of the window is element
+/// `off + p·stride + q` of the array; the window's elements are numbered row-major.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    off: usize,
+    stride: usize,
+    rows: usize,
+    cols: usize,
+}
+
+impl Window {
+    /// The window's elements of `x`, row-major.
+    fn gather(self, x: &[f64]) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.rows * self.cols);
+        for p in 0..self.rows {
+            let start = self.off + p * self.stride;
+            out.extend_from_slice(&x[start..start + self.cols]);
+        }
+        out
+    }
+
+    /// Adds `g` (the window's elements, row-major) into the window of `a`.
+    fn scatter_add(self, g: &[f64], a: &mut [f64]) {
+        for p in 0..self.rows {
+            let start = self.off + p * self.stride;
+            let dst = &mut a[start..start + self.cols];
+            for (d, s) in dst.iter_mut().zip(&g[p * self.cols..(p + 1) * self.cols]) {
+                *d += s;
+            }
+        }
+    }
+}
+
+/// The window `w` of `a` as an array variable of kind `T` and shape `(w.rows, w.cols)`.
+fn window<S: Storage, T: Storage>(a: &impl Operand<S>, w: Window) -> Var<T> {
+    let av = a.value();
+    let value = build::<T>((w.rows, w.cols), w.gather(av.as_slice()));
+    record(value, [(a.key(), av.len())], move |_, g, r| {
+        w.scatter_add(g, r)
+    })
+}
+
+/// Records `cₖ = a[perm[k]]` for a permutation (or any selection) `perm` of `a`'s elements.
+fn permute<S: Storage, T: Storage>(
+    a: &impl Operand<S>,
+    shape: (usize, usize),
+    perm: Vec<usize>,
+) -> Var<T> {
+    let av = a.value();
+    let x = av.as_slice();
+    let value = build::<T>(shape, perm.iter().map(|&i| x[i]).collect());
+    record(value, [(a.key(), av.len())], move |_, g, r| {
+        for (&i, gk) in perm.iter().zip(g) {
+            r[i] += gk;
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+/// An index as the `i64` of an error message.
+fn int(x: usize) -> i64 {
+    i64::try_from(x).unwrap_or(i64::MAX)
+}
+
+/// `end ≤ len` (the end of a half-open range), else [`Error::DomainInt`].
+fn check_end(
+    function: &'static str,
+    argument: &'static str,
+    end: usize,
+    len: usize,
+    requirement: &'static str,
+) -> Result<()> {
+    if end <= len {
+        Ok(())
+    } else {
+        Err(Error::DomainInt {
+            function,
+            argument,
+            value: int(end),
+            requirement,
+        })
+    }
+}
+
+/// `index < len`, else [`Error::DomainInt`].
+fn check_index(
+    function: &'static str,
+    argument: &'static str,
+    index: usize,
+    len: usize,
+    requirement: &'static str,
+) -> Result<()> {
+    if index < len {
+        Ok(())
+    } else {
+        Err(Error::DomainInt {
+            function,
+            argument,
+            value: int(index),
+            requirement,
+        })
+    }
+}
+
+const AT_MOST_ROWS: &str = "at most the number of rows";
+const AT_MOST_COLS: &str = "at most the number of columns";
+const LESS_THAN_ROWS: &str = "less than the number of rows";
+const LESS_THAN_COLS: &str = "less than the number of columns";
+const AT_MOST_SIZE: &str = "at most the size of the vector";
+
+// ---------------------------------------------------------------------------------------------
+// Stacking
+
+/// `[a b]`: `b`'s columns to the right of `a`'s (Stan's `append_col`). The kinds may be
+/// matrix or vector on either side (a matrix results) or two row vectors (a row vector
+/// results); see [`AppendCol`]. The numbers of rows must agree.
+///
+/// # Errors
+/// [`Error::Size`] if the rows differ: `append_col: the rows of the second argument has size
+/// 3, but must have size 2`.
+pub fn append_col<A, B>(
+    a: &impl Operand<A>,
+    b: &impl Operand<B>,
+) -> Result<Var<<A as AppendCol<B>>::Output>>
+where
+    A: AppendCol<B>,
+    B: Storage,
+{
+    let (av, bv) = (a.value(), b.value());
+    let ((r, ca), (rb, cb)) = (av.shape(), bv.shape());
+    if r != rb {
+        return Err(Error::Size {
+            function: "append_col",
+            what: "the rows of the second argument",
+            expected: r,
+            found: rb,
+        });
+    }
+    let c = ca + cb;
+    let (x, y) = (av.as_slice(), bv.as_slice());
+    let mut data = Vec::with_capacity(r * c);
+    for i in 0..r {
+        data.extend_from_slice(&x[i * ca..(i + 1) * ca]);
+        data.extend_from_slice(&y[i * cb..(i + 1) * cb]);
+    }
+    let value = build((r, c), data);
+    let parts = [
+        Window {
+            off: 0,
+            stride: c,
+            rows: r,
+            cols: ca,
+        },
+        Window {
+            off: ca,
+            stride: c,
+            rows: r,
+            cols: cb,
+        },
+    ];
+    Ok(record(
+        value,
+        [(a.key(), av.len()), (b.key(), bv.len())],
+        move |k, g, run| {
+            // The input's run takes back its window of the result's adjoints.
+            for (d, s) in run.iter_mut().zip(parts[k].gather(g)) {
+                *d += s;
+            }
+        },
+    ))
+}
+
+/// `[a; b]`: `b`'s rows below `a`'s (Stan's `append_row`). The kinds may be matrix or row
+/// vector on either side (a matrix results) or two vectors (a vector results); see
+/// [`AppendRow`]. The numbers of columns must agree.
+///
+/// # Errors
+/// [`Error::Size`] if the columns differ: `append_row: the columns of the second argument has
+/// size 3, but must have size 2`.
+pub fn append_row<A, B>(
+    a: &impl Operand<A>,
+    b: &impl Operand<B>,
+) -> Result<Var<<A as AppendRow<B>>::Output>>
+where
+    A: AppendRow<B>,
+    B: Storage,
+{
+    let (av, bv) = (a.value(), b.value());
+    let ((ra, c), (rb, cb)) = (av.shape(), bv.shape());
+    if c != cb {
+        return Err(Error::Size {
+            function: "append_row",
+            what: "the columns of the second argument",
+            expected: c,
+            found: cb,
+        });
+    }
+    // Row-major storage: stacking rows is concatenation.
+    let na = av.len();
+    let data = [av.as_slice(), bv.as_slice()].concat();
+    let value = build((ra + rb, c), data);
+    Ok(record(
+        value,
+        [(a.key(), na), (b.key(), bv.len())],
+        move |k, g, run| {
+            let part = if k == 0 { &g[..na] } else { &g[na..] };
+            for (d, s) in run.iter_mut().zip(part) {
+                *d += s;
+            }
+        },
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slicing
+
+/// The `nrows × ncols` block of `m` whose top-left element is `(i, j)` (0-based): rows
+/// `i..i + nrows`, columns `j..j + ncols` (Stan's `block`, which counts from 1).
+///
+/// # Errors
+/// [`Error::DomainInt`] if the block does not fit: `block: i + nrows is 4, but must be at most
+/// the number of rows` (or `j + ncols` and the columns).
+pub fn block(
+    m: &impl Operand<Matrix>,
+    i: usize,
+    j: usize,
+    nrows: usize,
+    ncols: usize,
+) -> Result<Var<Matrix>> {
+    let (r, c) = m.value().dim();
+    check_end(
+        "block",
+        "i + nrows",
+        i.saturating_add(nrows),
+        r,
+        AT_MOST_ROWS,
+    )?;
+    check_end(
+        "block",
+        "j + ncols",
+        j.saturating_add(ncols),
+        c,
+        AT_MOST_COLS,
+    )?;
+    Ok(window(
+        m,
+        Window {
+            off: i * c + j,
+            stride: c,
+            rows: nrows,
+            cols: ncols,
+        },
+    ))
+}
+
+/// Column `j` of `m` (0-based) as a vector (Stan's `col`).
+///
+/// # Errors
+/// [`Error::DomainInt`]: `col: j is 3, but must be less than the number of columns`.
+pub fn col(m: &impl Operand<Matrix>, j: usize) -> Result<Var<Vector>> {
+    let (r, c) = m.value().dim();
+    check_index("col", "j", j, c, LESS_THAN_COLS)?;
+    Ok(window(
+        m,
+        Window {
+            off: j,
+            stride: c,
+            rows: r,
+            cols: 1,
+        },
+    ))
+}
+
+/// Row `i` of `m` (0-based) as a row vector (Stan's `row`).
+///
+/// # Errors
+/// [`Error::DomainInt`]: `row: i is 2, but must be less than the number of rows`.
+pub fn row(m: &impl Operand<Matrix>, i: usize) -> Result<Var<RowVector>> {
+    let (r, c) = m.value().dim();
+    check_index("row", "i", i, r, LESS_THAN_ROWS)?;
+    Ok(window(
+        m,
+        Window {
+            off: i * c,
+            stride: c,
+            rows: 1,
+            cols: c,
+        },
+    ))
+}
+
+/// The `nrows` elements of column `j` from row `i` on (0-based): rows `i..i + nrows`, as a
+/// vector (Stan's `sub_col`).
+///
+/// # Errors
+/// [`Error::DomainInt`]: `sub_col: i + nrows is 4, but must be at most the number of rows`,
+/// `sub_col: j is 3, but must be less than the number of columns`.
+pub fn sub_col(m: &impl Operand<Matrix>, i: usize, j: usize, nrows: usize) -> Result<Var<Vector>> {
+    let (r, c) = m.value().dim();
+    check_end(
+        "sub_col",
+        "i + nrows",
+        i.saturating_add(nrows),
+        r,
+        AT_MOST_ROWS,
+    )?;
+    check_index("sub_col", "j", j, c, LESS_THAN_COLS)?;
+    Ok(window(
+        m,
+        Window {
+            off: i * c + j,
+            stride: c,
+            rows: nrows,
+            cols: 1,
+        },
+    ))
+}
+
+/// The `ncols` elements of row `i` from column `j` on (0-based): columns `j..j + ncols`, as a
+/// row vector (Stan's `sub_row`).
+///
+/// # Errors
+/// [`Error::DomainInt`]: `sub_row: i is 2, but must be less than the number of rows`,
+/// `sub_row: j + ncols is 4, but must be at most the number of columns`.
+pub fn sub_row(
+    m: &impl Operand<Matrix>,
+    i: usize,
+    j: usize,
+    ncols: usize,
+) -> Result<Var<RowVector>> {
+    let (r, c) = m.value().dim();
+    check_index("sub_row", "i", i, r, LESS_THAN_ROWS)?;
+    check_end(
+        "sub_row",
+        "j + ncols",
+        j.saturating_add(ncols),
+        c,
+        AT_MOST_COLS,
+    )?;
+    Ok(window(
+        m,
+        Window {
+            off: i * c + j,
+            stride: c,
+            rows: 1,
+            cols: ncols,
+        },
+    ))
+}
+
+/// Elements `i..i + n` of a vector or row vector `v`, as the same kind.
+fn range<S: VectorKind>(
+    function: &'static str,
+    argument: &'static str,
+    v: &impl Operand<S>,
+    i: usize,
+    n: usize,
+) -> Result<Var<S>> {
+    check_end(
+        function,
+        argument,
+        i.saturating_add(n),
+        v.value().len(),
+        AT_MOST_SIZE,
+    )?;
+    let (rows, cols) = vector_shape::<S>(n);
+    Ok(window(
+        v,
+        Window {
+            off: i,
+            stride: cols,
+            rows,
+            cols,
+        },
+    ))
+}
+
+/// The first `n` elements of a vector or row vector (Stan's `head`).
+///
+/// # Errors
+/// [`Error::DomainInt`]: `head: n is 4, but must be at most the size of the vector`.
+pub fn head<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
+    range("head", "n", v, 0, n)
+}
+
+/// The last `n` elements of a vector or row vector (Stan's `tail`).
+///
+/// # Errors
+/// [`Error::DomainInt`]: `tail: n is 4, but must be at most the size of the vector`.
+pub fn tail<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
+    let len = v.value().len();
+    check_end("tail", "n", n, len, AT_MOST_SIZE)?;
+    range("tail", "n", v, len - n, n)
+}
+
+/// The `n` elements from element `i` on (0-based): elements `i..i + n` of a vector or row
+/// vector (Stan's `segment`, which counts from 1).
+///
+/// # Errors
+/// [`Error::DomainInt`]: `segment: i + n is 5, but must be at most the size of the vector`.
+pub fn segment<S: VectorKind>(v: &impl Operand<S>, i: usize, n: usize) -> Result<Var<S>> {
+    range("segment", "i + n", v, i, n)
+}
+
+/// The diagonal `(m₀₀, m₁₁, …)` of `m` as a vector, `min(rows, cols)` long (Stan's
+/// `diagonal`; `m` need not be square).
+pub fn diagonal(m: &impl Operand<Matrix>) -> Var<Vector> {
+    let (r, c) = m.value().dim();
+    window(
+        m,
+        Window {
+            off: 0,
+            stride: c + 1,
+            rows: r.min(c),
+            cols: 1,
+        },
+    )
+}
+
+/// The square matrix with `v` on its diagonal and zeros elsewhere (Stan's `diag_matrix`).
+pub fn diag_matrix(v: &impl Operand<Vector>) -> Var<Matrix> {
+    let vv = v.value();
+    let n = vv.len();
+    let mut data = vec![0.0; n * n];
+    for (i, x) in vv.iter().enumerate() {
+        data[i * (n + 1)] = *x;
+    }
+    record(build((n, n), data), [(v.key(), n)], move |_, g, r| {
+        for (i, d) in r.iter_mut().enumerate() {
+            *d += g[i * (n + 1)];
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reshaping
+
+/// Records `c = a` read in column-major order, shaped `shape` of kind `T` (row-major `c` is
+/// then `aᵀ` row-major): the transpose, and `to_vector`/`to_row_vector`.
+fn column_major<S: Storage, T: Storage>(a: &impl Operand<S>, shape: (usize, usize)) -> Var<T> {
+    let av = a.value();
+    let (r, c) = av.shape();
+    let data: Vec<f64> = av.view2().t().iter().copied().collect();
+    record(build(shape, data), [(a.key(), r * c)], move |_, g, run| {
+        // c[j·r + i] = a[i·c + j]
+        for i in 0..r {
+            for j in 0..c {
+                run[i * c + j] += g[j * r + i];
+            }
+        }
+    })
+}
+
+/// The transpose (Stan's `transpose`, `x'`): a matrix's transpose is a matrix, a vector's a
+/// row vector and a row vector's a vector; see [`Transpose`].
+pub fn transpose<S: Transpose>(a: &impl Operand<S>) -> Var<S::Output> {
+    let (r, c) = a.value().shape();
+    column_major(a, (c, r))
+}
+
+/// The elements as a vector in **column-major** order, Stan's order for `to_vector`: a
+/// matrix `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`; a vector or row vector keeps its order.
+pub fn to_vector<S: Storage>(a: &impl Operand<S>) -> Var<Vector> {
+    column_major(a, (a.value().len(), 1))
+}
+
+/// The elements as a row vector in **column-major** order, Stan's order for
+/// `to_row_vector`: a matrix `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`.
+pub fn to_row_vector<S: Storage>(a: &impl Operand<S>) -> Var<RowVector> {
+    column_major(a, (1, a.value().len()))
+}
+
+/// An `m × n` matrix holding the elements of `a` in **column-major** order, Stan's
+/// `to_matrix(a, m, n)`: `a` is read column-major (a vector or row vector in its own order)
+/// and the result filled column-major, so `to_matrix([1, 2, 3, 4], 2, 2)` is
+/// `[[1, 3], [2, 4]]`. Stan's one-argument `to_matrix(v)` of a vector or row vector is
+/// `to_matrix(&v, rows(&v), cols(&v))`.
+///
+/// ```
+/// use revad::{matrix, tape, Vector};
+/// use ndarray::array;
+/// let v: Vector = array![1.0, 2.0, 3.0, 4.0, 5.0, 6.0].into_shared();
+/// let m = matrix::to_matrix(&v, 2, 3).unwrap();
+/// assert_eq!(m.value(), &array![[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]].into_shared());
+/// // to_vector reads column-major, so it undoes to_matrix.
+/// assert_eq!(matrix::to_vector(&m).value(), &v);
+/// tape::reset();
+/// ```
+///
+/// # Errors
+/// [`Error::Size`] unless `a` has `m·n` elements: `to_matrix: the first argument has size 5,
+/// but must have size 6`.
+pub fn to_matrix<S: Storage>(a: &impl Operand<S>, m: usize, n: usize) -> Result<Var<Matrix>> {
+    let av = a.value();
+    let (r, c) = av.shape();
+    if m.checked_mul(n) != Some(av.len()) {
+        return Err(Error::Size {
+            function: "to_matrix",
+            what: "the first argument",
+            expected: m.saturating_mul(n),
+            found: av.len(),
+        });
+    }
+    // Result element (p, q) is column-major element t = q·m + p of `a`, which is `a`'s
+    // row-major element (t mod r)·c + t div r.
+    let perm = (0..m)
+        .flat_map(|p| (0..n).map(move |q| q * m + p))
+        .map(|t| (t % r) * c + t / r)
+        .collect();
+    Ok(permute(a, (m, n), perm))
+}
+
+/// The elements as scalar variables in **column-major** order (Stan's `to_array_1d`): views
+/// that share the adjoint run of `a`, so nothing is recorded.
+pub fn to_array_1d<S: Storage>(a: &Var<S>) -> Vec<Var> {
+    let (r, c) = a.shape();
+    (0..c)
+        .flat_map(|j| (0..r).map(move |i| i * c + j))
+        .map(|k| a.element(k))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repetition
+
+/// An array of kind `T` and shape `shape` with every element `x`; `x̄ += Σ ḡ`.
+fn rep<T: Storage, R: Real>(x: R, shape: (usize, usize)) -> Var<T> {
+    let value = build(shape, vec![x.value(); shape.0 * shape.1]);
+    let arg = (x.to_var().map(|v| v.key()), 1);
+    record(value, [arg], |_, g, r| r[0] += g.iter().sum::<f64>())
+}
+
+/// A vector of `n` copies of `x` (Stan's `rep_vector`); `x` may be a variable or `f64`.
+pub fn rep_vector<R: Real>(x: R, n: usize) -> Var<Vector> {
+    rep(x, (n, 1))
+}
+
+/// A row vector of `n` copies of `x` (Stan's `rep_row_vector`).
+pub fn rep_row_vector<R: Real>(x: R, n: usize) -> Var<RowVector> {
+    rep(x, (1, n))
+}
+
+/// An `m × n` matrix with every element `x` (Stan's `rep_matrix(x, m, n)`).
+pub fn rep_matrix<R: Real>(x: R, m: usize, n: usize) -> Var<Matrix> {
+    rep(x, (m, n))
+}
+
+/// A matrix of `k` copies of a vector or row vector (Stan's `rep_matrix(v, n)` and
+/// `rep_matrix(rv, m)`): a vector `v` gives the `len × k` matrix whose every column is `v`, a
+/// row vector the `k × len` matrix whose every row is it.
+pub fn rep_matrix_vec<S: VectorKind>(v: &impl Operand<S>, k: usize) -> Var<Matrix> {
+    let len = v.value().len();
+    let perm: Vec<usize> = if S::COLUMN {
+        (0..len).flat_map(|i| std::iter::repeat_n(i, k)).collect()
+    } else {
+        (0..k).flat_map(|_| 0..len).collect()
+    };
+    let shape = if S::COLUMN { (len, k) } else { (k, len) };
+    permute(v, shape, perm)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sorting
+
+/// The indices of `x` in ascending (or descending) order of value: a stable sort, so ties keep
+/// their order; NaN comes last either way.
+fn order(x: &[f64], ascending: bool) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..x.len()).collect();
+    idx.sort_by(|&i, &j| {
+        let (a, b) = (x[i], x[j]);
+        match (a.is_nan(), b.is_nan()) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            // Not NaN: a total order (−0 and +0 tie).
+            _ if ascending => a.partial_cmp(&b).expect("not NaN"),
+            _ => b.partial_cmp(&a).expect("not NaN"),
+        }
+    });
+    idx
+}
+
+/// Sorts a vector or row vector, refusing NaN as Stan does.
+fn sort<S: VectorKind>(
+    function: &'static str,
+    v: &impl Operand<S>,
+    ascending: bool,
+) -> Result<Var<S>> {
+    let x = v.value().as_slice();
+    if x.iter().any(|x| x.is_nan()) {
+        return Err(Error::Domain {
+            function,
+            argument: "container argument",
+            value: f64::NAN,
+            requirement: "not NaN",
+        });
+    }
+    let perm = order(x, ascending);
+    Ok(permute(v, vector_shape::<S>(x.len()), perm))
+}
+
+/// The elements in ascending order (Stan's `sort_asc`); each result element's adjoint goes
+/// back to the element it came from.
+///
+/// ```
+/// use revad::{matrix, tape, Var};
+/// use ndarray::array;
+/// let x = Var::array(array![3.0, -1.0, 2.0].into_shared());
+/// let s = matrix::sort_asc(&x).unwrap(); // [-1, 2, 3]
+/// let w = array![1.0, 10.0, 100.0].into_shared();
+/// matrix::dot_product(&s, &w).unwrap().grad();
+/// assert_eq!(x.adj(), array![100.0, 1.0, 10.0].into_shared());
+/// tape::reset();
+/// ```
+///
+/// # Errors
+/// [`Error::Domain`] if an element is NaN: `sort_asc: container argument is NaN, but must not
+/// be NaN`.
+pub fn sort_asc<S: VectorKind>(v: &impl Operand<S>) -> Result<Var<S>> {
+    sort("sort_asc", v, true)
+}
+
+/// The elements in descending order (Stan's `sort_desc`).
+///
+/// # Errors
+/// [`Error::Domain`] if an element is NaN: `sort_desc: container argument is NaN, but must not
+/// be NaN`.
+pub fn sort_desc<S: VectorKind>(v: &impl Operand<S>) -> Result<Var<S>> {
+    sort("sort_desc", v, false)
+}
+
+/// The 0-based indices of the elements in ascending order of value (Stan's
+/// `sort_indices_asc`, which counts from 1): `v[idx[0]]` is the smallest. Ties keep their
+/// order (Stan leaves it unspecified); NaN elements come last (Stan leaves that undefined).
+pub fn sort_indices_asc<S: VectorKind>(v: &impl Operand<S>) -> Vec<usize> {
+    order(v.value().as_slice(), true)
+}
+
+/// The 0-based indices of the elements in descending order of value (Stan's
+/// `sort_indices_desc`): `v[idx[0]]` is the largest. Ties keep their order; NaN elements come
+/// last.
+pub fn sort_indices_desc<S: VectorKind>(v: &impl Operand<S>) -> Vec<usize> {
+    order(v.value().as_slice(), false)
+}
+
+/// The number of elements of `v` less than `v[s]` (Stan's `rank`; `s` is 0-based here).
+///
+/// # Errors
+/// [`Error::DomainInt`]: `rank: s is 3, but must be less than the size of the vector`.
+pub fn rank<S: VectorKind>(v: &impl Operand<S>, s: usize) -> Result<usize> {
+    let x = v.value().as_slice();
+    check_index("rank", "s", s, x.len(), "less than the size of the vector")?;
+    Ok(x.iter().filter(|&&y| y < x[s]).count())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sizes
+
+/// The dimensions `[rows, cols]` (Stan's `dims` of a matrix type): `[n, 1]` for a vector and
+/// `[1, n]` for a row vector, as in Stan.
+pub fn dims<S: Storage>(a: &impl Operand<S>) -> Vec<usize> {
+    let (r, c) = a.value().shape();
+    vec![r, c]
+}
+
+/// The number of elements (Stan's `num_elements`).
+pub fn num_elements<S: Storage>(a: &impl Operand<S>) -> usize {
+    a.value().len()
+}
+
+/// The number of rows (Stan's `rows`): `n` for a vector, 1 for a row vector.
+pub fn rows<S: Storage>(a: &impl Operand<S>) -> usize {
+    a.value().shape().0
+}
+
+/// The number of columns (Stan's `cols`): 1 for a vector, `n` for a row vector.
+pub fn cols<S: Storage>(a: &impl Operand<S>) -> usize {
+    a.value().shape().1
+}

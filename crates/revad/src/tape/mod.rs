@@ -255,11 +255,26 @@ impl Tape {
         }
     }
 
-    /// [`Tape::check`] for a packed key.
+    /// [`Tape::check`] for the packed key of an array variable (whose run may be empty).
     #[inline(always)]
     fn check_key(&mut self, key: u64) {
         if (key >> 32) as u32 != self.gen {
-            self.check_slow(key as u32, (key >> 32) as u32);
+            self.check_run_slow(key as u32, (key >> 32) as u32);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_run_slow(&mut self, idx: u32, gen: u32) {
+        assert!(
+            self.gen != WALKING,
+            "revad: cannot record on the tape during the reverse sweep"
+        );
+        if !self.is_live_run(idx, gen, 0) {
+            stale("recording an operation");
+        }
+        if let Some(s) = self.scopes.last_mut() {
+            s.touches_outer = true;
         }
     }
 
@@ -286,7 +301,13 @@ impl Tape {
 
     /// Whether slot `idx` of generation `gen` belongs to a scope that is still open.
     fn is_live_at(&self, idx: u32, gen: u32) -> bool {
-        if (idx as usize) >= self.adj.len() || gen == WALKING {
+        self.is_live_run(idx, gen, 1)
+    }
+
+    /// Whether the run of `len` slots from `idx`, made in generation `gen`, belongs to a scope
+    /// that is still open (an empty run may sit at the top of the buffer).
+    fn is_live_run(&self, idx: u32, gen: u32, len: usize) -> bool {
+        if idx as usize + len > self.adj.len() || gen == WALKING {
             return false;
         }
         self.scopes
@@ -564,14 +585,14 @@ where
 pub(crate) fn adjoint_run(key: u64, len: usize) -> Option<Vec<f64>> {
     with_tape(|t| {
         let (idx, gen) = (key as u32, (key >> 32) as u32);
-        (t.gen != WALKING && t.is_live_at(idx, gen))
+        (t.gen != WALKING && t.is_live_run(idx, gen, len))
             .then(|| t.adj[idx as usize..idx as usize + len].to_vec())
     })
 }
 
 /// Whether the variable with `key` is live.
 pub(crate) fn is_live_key(key: u64) -> bool {
-    with_tape(|t| t.gen != WALKING && t.is_live_at(key as u32, (key >> 32) as u32))
+    with_tape(|t| t.gen != WALKING && t.is_live_run(key as u32, (key >> 32) as u32, 0))
 }
 
 /// Like [`callback_var`] for any number of inputs; `data` is copied into the arena and handed
