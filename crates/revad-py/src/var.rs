@@ -99,7 +99,12 @@ pub fn try_arg(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Optio
     {
         return Ok(None);
     }
-    Ok(obj.extract::<f64>().ok().map(Arg::F))
+    match obj.extract::<f64>() {
+        Ok(x) => Ok(Some(Arg::F(x))),
+        // An int too large for a float: Python's own OverflowError says so.
+        Err(e) if obj.is_instance_of::<pyo3::types::PyInt>() => Err(e),
+        Err(_) => Ok(None),
+    }
 }
 
 /// Reads argument `name` of `function`; a `TypeError` unless it is a Var or a number.

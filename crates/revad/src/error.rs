@@ -64,6 +64,21 @@ pub enum Error {
     },
 }
 
+/// A value as an error message shows it: `-1`, `0.5`, `1e300`, `2.5e-12`, `NaN`, `inf`.
+struct Shown(f64);
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        let a = x.abs();
+        if !x.is_finite() || a == 0.0 || (1e-5..1e16).contains(&a) {
+            write!(f, "{x}")
+        } else {
+            write!(f, "{x:e}")
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -72,12 +87,12 @@ impl fmt::Display for Error {
                 argument,
                 value,
                 requirement,
-            } => match requirement.strip_prefix("not ") {
-                Some(negated) => write!(
+            } => match (requirement.strip_prefix("not "), Shown(*value)) {
+                (Some(negated), value) => write!(
                     f,
                     "{function}: {argument} is {value}, but must not be {negated}"
                 ),
-                None => write!(
+                (None, value) => write!(
                     f,
                     "{function}: {argument} is {value}, but must be {requirement}"
                 ),
@@ -211,6 +226,10 @@ mod tests {
             e.to_string(),
             "bessel_first_kind: order is -2, but must be nonnegative"
         );
+        let e = check::positive("f", "x", -1e300).unwrap_err();
+        assert_eq!(e.to_string(), "f: x is -1e300, but must be positive");
+        let e = check::positive("f", "x", -2.5e-12).unwrap_err();
+        assert_eq!(e.to_string(), "f: x is -2.5e-12, but must be positive");
         let e = Error::Size {
             function: "jacobian",
             what: "output",

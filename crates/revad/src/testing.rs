@@ -147,10 +147,12 @@ pub fn check_gradient_with(f: impl Fn(&[Var]) -> Var, points: &[&[f64]], opts: G
 }
 
 /// Asserts `|a − b| ≤ tol·max(1, |b|)` (relative away from zero, absolute near it); equal
-/// infinities and two NaNs also pass.
+/// infinities and two NaNs also pass, opposite infinities do not.
 #[track_caller]
 pub fn assert_close(a: f64, b: f64, tol: f64) {
-    let ok = a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tol * b.abs().max(1.0);
+    let ok = a == b
+        || (a.is_nan() && b.is_nan())
+        || (a.is_finite() && b.is_finite() && (a - b).abs() <= tol * b.abs().max(1.0));
     assert!(
         ok,
         "{a:e} differs from {b:e} by more than {tol:e} (relative)"
@@ -160,6 +162,12 @@ pub fn assert_close(a: f64, b: f64, tol: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[should_panic(expected = "differs")]
+    fn assert_close_refuses_opposite_infinities() {
+        assert_close(f64::INFINITY, f64::NEG_INFINITY, 1e-8);
+    }
 
     #[test]
     fn ridders_recovers_a_known_derivative() {

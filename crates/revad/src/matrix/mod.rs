@@ -32,7 +32,7 @@ pub use arith::{add, add_scalar, divide, elt_divide, elt_multiply, multiply_scal
 pub use multiply::{dot_product, multiply, Multiply};
 pub use operand::Operand;
 pub use reduce::{dot_self, mean, sum};
-pub use unary::{exp, log, square};
+pub use unary::*;
 
 pub use manipulation::*;
 pub use products::*;
