@@ -1,9 +1,12 @@
 //! Test helpers shared by every derivative test: a finite-difference gradient (Ridders'
-//! extrapolation of central differences) and a check that compares it with revad's gradient.
+//! extrapolation of central differences), a check that compares it with revad's gradient, and
+//! seed 001's varmat/matvar agreement check for array functions.
+
+use ndarray::{Array1, Array2};
 
 use crate::functional::gradient;
 use crate::tape;
-use crate::var::Var;
+use crate::var::{Matrix, RowVector, Var, Vector};
 
 /// Tolerances and step of a derivative check.
 #[derive(Clone, Copy, Debug)]
@@ -157,6 +160,65 @@ pub fn assert_close(a: f64, b: f64, tol: f64) {
         ok,
         "{a:e} differs from {b:e} by more than {tol:e} (relative)"
     );
+}
+
+/// Asserts that an array (varmat) function and the same computation on scalar variables
+/// (matvar) agree in value (to 1e-13) and gradient (to 1e-12) at `x`, then checks the varmat
+/// gradient against finite differences with `fd` (`None`: no finite differences, for points
+/// where the function refuses nearby inputs). Seed 001's `test_ad_matvar`.
+///
+/// ```
+/// use revad::testing::{check_matvar, vector_from};
+/// use revad::{matrix, Var};
+/// check_matvar(
+///     |v: &[Var]| matrix::dot_self(&vector_from(v)),
+///     |v: &[Var]| v[0] * v[0] + v[1] * v[1],
+///     &[0.5, -2.0],
+///     Some(Default::default()),
+/// );
+/// ```
+#[track_caller]
+pub fn check_matvar(
+    varmat: impl Fn(&[Var]) -> Var,
+    matvar: impl Fn(&[Var]) -> Var,
+    x: &[f64],
+    fd: Option<GradCheck>,
+) {
+    let (v1, g1) = gradient(&varmat, x);
+    let (v2, g2) = gradient(&matvar, x);
+    assert_close(v1, v2, 1e-13);
+    assert_eq!(g1.len(), g2.len());
+    for (a, b) in g1.iter().zip(&g2) {
+        assert_close(*a, *b, 1e-12);
+    }
+    if let Some(opts) = fd {
+        check_gradient_with(varmat, &[x], opts);
+    }
+}
+
+/// An `r×c` matrix variable (row-major) made from scalar variables (one node).
+pub fn matrix_from(r: usize, c: usize, x: &[Var]) -> Var<Matrix> {
+    let like = Array2::<f64>::zeros((r, c)).into_shared();
+    Var::from_vars(&like, x).expect("r·c scalar variables")
+}
+
+/// A vector variable made from scalar variables (one node).
+pub fn vector_from(x: &[Var]) -> Var<Vector> {
+    let like = Array1::<f64>::zeros(x.len()).into_shared();
+    Var::from_vars(&like, x).expect("same length")
+}
+
+/// A row-vector variable made from scalar variables (one node).
+pub fn row_vector_from(x: &[Var]) -> Var<RowVector> {
+    let like = RowVector(Array1::<f64>::zeros(x.len()).into_shared());
+    Var::from_vars(&like, x).expect("same length")
+}
+
+/// `n` fixed, irregular values in about (−2, 2), different for each `seed`.
+pub fn test_points(n: usize, seed: u64) -> Vec<f64> {
+    (0..n)
+        .map(|i| (((i as u64 + 1) * 2654435761 + seed) % 1000) as f64 / 250.0 - 2.0)
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,22 +3,15 @@
 //! and gradient; the error paths with their messages; data operands.
 
 use ndarray::{array, Array1, Array2};
-use revad::testing::{assert_close, check_gradient};
-use revad::{gradient, matrix, tape, Error, Matrix, RowVector, Storage, Var, Vector};
+use revad::testing::{
+    check_matvar, matrix_from as mat, row_vector_from as row_vector, test_points as points,
+    vector_from as vector, GradCheck,
+};
+use revad::{matrix, tape, Error, Matrix, RowVector, Storage, Var, Vector};
 
-fn mat(r: usize, c: usize, x: &[Var]) -> Var<Matrix> {
-    let like = Array2::<f64>::zeros((r, c)).into_shared();
-    Var::from_vars(&like, x).unwrap()
-}
-
-fn vector(x: &[Var]) -> Var<Vector> {
-    let like = Array1::<f64>::zeros(x.len()).into_shared();
-    Var::from_vars(&like, x).unwrap()
-}
-
-fn row_vector(x: &[Var]) -> Var<RowVector> {
-    let like = RowVector(Array1::<f64>::zeros(x.len()).into_shared());
-    Var::from_vars(&like, x).unwrap()
+/// Seed 001's agreement check with finite differences at the default settings.
+fn agree(varmat: impl Fn(&[Var]) -> Var, matvar: impl Fn(&[Var]) -> Var, x: &[f64]) {
+    check_matvar(varmat, matvar, x, Some(GradCheck::default()));
 }
 
 fn data_mat(r: usize, c: usize, seed: u64) -> Matrix {
@@ -33,25 +26,6 @@ fn data_vector(n: usize, seed: u64) -> Vector {
 
 fn data_row_vector(n: usize, seed: u64) -> RowVector {
     RowVector(data_vector(n, seed))
-}
-
-/// The varmat function and the matvar one agree in value and gradient at `x`, and the varmat
-/// gradient matches finite differences.
-fn agree(varmat: impl Fn(&[Var]) -> Var, matvar: impl Fn(&[Var]) -> Var, x: &[f64]) {
-    let (v1, g1) = gradient(&varmat, x);
-    let (v2, g2) = gradient(&matvar, x);
-    assert_close(v1, v2, 1e-13);
-    for (a, b) in g1.iter().zip(&g2) {
-        assert_close(*a, *b, 1e-12);
-    }
-    check_gradient(varmat, &[x]);
-}
-
-fn points(n: usize, seed: u64) -> Vec<f64> {
-    // A fixed, irregular set of values in about (−2, 2).
-    (0..n)
-        .map(|i| (((i as u64 + 1) * 2654435761 + seed) % 1000) as f64 / 250.0 - 2.0)
-        .collect()
 }
 
 /// The weight of result element `k` (row-major) in the reduction to a scalar: distinct, so a

@@ -2,33 +2,17 @@
 //! variables: finite differences, and agreement with the same computation on scalar variables
 //! (matvar, seed 001's `test_ad_matvar`) in value and gradient.
 
-use ndarray::{array, Array1, Array2};
+use ndarray::{array, Array1};
 use revad::testing::{assert_close, check_gradient, check_gradient_with, GradCheck};
-use revad::{gradient, matrix, tape, Error, Matrix, RowVector, Var, Vector};
+use revad::testing::{
+    check_matvar, matrix_from as mat, row_vector_from as row, test_points as points,
+    vector_from as vector,
+};
+use revad::{gradient, matrix, tape, Error, RowVector, Var, Vector};
 
-fn mat(r: usize, c: usize, x: &[Var]) -> Var<Matrix> {
-    let like = Array2::<f64>::zeros((r, c)).into_shared();
-    Var::from_vars(&like, x).unwrap()
-}
-
-fn vector(x: &[Var]) -> Var<Vector> {
-    let like = Array1::<f64>::zeros(x.len()).into_shared();
-    Var::from_vars(&like, x).unwrap()
-}
-
-fn row(x: &[Var]) -> Var<RowVector> {
-    let like = RowVector(Array1::<f64>::zeros(x.len()).into_shared());
-    Var::from_vars(&like, x).unwrap()
-}
-
-fn data(x: &[f64]) -> Vector {
-    Array1::from(x.to_vec()).into_shared()
-}
-
-/// The varmat function and the matvar one agree in value and gradient at `x`, and the varmat
-/// gradient matches finite differences.
+/// Seed 001's agreement check with finite differences at the default settings.
 fn agree(varmat: impl Fn(&[Var]) -> Var, matvar: impl Fn(&[Var]) -> Var, x: &[f64]) {
-    agree_with(varmat, matvar, x, GradCheck::default());
+    check_matvar(varmat, matvar, x, Some(GradCheck::default()));
 }
 
 /// [`agree`] with the finite differences' step and tolerances given.
@@ -38,13 +22,11 @@ fn agree_with(
     x: &[f64],
     opts: GradCheck,
 ) {
-    let (v1, g1) = gradient(&varmat, x);
-    let (v2, g2) = gradient(&matvar, x);
-    assert_close(v1, v2, 1e-13);
-    for (a, b) in g1.iter().zip(&g2) {
-        assert_close(*a, *b, 1e-12);
-    }
-    check_gradient_with(varmat, &[x], opts);
+    check_matvar(varmat, matvar, x, Some(opts));
+}
+
+fn data(x: &[f64]) -> Vector {
+    Array1::from(x.to_vec()).into_shared()
 }
 
 /// A fixed first step for points far from 0 (the default step is relative to |x|).
@@ -53,13 +35,6 @@ fn step(h: f64) -> GradCheck {
         step: Some(h),
         ..GradCheck::default()
     }
-}
-
-fn points(n: usize, seed: u64) -> Vec<f64> {
-    // A fixed, irregular set of values in about (−2, 2).
-    (0..n)
-        .map(|i| (((i as u64 + 1) * 2654435761 + seed) % 1000) as f64 / 250.0 - 2.0)
-        .collect()
 }
 
 /// Equal, or both NaN.
