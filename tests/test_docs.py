@@ -26,13 +26,25 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
 
 def python_section(text: str) -> str:
     """The part of a Markdown text under the first heading that mentions Python, up to the
-    next heading of the same or a higher level ('' if there is none)."""
-    heading = re.search(r"^(#+)[^\n]*\bPython\b[^\n]*$", text, re.MULTILINE)
-    if heading is None:
-        return ""
-    level = len(heading.group(1))
-    end = re.compile(rf"^#{{1,{level}}}\s", re.MULTILINE).search(text, heading.end())
-    return text[heading.end() : end.start() if end else len(text)]
+    next heading of the same or a higher level ('' if there is none). Lines inside fenced
+    code blocks (comments start with '#' too) are never headings."""
+    lines = text.splitlines(keepends=True)
+    in_fence = False
+    start: int | None = None
+    level = 0
+    for i, line in enumerate(lines):
+        if line.startswith("```"):
+            in_fence = not in_fence
+            continue
+        heading = None if in_fence else re.match(r"^(#+)\s", line)
+        if heading is None:
+            continue
+        if start is None:
+            if re.search(r"\bPython\b", line):
+                start, level = i + 1, len(heading.group(1))
+        elif len(heading.group(1)) <= level:
+            return "".join(lines[start:i])
+    return "".join(lines[start:]) if start is not None else ""
 
 
 def run_blocks(path: Path, blocks: list[tuple[int, str]]) -> None:
