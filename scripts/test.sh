@@ -12,6 +12,7 @@ python3 -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.21" "scipy>=1.10" "
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 ruff check python tests benches
 rm -rf target/wheels

@@ -2,7 +2,7 @@
 //!
 //! Recording an operation does three things: it checks that the operands belong to a live scope,
 //! gives the result a fresh adjoint slot (a `f64` in one contiguous buffer), and appends one
-//! closure to the [arena](arena). The reverse sweep ([`Var::grad`]) seeds the result's adjoint
+//! closure to the arena (`tape/arena.rs`). The reverse sweep ([`Var::grad`]) seeds the result's adjoint
 //! with 1 and runs the closures of the current scope newest first, each exactly once; a closure
 //! reads the adjoint of its result and adds into the adjoints of its operands.
 //!
