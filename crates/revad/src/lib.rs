@@ -25,11 +25,13 @@ mod var;
 
 mod functional;
 pub mod matrix;
+pub mod prob;
 mod scalar;
 pub mod special;
 pub mod testing;
 
 pub use error::{Error, Result};
 pub use functional::{gradient, gradient_into, jacobian, try_gradient, try_jacobian};
+pub use prob::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf};
 pub use scalar::*;
 pub use var::{Matrix, RowVector, Storage, Var, Vector};

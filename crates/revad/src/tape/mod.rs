@@ -685,6 +685,26 @@ pub(crate) fn weighted_node(value: f64, xs: &[Var], partials: &[f64]) -> Var {
     })
 }
 
+/// Records a node whose reverse pass adds `g · w` into the adjoint of each `(slot, w)` pair,
+/// with the partials computed in the forward pass (Stan's operands-and-partials). `keys` are
+/// the packed keys of the variables the slots belong to, checked to be live.
+pub(crate) fn partials_node(value: f64, keys: &[u64], pairs: &[(Slot, f64)]) -> Var {
+    with_tape(|t| {
+        if keys.is_empty() && t.gen == WALKING {
+            walking_panic();
+        }
+        for &k in keys {
+            t.check_key(k);
+        }
+        record_with_data(t, value, pairs.iter().copied(), |pairs, out, adj| {
+            let g = adj[out];
+            for &(s, w) in pairs {
+                adj[s] += g * w;
+            }
+        })
+    })
+}
+
 /// Records a reverse-pass closure with no result variable (Stan's `reverse_pass_callback`).
 ///
 /// `inputs` are the variables whose adjoints `f` touches; they are checked to be live.

@@ -1,0 +1,290 @@
+//! The arguments of probability functions and the operands-and-partials builder.
+
+use crate::error::{Error, Result};
+use crate::scalar::{Promote, Real};
+use crate::tape::{self, Slot};
+use crate::var::{Matrix, RowVector, Storage, Var, Vector};
+
+/// An argument of a probability function: a scalar (`f64`, `Var`) that broadcasts, or a
+/// container of constants (`&[f64]`, `&Vec<f64>`, `&Vector`, `&RowVector`, `&Matrix`) or of
+/// variables (`&[Var]`, `&Vec<Var>`, `&Var<Vector>`, `&Var<RowVector>`, `&Var<Matrix>`).
+pub trait ProbArg {
+    /// `f64` for constants, `Var` for variables: what the argument contributes to the result
+    /// type.
+    type Scalar: Real;
+    /// Whether the argument holds variables (a constant per type, like Stan's `is_constant`).
+    const IS_VAR: bool;
+    /// The number of elements, or `None` for a scalar (which broadcasts).
+    fn size(&self) -> Option<usize>;
+    /// Element `i` (a scalar ignores `i`).
+    fn val(&self, i: usize) -> f64;
+    /// The adjoint slot of element `i` (only called when `IS_VAR`).
+    #[doc(hidden)]
+    fn slot(&self, i: usize) -> Slot;
+    /// The keys of the variables, to check they are live.
+    #[doc(hidden)]
+    fn keys(&self, out: &mut Vec<u64>);
+}
+
+impl ProbArg for f64 {
+    type Scalar = f64;
+    const IS_VAR: bool = false;
+    fn size(&self) -> Option<usize> {
+        None
+    }
+    fn val(&self, _: usize) -> f64 {
+        *self
+    }
+    fn slot(&self, _: usize) -> Slot {
+        unreachable!("a constant has no slot")
+    }
+    fn keys(&self, _: &mut Vec<u64>) {}
+}
+
+impl ProbArg for Var {
+    type Scalar = Var;
+    const IS_VAR: bool = true;
+    fn size(&self) -> Option<usize> {
+        None
+    }
+    fn val(&self, _: usize) -> f64 {
+        self.value()
+    }
+    fn slot(&self, _: usize) -> Slot {
+        Var::slot(self)
+    }
+    fn keys(&self, out: &mut Vec<u64>) {
+        out.push(self.key());
+    }
+}
+
+/// Containers of constants.
+macro_rules! data_container {
+    ($($t:ty => |$s:ident| $slice:expr),* $(,)?) => {$(
+        impl ProbArg for $t {
+            type Scalar = f64;
+            const IS_VAR: bool = false;
+            fn size(&self) -> Option<usize> {
+                let $s = self;
+                Some($slice.len())
+            }
+            fn val(&self, i: usize) -> f64 {
+                let $s = self;
+                $slice[i]
+            }
+            fn slot(&self, _: usize) -> Slot {
+                unreachable!("a constant has no slot")
+            }
+            fn keys(&self, _: &mut Vec<u64>) {}
+        }
+    )*};
+}
+
+data_container! {
+    &[f64] => |s| s,
+    &Vec<f64> => |s| s.as_slice(),
+    &Vector => |s| Storage::as_slice(*s),
+    &RowVector => |s| Storage::as_slice(*s),
+    &Matrix => |s| Storage::as_slice(*s),
+}
+
+impl ProbArg for &[Var] {
+    type Scalar = Var;
+    const IS_VAR: bool = true;
+    fn size(&self) -> Option<usize> {
+        Some(self.len())
+    }
+    fn val(&self, i: usize) -> f64 {
+        self[i].value()
+    }
+    fn slot(&self, i: usize) -> Slot {
+        self[i].slot()
+    }
+    fn keys(&self, out: &mut Vec<u64>) {
+        out.extend(self.iter().map(|v| v.key()));
+    }
+}
+
+impl ProbArg for &Vec<Var> {
+    type Scalar = Var;
+    const IS_VAR: bool = true;
+    fn size(&self) -> Option<usize> {
+        Some(self.len())
+    }
+    fn val(&self, i: usize) -> f64 {
+        self[i].value()
+    }
+    fn slot(&self, i: usize) -> Slot {
+        self[i].slot()
+    }
+    fn keys(&self, out: &mut Vec<u64>) {
+        out.extend(self.iter().map(|v| v.key()));
+    }
+}
+
+impl<S: Storage> ProbArg for &Var<S> {
+    type Scalar = Var;
+    const IS_VAR: bool = true;
+    fn size(&self) -> Option<usize> {
+        Some(self.len())
+    }
+    fn val(&self, i: usize) -> f64 {
+        self.value().as_slice()[i]
+    }
+    fn slot(&self, i: usize) -> Slot {
+        Slot(self.first_slot().0 + i as u32)
+    }
+    fn keys(&self, out: &mut Vec<u64>) {
+        out.push(self.key());
+    }
+}
+
+/// The result type of a probability function of the arguments in the tuple: `f64` when all
+/// are constants, `Var` otherwise.
+pub trait ProbOutput {
+    /// `f64` or `Var`.
+    type Out: Real;
+}
+
+impl<A: ProbArg> ProbOutput for (A,) {
+    type Out = A::Scalar;
+}
+
+impl<A: ProbArg, B: ProbArg> ProbOutput for (A, B)
+where
+    A::Scalar: Promote<B::Scalar>,
+{
+    type Out = <A::Scalar as Promote<B::Scalar>>::Output;
+}
+
+impl<A: ProbArg, B: ProbArg, C: ProbArg> ProbOutput for (A, B, C)
+where
+    A::Scalar: Promote<B::Scalar>,
+    <A::Scalar as Promote<B::Scalar>>::Output: Promote<C::Scalar>,
+{
+    type Out = <<A::Scalar as Promote<B::Scalar>>::Output as Promote<C::Scalar>>::Output;
+}
+
+impl<A: ProbArg, B: ProbArg, C: ProbArg, D: ProbArg> ProbOutput for (A, B, C, D)
+where
+    A::Scalar: Promote<B::Scalar>,
+    <A::Scalar as Promote<B::Scalar>>::Output: Promote<C::Scalar>,
+    <<A::Scalar as Promote<B::Scalar>>::Output as Promote<C::Scalar>>::Output: Promote<D::Scalar>,
+{
+    type Out =
+        <<<A::Scalar as Promote<B::Scalar>>::Output as Promote<C::Scalar>>::Output as Promote<
+            D::Scalar,
+        >>::Output;
+}
+
+/// The result of a probability function of arguments `T` (a tuple).
+pub type Out<T> = <T as ProbOutput>::Out;
+
+/// The common size of the containers among `args` (`(name, size)` pairs), 1 if all are
+/// scalars; an [`Error::Size`] naming the first that differs.
+pub fn common_size(
+    function: &'static str,
+    args: &[(&'static str, Option<usize>)],
+) -> Result<usize> {
+    let mut n: Option<usize> = None;
+    for &(name, size) in args {
+        if let Some(s) = size {
+            match n {
+                None => n = Some(s),
+                Some(m) if m != s => {
+                    return Err(Error::Size {
+                        function,
+                        what: name,
+                        expected: m,
+                        found: s,
+                    })
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(n.unwrap_or(1))
+}
+
+/// Whether a container among `sizes` is empty (Stan then returns 0, or 1 for a CDF).
+pub fn any_empty(sizes: &[Option<usize>]) -> bool {
+    sizes.contains(&Some(0))
+}
+
+/// Storage for the partials of argument `a`: one entry per element of a container, one
+/// (summed over the broadcast) for a scalar, none for a constant.
+pub fn partials<A: ProbArg>(a: &A) -> Vec<f64> {
+    if A::IS_VAR {
+        vec![0.0; a.size().unwrap_or(1)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Adds `d` to the partial of element `i` of `a` (the single entry of a scalar); nothing for a
+/// constant.
+#[inline]
+pub fn accumulate<A: ProbArg>(a: &A, p: &mut [f64], i: usize, d: f64) {
+    if A::IS_VAR {
+        let k = if a.size().is_some() { i } else { 0 };
+        p[k] += d;
+    }
+}
+
+/// Checks every element of `a` with `check(value)`; the first failure is returned.
+pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result<()> {
+    for i in 0..a.size().unwrap_or(1) {
+        check(a.val(i))?;
+    }
+    Ok(())
+}
+
+/// Stan's operands-and-partials (seed 004 section 15.5): the partials of a result with respect
+/// to each variable argument, gathered in the forward pass and recorded as one node.
+///
+/// ```
+/// use revad::prob::{OperandsAndPartials, Out};
+/// use revad::Var;
+/// // f(x, y) = x·y for a scalar x and a container y, recorded by hand.
+/// let x = Var::new(2.0);
+/// let y = [3.0, 4.0];
+/// let mut ops = OperandsAndPartials::new();
+/// ops.add(&x, &[y[0] + y[1]]);
+/// ops.add(&&y[..], &[]); // a constant: nothing to record
+/// let f: Out<(Var, &[f64])> = ops.build(x.value() * (y[0] + y[1]));
+/// f.grad();
+/// assert_eq!(x.adj(), 7.0);
+/// revad::tape::reset();
+/// ```
+#[derive(Default)]
+pub struct OperandsAndPartials {
+    keys: Vec<u64>,
+    pairs: Vec<(Slot, f64)>,
+}
+
+impl OperandsAndPartials {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The partials of argument `a`: `d[i]` for element `i` of a container, `d[0]` (already
+    /// summed over the broadcast) for a scalar. Constants are skipped (their `d` may be empty).
+    pub fn add<A: ProbArg>(&mut self, a: &A, d: &[f64]) {
+        if !A::IS_VAR {
+            return;
+        }
+        a.keys(&mut self.keys);
+        match a.size() {
+            None => self.pairs.push((a.slot(0), d[0])),
+            Some(n) => self.pairs.extend((0..n).map(|i| (a.slot(i), d[i]))),
+        }
+    }
+
+    /// The result: `value` as an `f64`, or a variable recorded with the partials gathered.
+    pub fn build<O: Real>(self, value: f64) -> O {
+        O::from_value_or(value, || {
+            tape::partials_node(value, &self.keys, &self.pairs)
+        })
+    }
+}

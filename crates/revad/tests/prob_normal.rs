@@ -1,0 +1,161 @@
+//! The normal distribution: values against SciPy, gradients against finite differences for
+//! every mix of constant/variable and scalar/container arguments, `propto`, validation.
+
+use ndarray::Array1;
+use revad::prob::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf};
+use revad::testing::{assert_close, check_gradient, check_gradient_with, vector_from, GradCheck};
+use revad::{tape, Var, Vector};
+
+const LOG_SQRT_TWO_PI: f64 = 0.918_938_533_204_672_8;
+
+#[test]
+fn values_match_scipy() {
+    // scipy.stats.norm 1.17.1
+    let y = [0.3, -1.2, 2.0];
+    assert_close(
+        normal_lpdf(&y[..], 0.5, 1.5, false).unwrap(),
+        -5.124322035049622,
+        1e-15,
+    );
+    assert_close(
+        normal_lcdf(-40.0, 0.0, 1.0).unwrap(),
+        -804.6084420137539,
+        1e-14,
+    );
+    assert_close(
+        normal_lccdf(40.0, 0.0, 1.0).unwrap(),
+        -804.6084420137539,
+        1e-14,
+    );
+    assert_close(
+        normal_lcdf(1.3, 0.2, 0.7).unwrap(),
+        -0.059794131567608634,
+        1e-14,
+    );
+    assert_close(
+        normal_lccdf(1.3, 0.2, 0.7).unwrap(),
+        -2.8465958549603263,
+        1e-14,
+    );
+    assert_close(
+        normal_cdf(&[1.3, -0.4][..], 0.2, 0.7).unwrap(),
+        0.18432522301444848,
+        1e-14,
+    );
+    assert_close(
+        normal_lpdf(1e-300, 0.0, 1e-300, false).unwrap(),
+        689.356589365009,
+        1e-14,
+    );
+}
+
+#[test]
+fn propto_drops_exactly_the_constant_terms() {
+    tape::reset();
+    let y = [0.3, -1.2, 2.0];
+    let (mu, sigma) = (Var::new(0.5), 1.5);
+    let full = normal_lpdf(&y[..], mu, sigma, false).unwrap().value();
+    let prop = normal_lpdf(&y[..], mu, sigma, true).unwrap().value();
+    // σ constant: −½log(2π) and −log σ per element are dropped.
+    assert_close(full - prop, -3.0 * (LOG_SQRT_TWO_PI + 1.5f64.ln()), 1e-14);
+    let s = Var::new(1.5);
+    let prop_s = normal_lpdf(&y[..], mu, s, true).unwrap().value();
+    assert_close(full - prop_s, -3.0 * LOG_SQRT_TWO_PI, 1e-14);
+    // All constant with propto: nothing is left.
+    let c: f64 = normal_lpdf(&y[..], 0.5, 1.5, true).unwrap();
+    assert_eq!(c, 0.0);
+    tape::reset();
+}
+
+#[test]
+fn gradients_for_every_mix_of_arguments() {
+    let pts: &[&[f64]] = &[&[0.3, 0.5, 1.5], &[-2.0, 1.0, 0.2], &[10.0, -3.0, 7.0]];
+    check_gradient(|v| normal_lpdf(v[0], v[1], v[2], false).unwrap(), pts);
+    check_gradient(|v| normal_lpdf(v[0], 0.4, v[2], true).unwrap(), pts);
+    check_gradient(|v| normal_lpdf(1.1, v[1], 2.0, false).unwrap(), pts);
+    check_gradient(|v| normal_lcdf(v[0], v[1], v[2]).unwrap(), pts);
+    check_gradient(|v| normal_lccdf(v[0], v[1], v[2]).unwrap(), pts);
+    check_gradient(|v| normal_cdf(v[0], v[1], v[2]).unwrap(), pts);
+    // containers of variables with broadcast scalars, slices and array variables
+    let x: &[f64] = &[0.3, -1.2, 2.0, 0.5, 1.5];
+    check_gradient(|v| normal_lpdf(&v[..3], v[3], v[4], false).unwrap(), &[x]);
+    check_gradient(
+        |v| normal_lpdf(&vector_from(&v[..3]), v[3], v[4], false).unwrap(),
+        &[x],
+    );
+    check_gradient(|v| normal_lcdf(&v[..3], v[3], v[4]).unwrap(), &[x]);
+    check_gradient(|v| normal_cdf(&v[..3], v[3], v[4]).unwrap(), &[x]);
+    // vectorised location and scale against data y
+    let y = [0.1, 0.7, -0.4];
+    check_gradient(
+        |v| normal_lpdf(&y[..], &v[..3], &v[3..], false).unwrap(),
+        &[&[0.0, 0.5, -1.0, 1.0, 2.0, 0.5]],
+    );
+}
+
+#[test]
+fn tails_have_finite_accurate_gradients() {
+    // d/dy log Φ(y) → −y far in the lower tail (Mills ratio); finite where Φ underflows.
+    let (v, g) = revad::gradient(|v| normal_lcdf(v[0], 0.0, 1.0).unwrap(), &[-40.0]);
+    assert!(v.is_finite());
+    // mpmath: npdf(-40)/ncdf(-40) at 40 digits
+    assert_close(g[0], 40.024_968_847_207_26, 1e-13);
+    let opts = GradCheck {
+        step: Some(1e-3),
+        ..GradCheck::default()
+    };
+    check_gradient_with(
+        |v| normal_lccdf(v[0], 0.0, 1.0).unwrap(),
+        &[&[30.0], &[-5.0]],
+        opts,
+    );
+}
+
+#[test]
+fn one_node_per_call_and_the_same_result_for_every_container_kind() {
+    tape::reset();
+    let ys = [Var::new(0.3), Var::new(-1.2), Var::new(2.0)];
+    let before = tape::stats().continuations;
+    let a = normal_lpdf(&ys[..], 0.5, 1.5, false).unwrap();
+    assert_eq!(tape::stats().continuations, before + 1);
+    let data: Vector = Array1::from(vec![0.3, -1.2, 2.0]).into_shared();
+    let b: f64 = normal_lpdf(&data, 0.5, 1.5, false).unwrap();
+    let c: f64 = normal_lpdf(&vec![0.3, -1.2, 2.0], 0.5, 1.5, false).unwrap();
+    assert_eq!(a.value(), b);
+    assert_eq!(b, c);
+    tape::reset();
+}
+
+#[test]
+fn validation_follows_stan() {
+    let msg = |r: revad::Result<f64>| r.unwrap_err().to_string();
+    assert_eq!(
+        msg(normal_lpdf(f64::NAN, 0.0, 1.0, false)),
+        "normal_lpdf: Random variable is NaN, but must not be NaN"
+    );
+    assert_eq!(
+        msg(normal_lpdf(0.0, f64::INFINITY, 1.0, false)),
+        "normal_lpdf: Location parameter is inf, but must be finite"
+    );
+    assert_eq!(
+        msg(normal_lpdf(0.0, 0.0, 0.0, false)),
+        "normal_lpdf: Scale parameter is 0, but must be positive finite"
+    );
+    assert_eq!(
+        msg(normal_lcdf(0.0, 0.0, -1.0)),
+        "normal_lcdf: Scale parameter is -1, but must be positive finite"
+    );
+    assert_eq!(
+        msg(normal_lpdf(
+            &[1.0, 2.0][..],
+            &[0.0, 1.0, 2.0][..],
+            1.0,
+            false
+        )),
+        "normal_lpdf: Location parameter has size 3, but must have size 2"
+    );
+    // Empty containers: 0 (and 1 for the CDF), as Stan.
+    let empty: &[f64] = &[];
+    assert_eq!(normal_lpdf(empty, 0.0, 1.0, false).unwrap(), 0.0);
+    assert_eq!(normal_cdf(empty, 0.0, 1.0).unwrap(), 1.0);
+}
