@@ -2,6 +2,7 @@
 //! scalar type, so that the gradient (with `Var`) and the plain evaluation (with `f64`) run the
 //! same code.
 
+pub mod densities;
 pub mod matrix;
 
 use std::ops::{Add, Mul, Neg, Sub};

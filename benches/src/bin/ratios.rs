@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use revad::{gradient_into, tape, Var};
-use revad_benches::{eval_f64, eval_var, matrix, setup, stan_ratio, talk, CASES, SIZES};
+use revad_benches::{densities, eval_f64, eval_var, matrix, setup, stan_ratio, talk, CASES, SIZES};
 
 /// The fastest per-call time over several batches of about 20 ms each.
 fn time(mut f: impl FnMut()) -> f64 {
@@ -113,6 +113,56 @@ fn main() {
                 tn / tnf
             );
         }
+    }
+    println!();
+    println!(
+        "{:<22} {:>7} {:>12} {:>12} {:>8} {:>12}",
+        "density", "N", "grad ns", "f64 ns", "ratio", "Stan varmat"
+    );
+    for (n, stan) in [
+        (16, Some(3.7)),
+        (256, Some(2.3)),
+        (4096, Some(3.4)),
+        (16384, Some(3.2)),
+        (100_000, None),
+    ] {
+        let x = densities::data(n, 1);
+        let tg = time(|| {
+            black_box(densities::normal_gradient(black_box(&x), 0.3, 1.2));
+        });
+        let tf = time(|| {
+            black_box(densities::normal_f64(black_box(&x), 0.3, 1.2));
+        });
+        let stan = stan.map_or("–".to_string(), |s: f64| format!("{s:.2}"));
+        println!(
+            "{:<22} {n:>7} {:>12.0} {:>12.0} {:>8.2} {stan:>12}",
+            "normal_lpdf",
+            tg * 1e9,
+            tf * 1e9,
+            tg / tf
+        );
+    }
+    for (n, stan) in [(100, Some(2.1)), (1000, Some(3.2)), (10_000, Some(3.5))] {
+        let (xm, y, beta, sigma) = densities::regression(n);
+        let tg = time(|| {
+            black_box(densities::regression_gradient(
+                black_box(&xm),
+                &y,
+                &beta,
+                sigma,
+            ));
+        });
+        let tf = time(|| {
+            black_box(densities::regression_f64(black_box(&xm), &y, &beta, sigma));
+        });
+        let stan = stan.map_or("–".to_string(), |s: f64| format!("{s:.2}"));
+        println!(
+            "{:<22} {n:>7} {:>12.0} {:>12.0} {:>8.2} {stan:>12}",
+            "linear regression",
+            tg * 1e9,
+            tf * 1e9,
+            tg / tf
+        );
     }
     let x = [1.3, 2.4];
     let mut g = [0.0; 2];

@@ -118,6 +118,26 @@ fn one_node_per_call_and_the_same_result_for_every_container_kind() {
     let before = tape::stats().continuations;
     let a = normal_lpdf(&ys[..], 0.5, 1.5, false).unwrap();
     assert_eq!(tape::stats().continuations, before + 1);
+    // array variables for y and mu, a scalar variable sigma: still one record
+    let (vy, vm) = (
+        Var::array(Array1::from(vec![0.3, -1.2, 2.0]).into_shared()),
+        Var::array(Array1::from(vec![0.5, 0.1, -0.2]).into_shared()),
+    );
+    let s = Var::new(1.5);
+    let before = tape::stats().continuations;
+    let lp = normal_lpdf(&vy, &vm, s, false).unwrap();
+    assert_eq!(tape::stats().continuations, before + 1);
+    lp.grad();
+    let z: Vec<f64> = [(0.3, 0.5), (-1.2, 0.1), (2.0, -0.2)]
+        .iter()
+        .map(|(y, m)| (y - m) / 1.5)
+        .collect();
+    for (i, zi) in z.iter().enumerate() {
+        assert_close(vy.adj()[i], -zi / 1.5, 1e-15);
+        assert_close(vm.adj()[i], zi / 1.5, 1e-15);
+    }
+    assert_close(s.adj(), z.iter().map(|z| (z * z - 1.0) / 1.5).sum(), 1e-15);
+    tape::reset();
     let data: Vector = Array1::from(vec![0.3, -1.2, 2.0]).into_shared();
     let b: f64 = normal_lpdf(&data, 0.5, 1.5, false).unwrap();
     let c: f64 = normal_lpdf(&vec![0.3, -1.2, 2.0], 0.5, 1.5, false).unwrap();

@@ -24,6 +24,11 @@ pub trait ProbArg {
     /// The keys of the variables, to check they are live.
     #[doc(hidden)]
     fn keys(&self, out: &mut Vec<u64>);
+    /// The first slot when the elements' slots are one contiguous run (an array variable).
+    #[doc(hidden)]
+    fn run(&self) -> Option<Slot> {
+        None
+    }
 }
 
 impl ProbArg for f64 {
@@ -136,6 +141,9 @@ impl<S: Storage> ProbArg for &Var<S> {
     }
     fn keys(&self, out: &mut Vec<u64>) {
         out.push(self.key());
+    }
+    fn run(&self) -> Option<Slot> {
+        Some(self.first_slot())
     }
 }
 
@@ -257,12 +265,13 @@ pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result
 /// revad::tape::reset();
 /// ```
 #[derive(Default)]
-pub struct OperandsAndPartials {
+pub struct OperandsAndPartials<'a> {
     keys: Vec<u64>,
     pairs: Vec<(Slot, f64)>,
+    runs: Vec<(Slot, &'a [f64])>,
 }
 
-impl OperandsAndPartials {
+impl<'a> OperandsAndPartials<'a> {
     /// An empty builder.
     pub fn new() -> Self {
         Self::default()
@@ -270,21 +279,22 @@ impl OperandsAndPartials {
 
     /// The partials of argument `a`: `d[i]` for element `i` of a container, `d[0]` (already
     /// summed over the broadcast) for a scalar. Constants are skipped (their `d` may be empty).
-    pub fn add<A: ProbArg>(&mut self, a: &A, d: &[f64]) {
+    pub fn add<A: ProbArg>(&mut self, a: &A, d: &'a [f64]) {
         if !A::IS_VAR {
             return;
         }
         a.keys(&mut self.keys);
-        match a.size() {
-            None => self.pairs.push((a.slot(0), d[0])),
-            Some(n) => self.pairs.extend((0..n).map(|i| (a.slot(i), d[i]))),
+        match (a.size(), a.run()) {
+            (None, _) => self.pairs.push((a.slot(0), d[0])),
+            (Some(n), Some(first)) => self.runs.push((first, &d[..n])),
+            (Some(n), None) => self.pairs.extend((0..n).map(|i| (a.slot(i), d[i]))),
         }
     }
 
     /// The result: `value` as an `f64`, or a variable recorded with the partials gathered.
     pub fn build<O: Real>(self, value: f64) -> O {
         O::from_value_or(value, || {
-            tape::partials_node(value, &self.keys, &self.pairs)
+            tape::partials_node(value, &self.keys, &self.pairs, &self.runs)
         })
     }
 }

@@ -300,6 +300,36 @@ impl Arena {
         }
     }
 
+    /// Appends a record whose closure receives the concatenation of `parts` (copied into the
+    /// arena with one `memcpy` per part) when it runs.
+    pub(crate) fn push_with_slices<P, F>(&mut self, parts: &[&[P]], f: F)
+    where
+        P: Copy,
+        F: FnOnce(&[P], &mut Adjoints),
+    {
+        const { assert!(align_of::<P>() <= WORD && align_of::<F>() <= WORD) };
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let data_bytes = round_up(len.checked_mul(size_of::<P>()).expect("payload size"));
+        let rec_bytes = round_up(size_of::<Rec<F>>());
+        let size = data_bytes + rec_bytes + WORD;
+        let p = self.reserve(size);
+        // SAFETY: `size` free bytes at `p`; the parts fill exactly `len` elements of the
+        // payload (they are slices of `P`, which cannot overlap the free arena space).
+        unsafe {
+            let mut dst = p.cast::<P>();
+            for part in parts {
+                ptr::copy_nonoverlapping(part.as_ptr(), dst, part.len());
+                dst = dst.add(part.len());
+            }
+            ptr::write(p.add(data_bytes).cast::<Rec<F>>(), Rec { len, f });
+            ptr::write(
+                p.add(size - WORD).cast::<Thunk>(),
+                data_thunk::<P, F> as Thunk,
+            );
+            self.top = p.add(size);
+        }
+    }
+
     /// Moves the top back to `pos`, keeping every chunk. Records above `pos` are forgotten:
     /// the caller drops them first, or walks them afterwards while nothing is pushed.
     pub(crate) fn rewind(&mut self, pos: Pos) {

@@ -685,10 +685,17 @@ pub(crate) fn weighted_node(value: f64, xs: &[Var], partials: &[f64]) -> Var {
     })
 }
 
-/// Records a node whose reverse pass adds `g · w` into the adjoint of each `(slot, w)` pair,
-/// with the partials computed in the forward pass (Stan's operands-and-partials). `keys` are
-/// the packed keys of the variables the slots belong to, checked to be live.
-pub(crate) fn partials_node(value: f64, keys: &[u64], pairs: &[(Slot, f64)]) -> Var {
+/// Records a node whose reverse pass adds `g · w` into the adjoint of each `(slot, w)` pair
+/// and, for each `(first, d)` run, `g · dᵢ` into slot `first + i`, with the partials computed
+/// in the forward pass (Stan's operands-and-partials). `keys` are the packed keys of the
+/// variables the slots belong to, checked to be live. Runs (array variables) are swept as
+/// contiguous slices.
+pub(crate) fn partials_node(
+    value: f64,
+    keys: &[u64],
+    pairs: &[(Slot, f64)],
+    runs: &[(Slot, &[f64])],
+) -> Var {
     with_tape(|t| {
         if keys.is_empty() && t.gen == WALKING {
             walking_panic();
@@ -696,12 +703,56 @@ pub(crate) fn partials_node(value: f64, keys: &[u64], pairs: &[(Slot, f64)]) -> 
         for &k in keys {
             t.check_key(k);
         }
-        record_with_data(t, value, pairs.iter().copied(), |pairs, out, adj| {
-            let g = adj[out];
-            for &(s, w) in pairs {
-                adj[s] += g * w;
+        // One record: the payload holds the pairs as (slot, w) f64 pairs (slots are u32, exact
+        // in an f64), then each run's partials; the closure keeps the runs' first slots and
+        // lengths (at most MAX_RUNS, one per argument of a density; more fall back to pairs).
+        const MAX_RUNS: usize = 6;
+        let mut spill = Vec::new();
+        let mut meta = [(Slot(0), 0u32); MAX_RUNS];
+        let mut n_runs = 0;
+        for &(first, d) in runs {
+            if n_runs < MAX_RUNS {
+                meta[n_runs] = (first, d.len() as u32);
+                n_runs += 1;
+            } else {
+                spill.extend(
+                    d.iter()
+                        .enumerate()
+                        .map(|(i, &w)| (Slot(first.0 + i as u32), w)),
+                );
             }
-        })
+        }
+        let n_pairs = pairs.len() + spill.len();
+        let encoded: Vec<f64> = pairs
+            .iter()
+            .chain(&spill)
+            .flat_map(|&(s, w)| [s.0 as f64, w])
+            .collect();
+        let mut parts: [&[f64]; MAX_RUNS + 1] = [&[]; MAX_RUNS + 1];
+        parts[0] = &encoded;
+        for (k, &(_, d)) in runs[..n_runs].iter().enumerate() {
+            parts[k + 1] = d;
+        }
+        let out = t.new_slot();
+        t.arena.push_with_slices(
+            &parts[..n_runs + 1],
+            move |data: &[f64], adj: &mut Adjoints| {
+                let out = Slot(out);
+                let g = adj[out];
+                let (pairs, mut rest) = data.split_at(2 * n_pairs);
+                for p in pairs.chunks_exact(2) {
+                    adj[Slot(p[0] as u32)] += g * p[1];
+                }
+                for &(first, n) in &meta[..n_runs] {
+                    let (d, tail) = rest.split_at(n as usize);
+                    for (a, w) in adj.run(first, d.len()).iter_mut().zip(d) {
+                        *a += g * w;
+                    }
+                    rest = tail;
+                }
+            },
+        );
+        t.var(value, out)
     })
 }
 

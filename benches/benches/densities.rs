@@ -1,0 +1,40 @@
+//! Criterion: the vectorised normal log density and the linear regression
+//! (`shared/BENCHMARKS.md`, "Densities"), gradient and f64 side by side.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use revad_benches::densities::{
+    data, normal_f64, normal_gradient, regression, regression_f64, regression_gradient,
+};
+
+fn vectorised_normal(c: &mut Criterion) {
+    let mut group = c.benchmark_group("normal_lpdf");
+    for n in [16, 256, 4096, 16384, 100_000] {
+        let x = data(n, 1);
+        group.bench_with_input(BenchmarkId::new("gradient", n), &n, |b, _| {
+            b.iter(|| normal_gradient(black_box(&x), 0.3, 1.2))
+        });
+        group.bench_with_input(BenchmarkId::new("f64", n), &n, |b, _| {
+            b.iter(|| normal_f64(black_box(&x), 0.3, 1.2))
+        });
+    }
+    group.finish();
+}
+
+fn linear_regression(c: &mut Criterion) {
+    let mut group = c.benchmark_group("linear_regression");
+    for n in [100, 1000, 10_000] {
+        let (x, y, beta, sigma) = regression(n);
+        group.bench_with_input(BenchmarkId::new("gradient", n), &n, |b, _| {
+            b.iter(|| regression_gradient(black_box(&x), &y, &beta, sigma))
+        });
+        group.bench_with_input(BenchmarkId::new("f64", n), &n, |b, _| {
+            b.iter(|| regression_f64(black_box(&x), &y, &beta, sigma))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, vectorised_normal, linear_regression);
+criterion_main!(benches);
