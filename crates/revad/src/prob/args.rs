@@ -256,8 +256,9 @@ pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result
 /// // f(x, y) = x·y for a scalar x and a container y, recorded by hand.
 /// let x = Var::new(2.0);
 /// let y = [3.0, 4.0];
+/// let dx = [y[0] + y[1]]; // partials live as long as the builder
 /// let mut ops = OperandsAndPartials::new();
-/// ops.add(&x, &[y[0] + y[1]]);
+/// ops.add(&x, &dx);
 /// ops.add(&&y[..], &[]); // a constant: nothing to record
 /// let f: Out<(Var, &[f64])> = ops.build(x.value() * (y[0] + y[1]));
 /// f.grad();
@@ -279,6 +280,8 @@ impl<'a> OperandsAndPartials<'a> {
 
     /// The partials of argument `a`: `d[i]` for element `i` of a container, `d[0]` (already
     /// summed over the broadcast) for a scalar. Constants are skipped (their `d` may be empty).
+    /// The partials of an array variable are borrowed until [`build`](Self::build) copies them
+    /// into the tape, so `d` must outlive the builder.
     pub fn add<A: ProbArg>(&mut self, a: &A, d: &'a [f64]) {
         if !A::IS_VAR {
             return;
