@@ -32,6 +32,12 @@ pub mod testing;
 
 pub use error::{Error, Result};
 pub use functional::{gradient, gradient_into, jacobian, try_gradient, try_jacobian};
-pub use prob::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf};
+pub use prob::{
+    bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_logit_lpmf, bernoulli_lpmf,
+    beta_binomial_lpmf, binomial_logit_lpmf, binomial_lpmf, categorical_logit_lpmf,
+    categorical_lpmf, hypergeometric_lpmf, neg_binomial_2_log_lpmf, neg_binomial_2_lpmf,
+    neg_binomial_lpmf, normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf, ordered_logistic_lpmf,
+    poisson_cdf, poisson_lccdf, poisson_lcdf, poisson_log_lpmf, poisson_lpmf,
+};
 pub use scalar::*;
 pub use var::{Matrix, RowVector, Storage, Var, Vector};

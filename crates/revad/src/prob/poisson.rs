@@ -1,0 +1,238 @@
+//! The Poisson distribution: `poisson_lpmf`, `poisson_cdf`, `poisson_lcdf`, `poisson_lccdf`.
+//!
+//! | function | value per element | ∂/∂λ |
+//! |---|---|---|
+//! | `poisson_lpmf` | n log λ − λ − log n! | n/λ − 1 |
+//! | `poisson_lcdf` | log Q(n + 1, λ) | −p(n | λ)/Q(n + 1, λ) |
+//! | `poisson_lccdf` | log P(n + 1, λ) | p(n | λ)/P(n + 1, λ) |
+//! | `poisson_cdf` | Π Q(nᵢ + 1, λᵢ) | −F·p(nᵢ | λᵢ)/Q(nᵢ + 1, λᵢ) |
+//!
+//! with P, Q the regularised incomplete gamma functions and p(n | λ) = λⁿe^(−λ)/n!. Where Q
+//! (or P) underflows, its logarithm comes from the finite sum Q(n + 1, λ) = e^(−λ) Σ_{k≤n} λᵏ/k!
+//! (or the series P(a, λ) = λᵃe^(−λ)/Γ(a + 1)·Σ λᵏ/((a + 1)⋯(a + k))), so the log CDFs and
+//! their gradients stay finite far into the tails.
+
+use super::args::{
+    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
+    ProbOutput,
+};
+use super::int_args::{check_all_int, IntArg};
+use crate::error::{check, Result};
+use crate::special::gamma::lgamma;
+use crate::special::inc_gamma::{gamma_p, gamma_q};
+use crate::special::log_exp::{log_sum_exp_all, multiply_log};
+
+/// Below this a regularised incomplete gamma value is recomputed in log space.
+const TINY: f64 = 1e-280;
+
+fn sizes<N: IntArg, L: ProbArg>(function: &'static str, n: &N, lambda: &L) -> Result<usize> {
+    common_size(
+        function,
+        &[
+            ("Random variable", n.size()),
+            ("Rate parameter", lambda.size()),
+        ],
+    )
+}
+
+/// log p(n | λ) = n log λ − λ − log n!.
+fn log_pmf(n: f64, lambda: f64) -> f64 {
+    multiply_log(n, lambda) - lambda - lgamma(n + 1.0)
+}
+
+/// log Q(n + 1, λ) = log P(N ≤ n) for n ≥ 0.
+pub(crate) fn log_q(n: i64, lambda: f64) -> Result<f64> {
+    let q = gamma_q(n as f64 + 1.0, lambda)?;
+    if q > TINY || lambda.is_infinite() || n > 100_000 {
+        return Ok(q.ln());
+    }
+    let terms: Vec<f64> = (0..=n).map(|k| log_pmf(k as f64, lambda)).collect();
+    Ok(log_sum_exp_all(&terms))
+}
+
+/// log P(n + 1, λ) = log P(N > n) for n ≥ 0.
+fn log_p(n: i64, lambda: f64) -> Result<f64> {
+    let a = n as f64 + 1.0;
+    let p = gamma_p(a, lambda)?;
+    if p > TINY || lambda == 0.0 || lambda >= a {
+        return Ok(p.ln());
+    }
+    let (mut term, mut sum) = (1.0f64, 1.0f64);
+    for k in 1..10_000 {
+        term *= lambda / (a + k as f64);
+        sum += term;
+        if term < 1e-17 * sum {
+            break;
+        }
+    }
+    Ok(log_pmf(a, lambda) + sum.ln())
+}
+
+/// `Σᵢ log Poisson(nᵢ | λᵢ)` = Σ nᵢ log λᵢ − λᵢ − log nᵢ!; ∂/∂λᵢ = nᵢ/λᵢ − 1. As Stan: −∞ if
+/// some λᵢ is +∞ or some λᵢ = 0 with nᵢ > 0. With `propto` log n! is dropped (and everything
+/// when λ is constant).
+///
+/// Errors (Stan's messages): `n` negative, `lambda` negative or NaN, containers of different
+/// sizes.
+///
+/// ```
+/// use revad::prob::poisson_lpmf;
+/// let lp: f64 = poisson_lpmf(3i64, 2.0, false).unwrap();
+/// assert!((lp - (3.0 * 2f64.ln() - 2.0 - 6f64.ln())).abs() < 1e-14);
+/// ```
+pub fn poisson_lpmf<N: IntArg, L: ProbArg>(n: N, lambda: L, propto: bool) -> Result<Out<(L,)>>
+where
+    (L,): ProbOutput,
+{
+    const F: &str = "poisson_lpmf";
+    check_all_int(&n, |v| {
+        crate::error::require_int(v >= 0, F, "Random variable", v, "nonnegative")
+    })?;
+    check_all(&lambda, |v| check::nonnegative(F, "Rate parameter", v))?;
+    let size = sizes(F, &n, &lambda)?;
+    if any_empty(&[n.size(), lambda.size()]) || (propto && !L::IS_VAR) {
+        return Ok(OperandsAndPartials::new().build(0.0));
+    }
+    if (0..size).any(|i| lambda.val(i).is_infinite() || (lambda.val(i) == 0.0 && n.val(i) != 0)) {
+        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+    }
+    let mut dlambda = partials(&lambda);
+    let mut lp = 0.0;
+    for i in 0..size {
+        let (k, l) = (n.val(i) as f64, lambda.val(i));
+        if !propto {
+            lp -= lgamma(k + 1.0);
+        }
+        lp += multiply_log(k, l) - l;
+        let d = if k == 0.0 { -1.0 } else { k / l - 1.0 };
+        accumulate(&lambda, &mut dlambda, i, d);
+    }
+    let mut ops = OperandsAndPartials::new();
+    ops.add(&lambda, &dlambda);
+    Ok(ops.build(lp))
+}
+
+fn check_cdf<N: IntArg, L: ProbArg>(function: &'static str, n: &N, lambda: &L) -> Result<usize> {
+    check_all(lambda, |v| {
+        check::nonnegative(function, "Rate parameter", v)
+    })?;
+    sizes(function, n, lambda)
+}
+
+/// `Σᵢ log P(Nᵢ ≤ nᵢ)` = Σ log Q(nᵢ + 1, λᵢ) (−∞ if some nᵢ < 0); ∂/∂λᵢ = −p(nᵢ | λᵢ)/Q.
+/// Accurate deep in the upper tail of λ, where Q underflows.
+///
+/// Errors (Stan's messages): `lambda` negative or NaN, containers of different sizes. An empty
+/// container gives 0.
+///
+/// ```
+/// use revad::prob::poisson_lcdf;
+/// // P(N ≤ 0) = e^(−λ), also where it underflows.
+/// let v: f64 = poisson_lcdf(0i64, 800.0).unwrap();
+/// assert!((v + 800.0).abs() < 1e-12);
+/// ```
+pub fn poisson_lcdf<N: IntArg, L: ProbArg>(n: N, lambda: L) -> Result<Out<(L,)>>
+where
+    (L,): ProbOutput,
+{
+    const F: &str = "poisson_lcdf";
+    let size = check_cdf(F, &n, &lambda)?;
+    if any_empty(&[n.size(), lambda.size()]) {
+        return Ok(OperandsAndPartials::new().build(0.0));
+    }
+    if (0..size).any(|i| n.val(i) < 0) {
+        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+    }
+    let mut dlambda = partials(&lambda);
+    let mut total = 0.0;
+    for i in 0..size {
+        let (k, l) = (n.val(i), lambda.val(i));
+        let lq = log_q(k, l)?;
+        total += lq;
+        if L::IS_VAR {
+            accumulate(&lambda, &mut dlambda, i, -(log_pmf(k as f64, l) - lq).exp());
+        }
+    }
+    let mut ops = OperandsAndPartials::new();
+    ops.add(&lambda, &dlambda);
+    Ok(ops.build(total))
+}
+
+/// `Σᵢ log P(Nᵢ > nᵢ)` = Σ log P(nᵢ + 1, λᵢ) (a term is 0 for nᵢ < 0); ∂/∂λᵢ =
+/// p(nᵢ | λᵢ)/P(nᵢ + 1, λᵢ). Accurate deep in the lower tail of λ, where P underflows.
+/// (Stan returns 0 for the whole sum as soon as one nᵢ < 0; here only that term is 0.)
+///
+/// Errors (Stan's messages): `lambda` negative or NaN, containers of different sizes. An empty
+/// container gives 0.
+///
+/// ```
+/// use revad::prob::poisson_lccdf;
+/// // P(N > 0) = 1 − e^(−λ).
+/// let v: f64 = poisson_lccdf(0i64, 1e-3).unwrap();
+/// assert!((v - (-(-1e-3f64).exp_m1()).ln()).abs() < 1e-13);
+/// ```
+pub fn poisson_lccdf<N: IntArg, L: ProbArg>(n: N, lambda: L) -> Result<Out<(L,)>>
+where
+    (L,): ProbOutput,
+{
+    const F: &str = "poisson_lccdf";
+    let size = check_cdf(F, &n, &lambda)?;
+    if any_empty(&[n.size(), lambda.size()]) {
+        return Ok(OperandsAndPartials::new().build(0.0));
+    }
+    let mut dlambda = partials(&lambda);
+    let mut total = 0.0;
+    for i in 0..size {
+        let (k, l) = (n.val(i), lambda.val(i));
+        if k < 0 {
+            continue;
+        }
+        let lp = log_p(k, l)?;
+        total += lp;
+        if L::IS_VAR {
+            accumulate(&lambda, &mut dlambda, i, (log_pmf(k as f64, l) - lp).exp());
+        }
+    }
+    let mut ops = OperandsAndPartials::new();
+    ops.add(&lambda, &dlambda);
+    Ok(ops.build(total))
+}
+
+/// `Πᵢ P(Nᵢ ≤ nᵢ)` = Π Q(nᵢ + 1, λᵢ) (0 if some nᵢ < 0); ∂/∂λᵢ = −F·p(nᵢ | λᵢ)/Q(nᵢ + 1, λᵢ).
+///
+/// Errors (Stan's messages): `lambda` negative or NaN, containers of different sizes. An empty
+/// container gives 1.
+///
+/// ```
+/// use revad::prob::poisson_cdf;
+/// let v: f64 = poisson_cdf(1i64, 2.0).unwrap();
+/// assert!((v - 3.0 * (-2f64).exp()).abs() < 1e-15);
+/// ```
+pub fn poisson_cdf<N: IntArg, L: ProbArg>(n: N, lambda: L) -> Result<Out<(L,)>>
+where
+    (L,): ProbOutput,
+{
+    const F: &str = "poisson_cdf";
+    let size = check_cdf(F, &n, &lambda)?;
+    if any_empty(&[n.size(), lambda.size()]) {
+        return Ok(OperandsAndPartials::new().build(1.0));
+    }
+    if (0..size).any(|i| n.val(i) < 0) {
+        return Ok(OperandsAndPartials::new().build(0.0));
+    }
+    let mut log_qs = Vec::with_capacity(size);
+    for i in 0..size {
+        log_qs.push(log_q(n.val(i), lambda.val(i))?);
+    }
+    let cdf = log_qs.iter().sum::<f64>().exp();
+    let mut dlambda = partials(&lambda);
+    if L::IS_VAR {
+        for (i, lq) in log_qs.iter().enumerate() {
+            let ratio = (log_pmf(n.val(i) as f64, lambda.val(i)) - lq).exp();
+            accumulate(&lambda, &mut dlambda, i, -cdf * ratio);
+        }
+    }
+    let mut ops = OperandsAndPartials::new();
+    ops.add(&lambda, &dlambda);
+    Ok(ops.build(cdf))
+}
