@@ -34,10 +34,20 @@ pub use error::{Error, Result};
 pub use functional::{gradient, gradient_into, jacobian, try_gradient, try_jacobian};
 pub use prob::{
     bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_logit_lpmf, bernoulli_lpmf,
-    beta_binomial_lpmf, binomial_logit_lpmf, binomial_lpmf, categorical_logit_lpmf,
-    categorical_lpmf, hypergeometric_lpmf, neg_binomial_2_log_lpmf, neg_binomial_2_lpmf,
-    neg_binomial_lpmf, normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf, ordered_logistic_lpmf,
-    poisson_cdf, poisson_lccdf, poisson_lcdf, poisson_log_lpmf, poisson_lpmf,
+    beta_binomial_lpmf, beta_lpdf, binomial_logit_lpmf, binomial_lpmf, categorical_logit_lpmf,
+    categorical_lpmf, chi_square_cdf, chi_square_lccdf, chi_square_lcdf, chi_square_lpdf,
+    exponential_cdf, exponential_lccdf, exponential_lcdf, exponential_lpdf, frechet_cdf,
+    frechet_lccdf, frechet_lcdf, frechet_lpdf, gamma_cdf, gamma_lccdf, gamma_lcdf, gamma_lpdf,
+    hypergeometric_lpmf, inv_chi_square_cdf, inv_chi_square_lccdf, inv_chi_square_lcdf,
+    inv_chi_square_lpdf, inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf,
+    neg_binomial_2_log_lpmf, neg_binomial_2_lpmf, neg_binomial_lpmf, normal_cdf, normal_lccdf,
+    normal_lcdf, normal_lpdf, ordered_logistic_lpmf, pareto_cdf, pareto_lccdf, pareto_lcdf,
+    pareto_lpdf, pareto_type_2_cdf, pareto_type_2_lccdf, pareto_type_2_lcdf, pareto_type_2_lpdf,
+    poisson_cdf, poisson_lccdf, poisson_lcdf, poisson_log_lpmf, poisson_lpmf, rayleigh_cdf,
+    rayleigh_lccdf, rayleigh_lcdf, rayleigh_lpdf, scaled_inv_chi_square_cdf,
+    scaled_inv_chi_square_lccdf, scaled_inv_chi_square_lcdf, scaled_inv_chi_square_lpdf,
+    uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf, von_mises_lpdf, weibull_cdf,
+    weibull_lccdf, weibull_lcdf, weibull_lpdf,
 };
 pub use scalar::*;
 pub use var::{Matrix, RowVector, Storage, Var, Vector};

@@ -269,7 +269,7 @@ pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result
 pub struct OperandsAndPartials<'a> {
     keys: Vec<u64>,
     pairs: Vec<(Slot, f64)>,
-    runs: Vec<(Slot, &'a [f64])>,
+    runs: Vec<(Slot, std::borrow::Cow<'a, [f64]>)>,
 }
 
 impl<'a> OperandsAndPartials<'a> {
@@ -289,15 +289,38 @@ impl<'a> OperandsAndPartials<'a> {
         a.keys(&mut self.keys);
         match (a.size(), a.run()) {
             (None, _) => self.pairs.push((a.slot(0), d[0])),
-            (Some(n), Some(first)) => self.runs.push((first, &d[..n])),
+            (Some(n), Some(first)) => self.runs.push((first, d[..n].into())),
             (Some(n), None) => self.pairs.extend((0..n).map(|i| (a.slot(i), d[i]))),
+        }
+    }
+
+    /// [`add`](Self::add) taking the partials by value (no borrow to outlive the builder).
+    pub fn add_owned<A: ProbArg>(&mut self, a: &A, d: Vec<f64>) {
+        if !A::IS_VAR {
+            return;
+        }
+        match (a.size(), a.run()) {
+            (Some(n), Some(first)) => {
+                a.keys(&mut self.keys);
+                let mut d = d;
+                d.truncate(n);
+                self.runs.push((first, d.into()));
+            }
+            _ => {
+                // Scalars and scattered slots are copied into pairs at once.
+                let mut tmp = OperandsAndPartials::new();
+                tmp.add(a, &d);
+                self.keys.append(&mut tmp.keys);
+                self.pairs.append(&mut tmp.pairs);
+            }
         }
     }
 
     /// The result: `value` as an `f64`, or a variable recorded with the partials gathered.
     pub fn build<O: Real>(self, value: f64) -> O {
         O::from_value_or(value, || {
-            tape::partials_node(value, &self.keys, &self.pairs, &self.runs)
+            let runs: Vec<(Slot, &[f64])> = self.runs.iter().map(|(s, d)| (*s, &d[..])).collect();
+            tape::partials_node(value, &self.keys, &self.pairs, &runs)
         })
     }
 }

@@ -11,20 +11,35 @@
 mod args;
 mod bernoulli;
 mod bernoulli_logit;
+mod beta;
 mod beta_binomial;
 mod binomial;
 mod binomial_logit;
 mod categorical;
 mod categorical_logit;
+mod chi_square;
+mod exponential;
+mod frechet;
+mod gamma;
 mod hypergeometric;
 mod int_args;
+mod inv_chi_square;
+mod inv_gamma;
 mod neg_binomial;
 mod neg_binomial_2;
 mod neg_binomial_2_log;
 mod normal;
 mod ordered_logistic;
+mod pareto;
+mod pareto_type_2;
 mod poisson;
 mod poisson_log;
+mod rayleigh;
+mod scaled_inv_chi_square;
+mod tails;
+mod uniform;
+mod von_mises;
+mod weibull;
 
 pub use args::{
     accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
@@ -32,17 +47,38 @@ pub use args::{
 };
 pub use bernoulli::{bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_lpmf};
 pub use bernoulli_logit::bernoulli_logit_lpmf;
+pub use beta::beta_lpdf;
 pub use beta_binomial::beta_binomial_lpmf;
 pub use binomial::binomial_lpmf;
 pub use binomial_logit::binomial_logit_lpmf;
 pub use categorical::categorical_lpmf;
 pub use categorical_logit::categorical_logit_lpmf;
+pub use chi_square::{chi_square_cdf, chi_square_lccdf, chi_square_lcdf, chi_square_lpdf};
+pub use exponential::{exponential_cdf, exponential_lccdf, exponential_lcdf, exponential_lpdf};
+pub use frechet::{frechet_cdf, frechet_lccdf, frechet_lcdf, frechet_lpdf};
+pub use gamma::{gamma_cdf, gamma_lccdf, gamma_lcdf, gamma_lpdf};
 pub use hypergeometric::hypergeometric_lpmf;
 pub use int_args::{check_all_int, IntArg};
+pub use inv_chi_square::{
+    inv_chi_square_cdf, inv_chi_square_lccdf, inv_chi_square_lcdf, inv_chi_square_lpdf,
+};
+pub use inv_gamma::{inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf};
 pub use neg_binomial::neg_binomial_lpmf;
 pub use neg_binomial_2::neg_binomial_2_lpmf;
 pub use neg_binomial_2_log::neg_binomial_2_log_lpmf;
 pub use normal::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf};
 pub use ordered_logistic::ordered_logistic_lpmf;
+pub use pareto::{pareto_cdf, pareto_lccdf, pareto_lcdf, pareto_lpdf};
+pub use pareto_type_2::{
+    pareto_type_2_cdf, pareto_type_2_lccdf, pareto_type_2_lcdf, pareto_type_2_lpdf,
+};
 pub use poisson::{poisson_cdf, poisson_lccdf, poisson_lcdf, poisson_lpmf};
 pub use poisson_log::poisson_log_lpmf;
+pub use rayleigh::{rayleigh_cdf, rayleigh_lccdf, rayleigh_lcdf, rayleigh_lpdf};
+pub use scaled_inv_chi_square::{
+    scaled_inv_chi_square_cdf, scaled_inv_chi_square_lccdf, scaled_inv_chi_square_lcdf,
+    scaled_inv_chi_square_lpdf,
+};
+pub use uniform::{uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf};
+pub use von_mises::von_mises_lpdf;
+pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};

@@ -1,0 +1,146 @@
+//! The chi-square distribution (ν degrees of freedom), Gamma(ν/2, 1/2): `chi_square_lpdf`,
+//! `chi_square_cdf`, `chi_square_lcdf`, `chi_square_lccdf`.
+//!
+//! | function | value per element | ∂/∂y | ∂/∂ν |
+//! |---|---|---|---|
+//! | `chi_square_lpdf` | −(ν/2) log 2 − log Γ(ν/2) + (ν/2 − 1) log y − y/2 | (ν/2 − 1)/y − ½ | ½(log y − log 2 − ψ(ν/2)) |
+//! | `chi_square_lcdf` | log P(ν/2, y/2) | ½ p/P | ½ ∂ₐP/P |
+//! | `chi_square_lccdf` | log Q(ν/2, y/2) | −½ p/Q | −½ ∂ₐP/Q |
+//! | `chi_square_cdf` | Π P(ν/2, yᵢ/2) | F·½ p/P | F·½ ∂ₐP/P |
+//!
+//! with p = z^(a−1) e^(−z)/Γ(a) at a = ν/2, z = y/2.
+
+use super::args::{
+    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
+};
+use super::tails::{add, log_inc_gamma, run, Tail};
+use crate::error::{check, require, Result};
+use crate::special::gamma::{digamma, lgamma};
+
+const LN_2: f64 = std::f64::consts::LN_2;
+
+fn check_args<Y: ProbArg, N: ProbArg>(function: &'static str, y: &Y, nu: &N) -> Result<usize> {
+    check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
+    check_all(nu, |v| {
+        require(
+            v > 0.0 && v.is_finite(),
+            function,
+            "Degrees of freedom parameter",
+            v,
+            "positive finite",
+        )
+    })?;
+    common_size(
+        function,
+        &[
+            ("Random variable", y.size()),
+            ("Degrees of freedom parameter", nu.size()),
+        ],
+    )
+}
+
+fn build<Y: ProbArg, N: ProbArg>(y: &Y, nu: &N, v: f64, d: &[[f64; 2]]) -> Out<(Y, N)>
+where
+    (Y, N): ProbOutput,
+{
+    let mut ops = OperandsAndPartials::new();
+    add(&mut ops, y, 0, d);
+    add(&mut ops, nu, 1, d);
+    ops.build(v)
+}
+
+/// `Σᵢ log χ²(yᵢ | νᵢ) = Σ (−(ν/2) log 2 − log Γ(ν/2) + (ν/2 − 1) log y − y/2)`. With
+/// `propto`, `−(ν/2) log 2 − log Γ(ν/2)` is dropped when ν is constant, `(ν/2 − 1) log y`
+/// when y and ν are, `y/2` when y is.
+///
+/// Partials: ∂/∂y = (ν/2 − 1)/y − ½, ∂/∂ν = ½(log y − log 2 − ψ(ν/2)).
+///
+/// Errors (Stan's messages): `y` negative or NaN, `nu` not positive finite, containers of
+/// different sizes.
+///
+/// ```
+/// use revad::prob::chi_square_lpdf;
+/// // χ²(2) is Exponential(½).
+/// let lp: f64 = chi_square_lpdf(3.0, 2.0, false).unwrap();
+/// assert!((lp - (-(2f64.ln()) - 1.5)).abs() < 1e-15);
+/// ```
+pub fn chi_square_lpdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N, propto: bool) -> Result<Out<(Y, N)>>
+where
+    (Y, N): ProbOutput,
+{
+    let n = check_args("chi_square_lpdf", &y, &nu)?;
+    if any_empty(&[y.size(), nu.size()]) || (propto && !(Y::IS_VAR || N::IS_VAR)) {
+        return Ok(OperandsAndPartials::new().build(0.0));
+    }
+    let (v, d) = run(n, Tail::Log, |i| {
+        let (yv, nv) = (y.val(i), nu.val(i));
+        let (h, ly) = (0.5 * nv, yv.ln());
+        let mut lp = 0.0;
+        if !propto || N::IS_VAR {
+            lp -= h * LN_2 + lgamma(h);
+        }
+        if (!propto || Y::IS_VAR || N::IS_VAR) && h != 1.0 {
+            lp += (h - 1.0) * ly;
+        }
+        if !propto || Y::IS_VAR {
+            lp -= 0.5 * yv;
+        }
+        let dnu = if N::IS_VAR {
+            0.5 * (ly - LN_2 - digamma(h))
+        } else {
+            0.0
+        };
+        Ok((lp, [(h - 1.0) / yv - 0.5, dnu]))
+    })?;
+    Ok(build(&y, &nu, v, &d))
+}
+
+fn tail_impl<Y: ProbArg, N: ProbArg>(
+    function: &'static str,
+    y: Y,
+    nu: N,
+    tail: Tail,
+    upper: bool,
+) -> Result<Out<(Y, N)>>
+where
+    (Y, N): ProbOutput,
+{
+    let n = check_args(function, &y, &nu)?;
+    if any_empty(&[y.size(), nu.size()]) {
+        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
+        return Ok(OperandsAndPartials::new().build(empty));
+    }
+    let (v, d) = run(n, tail, |i| {
+        let (yv, nv) = (y.val(i), nu.val(i));
+        let (lv, da, dz) = log_inc_gamma(function, 0.5 * nv, 0.5 * yv, upper, N::IS_VAR)?;
+        let dy = if yv.is_infinite() { 0.0 } else { 0.5 * dz };
+        Ok((lv, [dy, 0.5 * da]))
+    })?;
+    Ok(build(&y, &nu, v, &d))
+}
+
+/// `Πᵢ P(νᵢ/2, yᵢ/2)`, the chi-square CDF (a product over the elements, as in Stan). Errors
+/// as [`chi_square_lpdf`].
+pub fn chi_square_cdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(Y, N)>>
+where
+    (Y, N): ProbOutput,
+{
+    tail_impl("chi_square_cdf", y, nu, Tail::Cdf, false)
+}
+
+/// `Σᵢ log P(νᵢ/2, yᵢ/2)`, the log of the chi-square CDF. Errors as [`chi_square_lpdf`].
+pub fn chi_square_lcdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(Y, N)>>
+where
+    (Y, N): ProbOutput,
+{
+    tail_impl("chi_square_lcdf", y, nu, Tail::Log, false)
+}
+
+/// `Σᵢ log Q(νᵢ/2, yᵢ/2)`, the log of the complementary chi-square CDF (Q computed directly).
+/// Errors as [`chi_square_lpdf`].
+pub fn chi_square_lccdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(Y, N)>>
+where
+    (Y, N): ProbOutput,
+{
+    tail_impl("chi_square_lccdf", y, nu, Tail::Log, true)
+}

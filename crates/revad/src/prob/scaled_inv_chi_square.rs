@@ -1,0 +1,197 @@
+//! The scaled inverse chi-square distribution (ν degrees of freedom, scale s),
+//! InvGamma(ν/2, νs²/2): `scaled_inv_chi_square_lpdf`, `_cdf`, `_lcdf`, `_lccdf`.
+//!
+//! Per element, with h = ν/2 and z = νs²/(2y):
+//!
+//! * lpdf = h log h − log Γ(h) + ν log s − (h + 1) log y − z; ∂/∂y = (z − h − 1)/y,
+//!   ∂/∂ν = ½(log h + 1 − ψ(h)) + log s − ½ log y − s²/(2y), ∂/∂s = ν/s − νs/y;
+//! * lcdf = log Q(h, z), lccdf = log P(h, z), cdf = Π Q(h, zᵢ), differentiated through
+//!   ∂z/∂y = −z/y, ∂z/∂ν = s²/(2y), ∂z/∂s = νs/y, ∂h/∂ν = ½ and the incomplete gamma
+//!   derivatives.
+
+use super::args::{
+    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
+};
+use super::tails::{add, log_inc_gamma, run, Tail};
+use crate::error::{check, require, Result};
+use crate::special::gamma::{digamma, lgamma};
+
+fn pos_finite(function: &'static str, what: &'static str, v: f64) -> Result<()> {
+    require(
+        v > 0.0 && v.is_finite(),
+        function,
+        what,
+        v,
+        "positive finite",
+    )
+}
+
+fn check_args<Y: ProbArg, N: ProbArg, S: ProbArg>(
+    function: &'static str,
+    y: &Y,
+    nu: &N,
+    s: &S,
+    y_nonnegative: bool,
+) -> Result<usize> {
+    if y_nonnegative {
+        check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
+    } else {
+        check_all(y, |v| check::not_nan(function, "Random variable", v))?;
+    }
+    check_all(nu, |v| {
+        pos_finite(function, "Degrees of freedom parameter", v)
+    })?;
+    check_all(s, |v| pos_finite(function, "Scale parameter", v))?;
+    common_size(
+        function,
+        &[
+            ("Random variable", y.size()),
+            ("Degrees of freedom parameter", nu.size()),
+            ("Scale parameter", s.size()),
+        ],
+    )
+}
+
+fn build<Y: ProbArg, N: ProbArg, S: ProbArg>(
+    y: &Y,
+    nu: &N,
+    s: &S,
+    v: f64,
+    d: &[[f64; 3]],
+) -> Out<(Y, N, S)>
+where
+    (Y, N, S): ProbOutput,
+{
+    let mut ops = OperandsAndPartials::new();
+    add(&mut ops, y, 0, d);
+    add(&mut ops, nu, 1, d);
+    add(&mut ops, s, 2, d);
+    ops.build(v)
+}
+
+/// `Σᵢ log ScaledInvChiSquare(yᵢ | νᵢ, sᵢ)` (see the module table); −∞ when some y ≤ 0 (as in
+/// Stan). With `propto`, `h log h − log Γ(h)` is dropped when ν is constant, `ν log s` when ν
+/// and s are, `(h + 1) log y` when y and ν are (the term z stays whenever any argument is a
+/// variable).
+///
+/// Errors (Stan's messages): `y` NaN, `nu` or `s` not positive finite, containers of
+/// different sizes.
+///
+/// ```
+/// use revad::prob::{inv_gamma_lpdf, scaled_inv_chi_square_lpdf};
+/// let a: f64 = scaled_inv_chi_square_lpdf(0.8, 3.0, 1.5, false).unwrap();
+/// let b: f64 = inv_gamma_lpdf(0.8, 1.5, 1.5 * 2.25, false).unwrap();
+/// assert!((a - b).abs() < 1e-14);
+/// ```
+pub fn scaled_inv_chi_square_lpdf<Y: ProbArg, N: ProbArg, S: ProbArg>(
+    y: Y,
+    nu: N,
+    s: S,
+    propto: bool,
+) -> Result<Out<(Y, N, S)>>
+where
+    (Y, N, S): ProbOutput,
+{
+    let n = check_args("scaled_inv_chi_square_lpdf", &y, &nu, &s, false)?;
+    if any_empty(&[y.size(), nu.size(), s.size()])
+        || (propto && !(Y::IS_VAR || N::IS_VAR || S::IS_VAR))
+    {
+        return Ok(OperandsAndPartials::new().build(0.0));
+    }
+    if (0..n).any(|i| y.val(i) <= 0.0) {
+        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+    }
+    let (v, d) = run(n, Tail::Log, |i| {
+        let (yv, nv, sv) = (y.val(i), nu.val(i), s.val(i));
+        let h = 0.5 * nv;
+        let (ly, ls, lh, inv_y) = (yv.ln(), sv.ln(), h.ln(), 1.0 / yv);
+        let z = h * sv * sv * inv_y;
+        let mut lp = -z;
+        if !propto || N::IS_VAR {
+            lp += h * lh - lgamma(h);
+        }
+        if !propto || N::IS_VAR || S::IS_VAR {
+            lp += nv * ls;
+        }
+        if !propto || Y::IS_VAR || N::IS_VAR {
+            lp -= (h + 1.0) * ly;
+        }
+        let dnu = if N::IS_VAR {
+            0.5 * (lh + 1.0 - digamma(h)) + ls - 0.5 * ly - 0.5 * sv * sv * inv_y
+        } else {
+            0.0
+        };
+        Ok((lp, [(z - h - 1.0) * inv_y, dnu, nv / sv - nv * sv * inv_y]))
+    })?;
+    Ok(build(&y, &nu, &s, v, &d))
+}
+
+fn tail_impl<Y: ProbArg, N: ProbArg, S: ProbArg>(
+    function: &'static str,
+    y: Y,
+    nu: N,
+    s: S,
+    tail: Tail,
+    upper_y: bool,
+) -> Result<Out<(Y, N, S)>>
+where
+    (Y, N, S): ProbOutput,
+{
+    let n = check_args(function, &y, &nu, &s, true)?;
+    if any_empty(&[y.size(), nu.size(), s.size()]) {
+        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
+        return Ok(OperandsAndPartials::new().build(empty));
+    }
+    let (v, d) = run(n, tail, |i| {
+        let (yv, nv, sv) = (y.val(i), nu.val(i), s.val(i));
+        let z = 0.5 * nv * sv * sv / yv;
+        let (lv, da, dz) = log_inc_gamma(function, 0.5 * nv, z, !upper_y, N::IS_VAR)?;
+        let (dy, dn, ds) = if yv.is_infinite() || yv == 0.0 {
+            (0.0, 0.5 * da, 0.0)
+        } else {
+            (-dz * z / yv, 0.5 * da + dz * z / nv, dz * 2.0 * z / sv)
+        };
+        Ok((lv, [dy, dn, ds]))
+    })?;
+    Ok(build(&y, &nu, &s, v, &d))
+}
+
+/// `Πᵢ Q(νᵢ/2, νᵢsᵢ²/(2yᵢ))`, the scaled inverse chi-square CDF (a product over the elements,
+/// as in Stan). Errors: `y` negative or NaN, `nu` or `s` not positive finite, containers of
+/// different sizes.
+pub fn scaled_inv_chi_square_cdf<Y: ProbArg, N: ProbArg, S: ProbArg>(
+    y: Y,
+    nu: N,
+    s: S,
+) -> Result<Out<(Y, N, S)>>
+where
+    (Y, N, S): ProbOutput,
+{
+    tail_impl("scaled_inv_chi_square_cdf", y, nu, s, Tail::Cdf, false)
+}
+
+/// `Σᵢ log Q(νᵢ/2, νᵢsᵢ²/(2yᵢ))`, the log of the scaled inverse chi-square CDF. Errors as
+/// [`scaled_inv_chi_square_cdf`].
+pub fn scaled_inv_chi_square_lcdf<Y: ProbArg, N: ProbArg, S: ProbArg>(
+    y: Y,
+    nu: N,
+    s: S,
+) -> Result<Out<(Y, N, S)>>
+where
+    (Y, N, S): ProbOutput,
+{
+    tail_impl("scaled_inv_chi_square_lcdf", y, nu, s, Tail::Log, false)
+}
+
+/// `Σᵢ log P(νᵢ/2, νᵢsᵢ²/(2yᵢ))`, the log of the complementary scaled inverse chi-square CDF.
+/// Errors as [`scaled_inv_chi_square_cdf`].
+pub fn scaled_inv_chi_square_lccdf<Y: ProbArg, N: ProbArg, S: ProbArg>(
+    y: Y,
+    nu: N,
+    s: S,
+) -> Result<Out<(Y, N, S)>>
+where
+    (Y, N, S): ProbOutput,
+{
+    tail_impl("scaled_inv_chi_square_lccdf", y, nu, s, Tail::Log, true)
+}

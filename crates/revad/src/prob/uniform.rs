@@ -1,0 +1,218 @@
+//! The uniform distribution on [α, β]: `uniform_lpdf`, `uniform_cdf`, `uniform_lcdf`,
+//! `uniform_lccdf`.
+//!
+//! Per element, for α ≤ y ≤ β, with w = β − α:
+//!
+//! | function | value | ∂/∂y | ∂/∂α | ∂/∂β |
+//! |---|---|---|---|---|
+//! | `uniform_lpdf` | −log w | 0 | 1/w | −1/w |
+//! | `uniform_lcdf` | log((y − α)/w) | 1/(y − α) | 1/w − 1/(y − α) | −1/w |
+//! | `uniform_lccdf` | log((β − y)/w) | −1/(β − y) | 1/w | 1/(β − y) − 1/w |
+//! | `uniform_cdf` | Π (yᵢ − αᵢ)/wᵢ | F/(y − α) | F(1/w − 1/(y − α)) | −F/w |
+//!
+//! Outside [α, β] the density is 0 (log −∞); the CDF is 0 below α and 1 above β, with zero
+//! partials.
+
+use super::args::{
+    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
+};
+use super::tails::{add, run, Tail};
+use crate::error::{check, require, Result};
+
+fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
+    function: &'static str,
+    y: &Y,
+    alpha: &A,
+    beta: &B,
+) -> Result<usize> {
+    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
+    check_all(alpha, |v| {
+        require(
+            v.is_finite(),
+            function,
+            "Lower bound parameter",
+            v,
+            "finite",
+        )
+    })?;
+    check_all(beta, |v| {
+        require(
+            v.is_finite(),
+            function,
+            "Upper bound parameter",
+            v,
+            "finite",
+        )
+    })?;
+    let n = common_size(
+        function,
+        &[
+            ("Random variable", y.size()),
+            ("Lower bound parameter", alpha.size()),
+            ("Upper bound parameter", beta.size()),
+        ],
+    )?;
+    if !any_empty(&[y.size(), alpha.size(), beta.size()]) {
+        for i in 0..n {
+            let b = beta.val(i);
+            require(
+                b > alpha.val(i),
+                function,
+                "Upper bound parameter",
+                b,
+                "greater than the lower bound parameter",
+            )?;
+        }
+    }
+    Ok(n)
+}
+
+fn build<Y: ProbArg, A: ProbArg, B: ProbArg>(
+    y: &Y,
+    alpha: &A,
+    beta: &B,
+    v: f64,
+    d: &[[f64; 3]],
+) -> Out<(Y, A, B)>
+where
+    (Y, A, B): ProbOutput,
+{
+    let mut ops = OperandsAndPartials::new();
+    add(&mut ops, y, 0, d);
+    add(&mut ops, alpha, 1, d);
+    add(&mut ops, beta, 2, d);
+    ops.build(v)
+}
+
+/// `Σᵢ log Uniform(yᵢ | αᵢ, βᵢ) = Σ −log(β − α)`; −∞ when some y is outside [α, β] (as in
+/// Stan). With `propto` the whole value is dropped unless α or β is a variable (y only
+/// decides the support). ∂/∂y = 0, ∂/∂α = 1/(β − α), ∂/∂β = −1/(β − α).
+///
+/// Errors (Stan's rules): `y` NaN, `alpha` or `beta` not finite, `beta ≤ alpha` ("Upper bound
+/// parameter is …, but must be greater than the lower bound parameter"), containers of
+/// different sizes.
+///
+/// ```
+/// use revad::prob::uniform_lpdf;
+/// let lp: f64 = uniform_lpdf(&[0.5, 1.5][..], 0.0, 4.0, false).unwrap();
+/// assert!((lp + 2.0 * 4f64.ln()).abs() < 1e-15);
+/// ```
+pub fn uniform_lpdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
+    y: Y,
+    alpha: A,
+    beta: B,
+    propto: bool,
+) -> Result<Out<(Y, A, B)>>
+where
+    (Y, A, B): ProbOutput,
+{
+    let n = check_args("uniform_lpdf", &y, &alpha, &beta)?;
+    if any_empty(&[y.size(), alpha.size(), beta.size()])
+        || (propto && !(Y::IS_VAR || A::IS_VAR || B::IS_VAR))
+    {
+        return Ok(OperandsAndPartials::new().build(0.0));
+    }
+    if (0..n).any(|i| {
+        let yv = y.val(i);
+        yv < alpha.val(i) || yv > beta.val(i)
+    }) {
+        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+    }
+    let (v, d) = run(n, Tail::Log, |i| {
+        let w = beta.val(i) - alpha.val(i);
+        let lp = if !propto || A::IS_VAR || B::IS_VAR {
+            -w.ln()
+        } else {
+            0.0
+        };
+        Ok((lp, [0.0, 1.0 / w, -1.0 / w]))
+    })?;
+    Ok(build(&y, &alpha, &beta, v, &d))
+}
+
+fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
+    function: &'static str,
+    y: Y,
+    alpha: A,
+    beta: B,
+    tail: Tail,
+    upper: bool,
+) -> Result<Out<(Y, A, B)>>
+where
+    (Y, A, B): ProbOutput,
+{
+    let n = check_args(function, &y, &alpha, &beta)?;
+    if any_empty(&[y.size(), alpha.size(), beta.size()]) {
+        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
+        return Ok(OperandsAndPartials::new().build(empty));
+    }
+    let (v, d) = run(n, tail, |i| {
+        let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
+        let (below, above) = if upper {
+            (0.0, f64::NEG_INFINITY)
+        } else {
+            (f64::NEG_INFINITY, 0.0)
+        };
+        if yv < a {
+            return Ok((below, [0.0; 3]));
+        }
+        if yv > b {
+            return Ok((above, [0.0; 3]));
+        }
+        let w = b - a;
+        // log(r/w) = log1p(−(w − r)/w): the first where r is the smaller part of w, the second
+        // (without cancellation) where r/w is close to 1
+        let (lo, hi) = (yv - a, b - yv);
+        let log_part = |r: f64, other: f64| {
+            if r <= other {
+                (r / w).ln()
+            } else {
+                (-other / w).ln_1p()
+            }
+        };
+        Ok(if upper {
+            (log_part(hi, lo), [-1.0 / hi, 1.0 / w, 1.0 / hi - 1.0 / w])
+        } else {
+            (log_part(lo, hi), [1.0 / lo, 1.0 / w - 1.0 / lo, -1.0 / w])
+        })
+    })?;
+    Ok(build(&y, &alpha, &beta, v, &d))
+}
+
+/// `Πᵢ (yᵢ − αᵢ)/(βᵢ − αᵢ)`, clamped to 0 below α and 1 above β, the uniform CDF (a product
+/// over the elements, as in Stan). Errors as [`uniform_lpdf`].
+pub fn uniform_cdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
+    y: Y,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(Y, A, B)>>
+where
+    (Y, A, B): ProbOutput,
+{
+    tail_impl("uniform_cdf", y, alpha, beta, Tail::Cdf, false)
+}
+
+/// `Σᵢ log((yᵢ − αᵢ)/(βᵢ − αᵢ))` (−∞ below α, 0 above β). Errors as [`uniform_lpdf`].
+pub fn uniform_lcdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
+    y: Y,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(Y, A, B)>>
+where
+    (Y, A, B): ProbOutput,
+{
+    tail_impl("uniform_lcdf", y, alpha, beta, Tail::Log, false)
+}
+
+/// `Σᵢ log((βᵢ − yᵢ)/(βᵢ − αᵢ))` (0 below α, −∞ above β), the log of the complementary CDF.
+/// Errors as [`uniform_lpdf`].
+pub fn uniform_lccdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
+    y: Y,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(Y, A, B)>>
+where
+    (Y, A, B): ProbOutput,
+{
+    tail_impl("uniform_lccdf", y, alpha, beta, Tail::Log, true)
+}
