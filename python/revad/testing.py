@@ -2,8 +2,9 @@
 
 The Python twin of ``crates/revad/src/testing.rs``. A function ``f`` is written once, the way
 :func:`revad.gradient` calls it: with a ``Var`` for a scalar point, with a list of ``Var`` for a
-vector point. Because every revad function also accepts plain floats, the same ``f`` evaluated on
-floats gives the values that the finite differences need.
+list or tuple point, with one array ``Var`` for a 1-D or 2-D NumPy array point. Because every
+revad function also accepts plain floats and NumPy arrays, the same ``f`` evaluated on floats
+(or on a float64 array) gives the values that the finite differences need.
 
 The finite differences use Ridders' method (Numerical Recipes, ``dfridr``): central differences
 with steps ``h, h/1.4, h/1.4², …`` extrapolated to a zero step. The first step is
@@ -30,6 +31,8 @@ import numpy as np
 import revad
 
 _Point = Union[float, Sequence[float], "np.ndarray[Any, np.dtype[np.float64]]"]
+# A point as the checks use it: a float, a list of floats, or a float64 array (1-D or 2-D).
+_P = Union[float, list[float], "np.ndarray[Any, np.dtype[np.float64]]"]
 
 __all__ = ["assert_close", "check_gradient", "finite_diff_gradient"]
 
@@ -46,13 +49,13 @@ def _is_scalar(x: object) -> bool:
     return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool)
 
 
-def _value_of(f: Callable[..., Any], x: float | list[float]) -> float:
+def _value_of(f: Callable[..., Any], x: _P) -> float:
     """``f(x)`` as a float, in a tape scope of its own (``f`` may make Vars; they are dropped)."""
     with revad.Tape():
         return float(f(x))
 
 
-def _value_or_nan(f: Callable[..., Any], x: float | list[float]) -> float:
+def _value_or_nan(f: Callable[..., Any], x: _P) -> float:
     """:func:`_value_of`, with a domain error (``ValueError``, ``ArithmeticError``) as NaN."""
     try:
         return _value_of(f, x)
@@ -60,20 +63,42 @@ def _value_or_nan(f: Callable[..., Any], x: float | list[float]) -> float:
         return math.nan
 
 
-def _at(x: float | list[float], j: int, xj: float) -> float | list[float]:
-    """``x`` with coordinate ``j`` set to ``xj`` (``x`` itself is a float for a scalar point)."""
+def _at(x: _P, j: int, xj: float) -> _P:
+    """``x`` with coordinate ``j`` (row-major for an array) set to ``xj`` (``x`` itself is a
+    float for a scalar point)."""
     if isinstance(x, float):
         return xj
+    if isinstance(x, np.ndarray):
+        moved_array = x.copy()
+        moved_array.flat[j] = xj
+        return moved_array
     moved = list(x)
     moved[j] = xj
     return moved
 
 
+def _coordinate(x: _P, j: int) -> float:
+    """Coordinate ``j`` of ``x`` (row-major for an array)."""
+    if isinstance(x, float):
+        return x
+    if isinstance(x, np.ndarray):
+        return float(x.flat[j])
+    return x[j]
+
+
+def _size(x: _P) -> int:
+    if isinstance(x, float):
+        return 1
+    if isinstance(x, np.ndarray):
+        return int(x.size)
+    return len(x)
+
+
 def _first_step(
-    f: Callable[..., Any], x: float | list[float], j: int, step: float | None
+    f: Callable[..., Any], x: _P, j: int, step: float | None
 ) -> float:
     """The first step for coordinate ``j``: shrunk until ``f`` is finite at ``x ± h``."""
-    xj = x if isinstance(x, float) else x[j]
+    xj = _coordinate(x, j)
     h = step if step is not None else 0.01 * max(abs(xj), 0.01)
     for halvings in range(60):
         up = _value_or_nan(f, _at(x, j, xj + h))
@@ -87,10 +112,10 @@ def _first_step(
 
 
 def _finite_diff_partial(
-    f: Callable[..., Any], x: float | list[float], j: int, h: float
+    f: Callable[..., Any], x: _P, j: int, h: float
 ) -> tuple[float, float]:
     """∂f/∂xⱼ by Ridders' method from first step ``h``: the estimate and its error estimate."""
-    xj = x if isinstance(x, float) else x[j]
+    xj = _coordinate(x, j)
 
     def central(h: float) -> float:
         # Divided by the distance between the two points as floats, not by 2h: near a pole
@@ -117,10 +142,13 @@ def _finite_diff_partial(
     return ans, err
 
 
-def _as_point(x: object) -> float | list[float]:
-    """A point as :func:`revad.gradient` takes it: a float, or a list of floats (1-D)."""
+def _as_point(x: object) -> _P:
+    """A point as :func:`revad.gradient` takes it: a float, a list of floats (1-D), or a
+    float64 NumPy array (1-D or 2-D; ``f`` then gets one array Var)."""
     if _is_scalar(x):
         return float(x)  # type: ignore[arg-type]
+    if isinstance(x, np.ndarray) and x.ndim in (1, 2):
+        return np.array(x, dtype=np.float64)
     if isinstance(x, (str, bytes)):
         raise TypeError(f"a point must be a float or a sequence of floats, not {x!r}")
     try:
@@ -136,8 +164,9 @@ def finite_diff_gradient(f: Callable[..., Any], x: _Point) -> Any:
     """The gradient of ``f`` at ``x`` by Ridders' extrapolation of central differences.
 
     ``f`` is called on plain floats: with a float if ``x`` is a float, with a list of floats if
-    ``x`` is a sequence or a 1-D NumPy array (as :func:`revad.gradient` calls it with Vars).
-    Returns a float for a float ``x``, else a 1-D float64 NumPy array.
+    ``x`` is a sequence, with a float64 array if ``x`` is a 1-D or 2-D NumPy array (as
+    :func:`revad.gradient` calls it with Vars). Returns a float for a float ``x``, else a
+    float64 NumPy array shaped like ``x``.
 
     >>> import revad
     >>> from revad.testing import finite_diff_gradient
@@ -150,17 +179,18 @@ def finite_diff_gradient(f: Callable[..., Any], x: _Point) -> Any:
     point = _as_point(x)
     if isinstance(point, float):
         return _finite_diff_partial(f, point, 0, _first_step(f, point, 0, None))[0]
-    return np.array(
+    g = np.array(
         [
             _finite_diff_partial(f, point, j, _first_step(f, point, j, None))[0]
-            for j in range(len(point))
+            for j in range(_size(point))
         ],
         dtype=np.float64,
     )
+    return g.reshape(point.shape) if isinstance(point, np.ndarray) else g
 
 
 def _compare_gradient(
-    f: Callable[..., Any], x: float | list[float], rtol: float, atol: float,
+    f: Callable[..., Any], x: _P, rtol: float, atol: float,
     step: float | None,
 ) -> str | None:
     """What is wrong with revad's gradient of ``f`` at ``x``, or ``None`` if nothing is."""
@@ -172,7 +202,7 @@ def _compare_gradient(
         return (
             f"f({x!r}) is {fx!r} through revad.gradient but {f_float!r} on plain floats"
         )
-    grads = [float(g)] if isinstance(g, float) else [float(gj) for gj in g]
+    grads = [float(g)] if isinstance(g, float) else [float(gj) for gj in np.ravel(g)]
     for j, gj in enumerate(grads):
         h = _first_step(f, x, j, step)
         fd, est = _finite_diff_partial(f, x, j, h)
@@ -196,9 +226,11 @@ def check_gradient(
 ) -> None:
     """Asserts that ``revad.gradient(f, x)`` matches finite differences at every point ``x``.
 
-    ``points`` is a list of points; each is a float (``f`` gets a Var) or a sequence of floats
-    (``f`` gets a list of Vars). So ``[1.0, 2.0]`` is two scalar points and ``[[1.0, 2.0]]`` one
-    point in two dimensions. At each point the value of ``revad.gradient`` must be finite and
+    ``points`` is a list of points; each is a float (``f`` gets a Var), a sequence of floats
+    (``f`` gets a list of Vars) or a 1-D or 2-D NumPy array (``f`` gets one array Var; the
+    finite differences call ``f`` with a float64 array). So ``[1.0, 2.0]`` is two scalar
+    points and ``[[1.0, 2.0]]`` one point in two dimensions. At each point the value of
+    ``revad.gradient`` must be finite and
     agree with ``f`` on plain floats, and each partial ``gⱼ`` must satisfy
     ``|gⱼ − fdⱼ| ≤ atol + rtol·max(|gⱼ|, |fdⱼ|)``. ``step`` overrides the first step of the
     finite differences (it is still halved until ``f`` is finite on both sides).

@@ -2,19 +2,23 @@
 
 use std::cell::RefCell;
 
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use revad::{tape, Var};
+use revad::{tape, Matrix, Var, Vector};
 
+use crate::array::{Arr, Ax, X};
 use crate::errors::{self, to_py};
 use crate::var::{thread_id, try_arg, Arg, PyVar};
 
-/// The point `x` of a functional: one float, or a 1-D vector of floats.
+/// The point `x` of a functional: one float, a sequence of floats (`f` gets a list of scalar
+/// Vars), or a 1-D or 2-D NumPy array (`f` gets one array Var).
 enum Point {
     Scalar(f64),
     Vector(Vec<f64>),
+    Array1(Vec<f64>),
+    Array2(usize, usize, Vec<f64>),
 }
 
 impl Point {
@@ -35,19 +39,16 @@ impl Point {
         {
             return Err(type_error());
         }
-        if let Ok(a) = x.extract::<PyReadonlyArray1<'_, f64>>() {
-            // A float64 vector: read in place when contiguous.
-            return Ok(Point::Vector(match a.as_slice() {
-                Ok(s) => s.to_vec(),
-                Err(_) => a.as_array().to_vec(),
-            }));
-        }
-        if let Ok(ndim) = x.getattr("ndim").and_then(|n| n.extract::<usize>()) {
-            if ndim > 1 {
-                return Err(errors::size_error(format!(
-                    "{function}: x must be a float or a 1-D array, but has {ndim} dimensions"
-                )));
-            }
+        if x.cast::<numpy::PyUntypedArray>().is_ok() {
+            return match crate::array::read_ndarray(x, function)? {
+                Some(X::A(Ax::V(Arr::D(v)))) => Ok(Point::Array1(v.to_vec())),
+                Some(X::A(Ax::M(Arr::D(m)))) => {
+                    let (r, c) = m.dim();
+                    Ok(Point::Array2(r, c, m.iter().copied().collect()))
+                }
+                Some(X::S(Arg::F(x))) => Ok(Point::Scalar(x)),
+                _ => Err(type_error()),
+            };
         }
         if x.hasattr("__len__")? {
             return x
@@ -63,15 +64,37 @@ impl Point {
     fn values(&self) -> &[f64] {
         match self {
             Point::Scalar(x) => std::slice::from_ref(x),
-            Point::Vector(v) => v,
+            Point::Vector(v) | Point::Array1(v) | Point::Array2(_, _, v) => v,
         }
     }
 
-    /// The input variables as `f` receives them: a Var, or a list of Vars.
+    /// The input variables and the object `f` receives.
+    fn make<'py>(&self, py: Python<'py>) -> PyResult<(Inputs, Bound<'py, PyAny>)> {
+        match self {
+            Point::Array1(v) => {
+                let a = Var::array(Vector::from(v.clone()));
+                let obj = Bound::new(py, PyVar::wrap_vector(&a))?.into_any();
+                Ok((Inputs::Vector(a), obj))
+            }
+            Point::Array2(r, c, v) => {
+                let m = Matrix::from_shape_vec((*r, *c), v.clone()).expect("shape");
+                let a = Var::array(m);
+                let obj = Bound::new(py, PyVar::wrap_matrix(&a))?.into_any();
+                Ok((Inputs::Matrix(a), obj))
+            }
+            _ => {
+                let vars: Vec<Var> = self.values().iter().map(|&x| Var::new(x)).collect();
+                let inputs = self.inputs(py, &vars)?;
+                Ok((Inputs::Scalars(vars), inputs))
+            }
+        }
+    }
+
+    /// The input variables as `f` receives them: a Var, or a list of scalar Vars.
     fn inputs<'py>(&self, py: Python<'py>, vars: &[Var]) -> PyResult<Bound<'py, PyAny>> {
         match self {
             Point::Scalar(_) => Ok(Bound::new(py, PyVar::wrap(vars[0]))?.into_any()),
-            Point::Vector(_) => {
+            _ => {
                 let items = vars
                     .iter()
                     .map(|&v| Bound::new(py, PyVar::wrap(v)))
@@ -82,20 +105,56 @@ impl Point {
     }
 }
 
+/// The input variables of a functional: scalar Vars, or one array Var (whose adjoints are
+/// read as one run).
+enum Inputs {
+    Scalars(Vec<Var>),
+    Vector(Var<Vector>),
+    Matrix(Var<Matrix>),
+}
+
+impl Inputs {
+    fn len(&self) -> usize {
+        match self {
+            Inputs::Scalars(v) => v.len(),
+            Inputs::Vector(v) => v.len(),
+            Inputs::Matrix(m) => m.len(),
+        }
+    }
+
+    /// Copies the adjoints into `g` (row-major for a matrix).
+    fn adjoints_into(&self, g: &mut [f64]) -> PyResult<()> {
+        match self {
+            Inputs::Scalars(vars) => {
+                for (gi, x) in g.iter_mut().zip(vars) {
+                    *gi = x.try_adj().map_err(to_py)?;
+                }
+            }
+            Inputs::Vector(v) => {
+                let a = v.try_adj().map_err(to_py)?;
+                g.copy_from_slice(revad::Storage::as_slice(&a));
+            }
+            Inputs::Matrix(m) => {
+                let a = m.try_adj().map_err(to_py)?;
+                g.copy_from_slice(revad::Storage::as_slice(&a));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Sweeps from `y` (a Var or a float returned by `f`) and writes the inputs' adjoints into `g`;
 /// returns the value.
 fn sweep(
     y: &Bound<'_, PyAny>,
-    inputs: &[Var],
+    inputs: &Inputs,
     g: &mut [f64],
     function: &'static str,
 ) -> PyResult<f64> {
     match try_arg(y, function)? {
         Some(Arg::V(v)) => {
             v.try_grad().map_err(to_py)?;
-            for (gi, x) in g.iter_mut().zip(inputs) {
-                *gi = x.try_adj().map_err(to_py)?;
-            }
+            inputs.adjoints_into(g)?;
             Ok(v.value())
         }
         Some(Arg::F(c)) => {
@@ -117,10 +176,11 @@ fn sweep(
 
 /// The value and gradient of ``f`` at ``x``.
 ///
-/// ``x`` is a float (``f`` receives a Var, the gradient is a float) or a 1-D sequence or NumPy
-/// array of floats (``f`` receives a list of Vars, the gradient is a float64 array). ``f``
-/// runs in its own tape scope, recovered afterwards; an exception raised by ``f`` propagates
-/// unchanged.
+/// ``x`` is a float (``f`` receives a Var, the gradient is a float), a sequence of floats
+/// (``f`` receives a list of scalar Vars, the gradient is a 1-D float64 array) or a 1-D or 2-D
+/// NumPy array (``f`` receives one array Var, which also indexes and iterates like a sequence;
+/// the gradient is a float64 array of the same shape). ``f`` runs in its own tape scope,
+/// recovered afterwards; an exception raised by ``f`` propagates unchanged.
 ///
 /// >>> import revad
 /// >>> revad.gradient(lambda v: v[0] * revad.log(v[1]), [2.0, 4.0])[1]
@@ -133,21 +193,24 @@ pub fn gradient<'py>(
 ) -> PyResult<(f64, Bound<'py, PyAny>)> {
     let point = Point::read(x, "gradient")?;
     let _scope = tape::nested();
-    let vars: Vec<Var> = point.values().iter().map(|&x| Var::new(x)).collect();
-    let y = f.call1((point.inputs(py, &vars)?,))?;
+    let (vars, inputs) = point.make(py)?;
+    let y = f.call1((inputs,))?;
     let mut g = vec![0.0; vars.len()];
     let value = sweep(&y, &vars, &mut g, "gradient")?;
     let grad = match point {
         Point::Scalar(_) => g[0].into_pyobject(py)?.into_any(),
-        Point::Vector(_) => PyArray1::from_vec(py, g).into_any(),
+        Point::Vector(_) | Point::Array1(_) => PyArray1::from_vec(py, g).into_any(),
+        Point::Array2(r, c, _) => PyArray1::from_vec(py, g).reshape([r, c])?.into_any(),
     };
     Ok((value, grad))
 }
 
 /// The values of ``f`` at ``x`` and its Jacobian ``J[i, j] = ∂fᵢ/∂xⱼ``.
 ///
-/// ``f`` returns a sequence of Vars or floats. Reverse-pass continuations run once, so ``f`` is
-/// called once per output. For a float ``x`` the Jacobian is a vector of length m.
+/// ``f`` returns a sequence of Vars or floats (a 1-D array Var is one). Reverse-pass
+/// continuations run once, so ``f`` is called once per output. ``x`` is passed as by
+/// ``gradient``. For a float ``x`` the Jacobian is a vector of length m; for a 2-D NumPy ``x``
+/// its columns follow the elements of ``x`` in row-major order.
 ///
 /// >>> import revad
 /// >>> revad.jacobian(lambda v: [v[0] * v[1], v[0] + 3 * v[1]], [2.0, 5.0])[1]
@@ -166,8 +229,8 @@ pub fn jacobian<'py>(
     let mut i = 0;
     loop {
         let _scope = tape::nested();
-        let vars: Vec<Var> = point.values().iter().map(|&x| Var::new(x)).collect();
-        let ys = f.call1((point.inputs(py, &vars)?,))?;
+        let (vars, inputs) = point.make(py)?;
+        let ys = f.call1((inputs,))?;
         if ys.is_instance_of::<PyString>() || !ys.hasattr("__len__")? {
             let ty = ys
                 .get_type()
@@ -209,7 +272,7 @@ pub fn jacobian<'py>(
     let values_array = PyArray1::from_vec(py, values).into_any();
     let jac = match point {
         Point::Scalar(_) => PyArray1::from_vec(py, rows).into_any(),
-        Point::Vector(_) => PyArray2::from_vec2(
+        _ => PyArray2::from_vec2(
             py,
             &rows
                 .chunks(n.max(1))

@@ -7,15 +7,27 @@ use pyo3::prelude::*;
 use pyo3::types::PyAny;
 use revad::Var;
 
+use crate::array::{arr1, finish, try_array, Arr, Ax, Res};
 use crate::errors::to_py;
 use crate::var::{arg, binop, Arg, Out};
 
-/// `f(x)` for a float or a Var.
+/// `f(x)` for a float or a Var; elementwise (one node) for an array Var or a NumPy array.
 macro_rules! unary {
     ($($name:ident: $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
+        #[doc = ""]
+        #[doc = "For an array Var or a NumPy array: elementwise, as one node."]
         #[pyfunction]
         pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            if let Some(a) = try_array(x, stringify!($name))? {
+                return match a {
+                    Ax::V(Arr::V(v)) => Res::V(Arr::V(revad::matrix::$name(&v))),
+                    Ax::M(Arr::V(v)) => Res::M(Arr::V(revad::matrix::$name(&v))),
+                    Ax::V(Arr::D(d)) => Res::V(Arr::D(d.mapv(revad::$name::<f64>).into_shared())),
+                    Ax::M(Arr::D(d)) => Res::M(Arr::D(d.mapv(revad::$name::<f64>).into_shared())),
+                }
+                .into_py(py);
+            }
             match arg(x, stringify!($name), "x")? {
                 Arg::F(x) => Out::F(revad::$name(x)),
                 Arg::V(v) => Out::V(revad::$name(v)),
@@ -25,12 +37,27 @@ macro_rules! unary {
     )*};
 }
 
-/// `f(x)` for a float or a Var, with a domain check.
+/// `f(x)` for a float or a Var, with a domain check; elementwise for arrays.
 macro_rules! unary_checked {
     ($($name:ident: $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
+        #[doc = ""]
+        #[doc = "For an array Var or a NumPy array: elementwise, as one node."]
         #[pyfunction]
         pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            if let Some(a) = try_array(x, stringify!($name))? {
+                return match a {
+                    Ax::V(a) => {
+                        let (r, d) = arr1!(a, |x| revad::matrix::$name(x));
+                        Res::V(finish(r.map_err(to_py)?, d))
+                    }
+                    Ax::M(a) => {
+                        let (r, d) = arr1!(a, |x| revad::matrix::$name(x));
+                        Res::M(finish(r.map_err(to_py)?, d))
+                    }
+                }
+                .into_py(py);
+            }
             match arg(x, stringify!($name), "x")? {
                 Arg::F(x) => Out::F(revad::$name(x).map_err(to_py)?),
                 Arg::V(v) => Out::V(revad::$name(v).map_err(to_py)?),
@@ -351,7 +378,8 @@ fn as_vars(args: &[Arg]) -> Option<Vec<Var>> {
     )
 }
 
-/// `log_sum_exp(a, b)` of two reals, or `log_sum_exp(xs)` of a sequence (one node).
+/// `log_sum_exp(a, b)` of two reals, or `log_sum_exp(xs)` of a sequence, an array Var or a
+/// NumPy array (one node).
 ///
 /// log(Σ e^xᵢ) without overflow; ∂/∂xᵢ = softmax(x)ᵢ.
 #[pyfunction]
@@ -366,6 +394,9 @@ pub fn log_sum_exp(
         let y = arg(b, "log_sum_exp", "b")?;
         return binop!(x, y, revad::log_sum_exp).into_py(py);
     }
+    if let Some(a) = try_array(a, "log_sum_exp")? {
+        return crate::matfun::log_sum_exp_array(py, a);
+    }
     let args = elements(a, "log_sum_exp")?;
     match as_vars(&args) {
         None => {
@@ -376,9 +407,13 @@ pub fn log_sum_exp(
     }
 }
 
-/// `sum(xs)`: Σ xᵢ of a sequence as one node; ∂/∂xᵢ = 1.
+/// `sum(xs)`: Σ xᵢ of a sequence, an array Var or a NumPy array (any shape) as one node;
+/// ∂/∂xᵢ = 1.
 #[pyfunction]
 pub fn sum(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    if let Some(a) = try_array(xs, "sum")? {
+        return crate::matfun::sum_array(py, a);
+    }
     let args = elements(xs, "sum")?;
     match as_vars(&args) {
         None => Out::F(args.iter().map(|a| a.value()).sum()).into_py(py),

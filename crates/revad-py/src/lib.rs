@@ -6,9 +6,11 @@
 
 use pyo3::prelude::*;
 
+mod array;
 mod errors;
 mod functional;
 mod functions;
+mod matfun;
 mod var;
 
 /// revad's compiled core.
@@ -16,6 +18,7 @@ mod var;
 fn _revad(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     functions::register(m)?;
+    matfun::register(m)?;
     m.add_class::<var::PyVar>()?;
     m.add_class::<functional::PyTape>()?;
     m.add_function(wrap_pyfunction!(functional::gradient, m)?)?;

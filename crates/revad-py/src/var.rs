@@ -6,11 +6,14 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use numpy::ToPyArray;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use revad::Var;
+use pyo3::types::{PyList, PyTuple};
+use revad::{Matrix, Var, Vector};
 
+use crate::array::{self, shape_str, Arr, Ax, Op, X};
 use crate::errors;
 
 static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
@@ -24,11 +27,17 @@ pub fn thread_id() -> u64 {
     THREAD.with(|t| *t)
 }
 
-/// A differentiable scalar on this thread's tape.
+/// A differentiable scalar, or a 1-D or 2-D array, on this thread's tape.
 ///
 /// ``Var(x)`` makes an independent variable with value ``x``. Arithmetic with floats or other
 /// Vars records operations; ``v.grad()`` computes the gradient of ``v`` and ``x.adj`` reads
 /// ∂v/∂x. Comparisons are by value.
+///
+/// ``Var(np.array(...))`` makes an array variable (1-D: a vector, 2-D: a matrix): one handle
+/// with one value array and one run of adjoints. It has ``.shape``, ``.ndim``, ``len``,
+/// ``.T``, ``.sum()``, ``@``, elementwise operators (equal shapes, or a scalar with an array),
+/// indexing and slicing (``v[i]`` is a scalar Var sharing the run); ``.value`` and ``.adj`` are
+/// NumPy arrays.
 ///
 /// >>> import revad
 /// >>> with revad.Tape():
@@ -39,9 +48,16 @@ pub fn thread_id() -> u64 {
 /// 8.0
 #[pyclass(frozen, name = "Var", module = "revad")]
 pub struct PyVar {
-    value: f64,
+    val: Val,
     key: u64,
     thread: u64,
+}
+
+/// The value a handle holds: a scalar, a 1-D array (a Rust vector) or a 2-D array (a matrix).
+enum Val {
+    S(f64),
+    V(Vector),
+    M(Matrix),
 }
 
 impl PyVar {
@@ -49,25 +65,101 @@ impl PyVar {
     pub fn wrap(v: Var) -> PyVar {
         let (value, key) = v.to_bits();
         PyVar {
-            value,
+            val: Val::S(value),
             key,
             thread: thread_id(),
         }
     }
 
-    /// The core variable, after checking the thread and that its scope is still open.
-    pub fn var(&self, function: &'static str) -> PyResult<Var> {
+    /// Wraps a vector variable made on this thread (a 1-D array Var).
+    pub fn wrap_vector(v: &Var<Vector>) -> PyVar {
+        let (value, key) = v.to_array_bits();
+        PyVar {
+            val: Val::V(value),
+            key,
+            thread: thread_id(),
+        }
+    }
+
+    /// Wraps a matrix variable made on this thread (a 2-D array Var).
+    pub fn wrap_matrix(v: &Var<Matrix>) -> PyVar {
+        let (value, key) = v.to_array_bits();
+        PyVar {
+            val: Val::M(value),
+            key,
+            thread: thread_id(),
+        }
+    }
+
+    fn check_thread(&self, function: &'static str) -> PyResult<()> {
         if self.thread != thread_id() {
             return Err(errors::thread_error(format!(
                 "{function}: this Var belongs to another thread's tape; use it on the thread \
                  that made it"
             )));
         }
-        let v = Var::from_bits(self.value, self.key);
+        Ok(())
+    }
+
+    /// The NumPy shape.
+    fn shape_vec(&self) -> Vec<usize> {
+        match &self.val {
+            Val::S(_) => vec![],
+            Val::V(v) => vec![v.len()],
+            Val::M(m) => vec![m.nrows(), m.ncols()],
+        }
+    }
+
+    /// The core variable, after checking the thread and that its scope is still open.
+    pub fn var(&self, function: &'static str) -> PyResult<Var> {
+        self.check_thread(function)?;
+        let Val::S(value) = self.val else {
+            return Err(PyTypeError::new_err(format!(
+                "{function}: expected a scalar, got an array revad.Var of shape {}",
+                shape_str(&self.shape_vec())
+            )));
+        };
+        let v = Var::from_bits(value, self.key);
         if !v.is_live() {
             return Err(errors::to_py(revad::Error::StaleVar { function }));
         }
         Ok(v)
+    }
+
+    /// The checked handle as an argument: a scalar or an array variable.
+    pub fn x(&self, function: &'static str) -> PyResult<X> {
+        self.check_thread(function)?;
+        let stale = || errors::to_py(revad::Error::StaleVar { function });
+        Ok(match &self.val {
+            Val::S(_) => X::S(Arg::V(self.var(function)?)),
+            Val::V(v) => {
+                let v = Var::from_array_bits(v.clone(), self.key);
+                if !v.is_live() {
+                    return Err(stale());
+                }
+                X::A(Ax::V(Arr::V(v)))
+            }
+            Val::M(m) => {
+                let m = Var::from_array_bits(m.clone(), self.key);
+                if !m.is_live() {
+                    return Err(stale());
+                }
+                X::A(Ax::M(Arr::V(m)))
+            }
+        })
+    }
+
+    /// The value as a Python object: a float or a new float64 NumPy array.
+    fn value_obj(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(match &self.val {
+            Val::S(x) => x.into_pyobject(py)?.into_any().unbind(),
+            Val::V(v) => v.to_pyarray(py).into_any().unbind(),
+            Val::M(m) => m.to_pyarray(py).into_any().unbind(),
+        })
+    }
+
+    fn is_array(&self) -> bool {
+        !matches!(self.val, Val::S(_))
     }
 }
 
@@ -164,58 +256,144 @@ macro_rules! binop {
 }
 pub(crate) use binop;
 
-/// An operator's result, or `NotImplemented` when the other operand is not a number.
+/// An operator's result, or `NotImplemented` when the other operand is not a number, an
+/// array Var or a NumPy array.
 fn operator(
     py: Python<'_>,
-    a: Arg,
+    this: &PyVar,
     other: &Bound<'_, PyAny>,
     function: &'static str,
     reflected: bool,
-    op: fn(Arg, Arg) -> Out,
+    op: Op,
 ) -> PyResult<Py<PyAny>> {
-    match try_arg(other, function)? {
-        None => Ok(py.NotImplemented()),
-        Some(b) if reflected => op(b, a).into_py(py),
-        Some(b) => op(a, b).into_py(py),
-    }
+    let a = this.x(function)?;
+    let Some(b) = array::try_x(other, function)? else {
+        return Ok(py.NotImplemented());
+    };
+    let (a, b) = if reflected { (b, a) } else { (a, b) };
+    array::elementwise(op, a, b)?.into_py(py)
 }
 
-fn add(a: Arg, b: Arg) -> Out {
-    binop!(a, b, |x, y| x + y)
-}
-fn sub(a: Arg, b: Arg) -> Out {
-    binop!(a, b, |x, y| x - y)
-}
-fn mul(a: Arg, b: Arg) -> Out {
-    binop!(a, b, |x, y| x * y)
-}
-fn div(a: Arg, b: Arg) -> Out {
-    binop!(a, b, |x, y| x / y)
-}
-fn pow(a: Arg, b: Arg) -> Out {
-    binop!(a, b, revad::pow)
+/// `a @ b`, or `NotImplemented` when the other operand is not an array.
+fn matmul_operator(
+    py: Python<'_>,
+    this: &PyVar,
+    other: &Bound<'_, PyAny>,
+    function: &'static str,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
+    let a = this.x(function)?;
+    let Some(b) = array::try_x(other, function)? else {
+        return Ok(py.NotImplemented());
+    };
+    let (a, b) = if reflected { (b, a) } else { (a, b) };
+    array::matmul_x(a, b)?.into_py(py)
 }
 
 #[pymethods]
 impl PyVar {
     #[new]
     fn py_new(value: &Bound<'_, PyAny>) -> PyResult<PyVar> {
+        if let Some(a) = array::read_ndarray(value, "Var")? {
+            return Ok(match a {
+                X::S(Arg::F(x)) => PyVar::wrap(Var::new(x)),
+                X::A(Ax::V(Arr::D(d))) => PyVar::wrap_vector(&Var::array(d)),
+                X::A(Ax::M(Arr::D(d))) => PyVar::wrap_matrix(&Var::array(d)),
+                _ => unreachable!("a NumPy array is data"),
+            });
+        }
+        if let Ok(v) = value.cast::<PyVar>() {
+            return Ok(match v.get().x("Var")? {
+                X::S(Arg::V(v)) => PyVar::wrap(v),
+                X::A(Ax::V(Arr::V(v))) => PyVar::wrap_vector(&v),
+                X::A(Ax::M(Arr::V(v))) => PyVar::wrap_matrix(&v),
+                _ => unreachable!("a Var is a variable"),
+            });
+        }
         match arg(value, "Var", "value")? {
             Arg::F(x) => Ok(PyVar::wrap(Var::new(x))),
             Arg::V(v) => Ok(PyVar::wrap(v)),
         }
     }
 
-    /// The value.
-    #[getter]
-    fn value(&self) -> f64 {
-        self.value
+    /// NumPy defers to revad's operators: ``array + Var`` is computed by the Var.
+    #[classattr]
+    fn __array_ufunc__(py: Python<'_>) -> Py<PyAny> {
+        py.None()
     }
 
-    /// The adjoint: ∂(the Var ``grad()`` was called on)/∂(this Var).
+    /// The value: a float, or a new float64 NumPy array for an array Var.
     #[getter]
-    fn adj(&self) -> PyResult<f64> {
-        self.var("adj")?.try_adj().map_err(errors::to_py)
+    fn value(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.value_obj(py)
+    }
+
+    /// The adjoint: ∂(the Var ``grad()`` was called on)/∂(this Var); a float64 NumPy array
+    /// shaped like the value for an array Var.
+    #[getter]
+    fn adj(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(match self.x("adj")? {
+            X::S(Arg::V(v)) => v
+                .try_adj()
+                .map_err(errors::to_py)?
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+            X::A(Ax::V(Arr::V(v))) => v
+                .try_adj()
+                .map_err(errors::to_py)?
+                .to_pyarray(py)
+                .into_any()
+                .unbind(),
+            X::A(Ax::M(Arr::V(v))) => v
+                .try_adj()
+                .map_err(errors::to_py)?
+                .to_pyarray(py)
+                .into_any()
+                .unbind(),
+            _ => unreachable!("a Var is a variable"),
+        })
+    }
+
+    /// The shape, as NumPy gives it: ``()``, ``(n,)`` or ``(rows, cols)``.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.shape_vec())
+    }
+
+    /// The number of dimensions: 0, 1 or 2.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.shape_vec().len()
+    }
+
+    /// The number of elements (1 for a scalar).
+    #[getter]
+    fn size(&self) -> usize {
+        self.shape_vec().iter().product()
+    }
+
+    /// The transpose: a matrix's transpose (one node); a 1-D array or a scalar itself.
+    #[getter(T)]
+    fn transposed(slf: Bound<'_, Self>) -> PyResult<Bound<'_, PyAny>> {
+        let py = slf.py();
+        match slf.get().x("T")? {
+            X::A(Ax::M(Arr::V(m))) => {
+                Ok(Bound::new(py, PyVar::wrap_matrix(&revad::matrix::transpose(&m)))?.into_any())
+            }
+            _ => Ok(slf.into_any()),
+        }
+    }
+
+    /// The sum of the elements as a scalar Var (one node); a scalar Var itself.
+    fn sum(slf: Bound<'_, Self>) -> PyResult<Bound<'_, PyAny>> {
+        let py = slf.py();
+        let s = match slf.get().x("sum")? {
+            X::A(Ax::V(Arr::V(v))) => revad::matrix::sum(&v),
+            X::A(Ax::M(Arr::V(m))) => revad::matrix::sum(&m),
+            _ => return Ok(slf.into_any()),
+        };
+        Ok(Bound::new(py, PyVar::wrap(s))?.into_any())
     }
 
     /// Vars compare by value, so they are not hashable (like NumPy arrays).
@@ -226,100 +404,115 @@ impl PyVar {
     /// Computes the gradient of this Var: afterwards every input's ``.adj`` holds ∂self/∂input.
     /// A tape scope is swept once; ``revad.reset()`` or a new ``revad.Tape()`` starts over.
     fn grad(&self) -> PyResult<()> {
+        if self.is_array() {
+            return Err(PyTypeError::new_err(format!(
+                "grad: needs a scalar Var, not an array Var of shape {}; reduce it first, \
+                 e.g. y.sum().grad()",
+                shape_str(&self.shape_vec())
+            )));
+        }
         self.var("grad")?.try_grad().map_err(errors::to_py)
     }
 
-    fn __float__(&self) -> f64 {
-        self.value
+    fn __float__(&self) -> PyResult<f64> {
+        match self.val {
+            Val::S(x) => Ok(x),
+            _ => Err(PyTypeError::new_err(format!(
+                "only a scalar revad.Var converts to float, not one of shape {}",
+                shape_str(&self.shape_vec())
+            ))),
+        }
     }
 
-    fn __bool__(&self) -> bool {
-        self.value != 0.0
+    fn __bool__(&self) -> PyResult<bool> {
+        match self.val {
+            Val::S(x) => Ok(x != 0.0),
+            _ => Err(errors::size_error(
+                "the truth value of an array revad.Var is ambiguous; compare its .value",
+            )),
+        }
     }
 
-    fn __repr__(&self) -> String {
-        format!("Var({})", float_repr(self.value))
+    fn __len__(&self) -> PyResult<usize> {
+        match &self.val {
+            Val::S(_) => Err(PyTypeError::new_err("len() of a scalar revad.Var")),
+            Val::V(v) => Ok(v.len()),
+            Val::M(m) => Ok(m.nrows()),
+        }
+    }
+
+    /// ``v[i]`` (a scalar Var sharing the adjoint run), ``v[a:b]``, ``m[i]`` (a row),
+    /// ``m[i, j]``, ``m[a:b, c:d]``.
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        match self.x("__getitem__")? {
+            X::A(Ax::V(Arr::V(v))) => array::getitem_vector(&v, key)?.into_py(py),
+            X::A(Ax::M(Arr::V(m))) => array::getitem_matrix(&m, key)?.into_py(py),
+            _ => Err(PyTypeError::new_err(
+                "a scalar revad.Var is not subscriptable",
+            )),
+        }
+    }
+
+    /// Iterates over the elements of a 1-D array Var (scalar Vars) or the rows of a 2-D one.
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let items: Vec<Py<PyAny>> = match self.x("__iter__")? {
+            X::A(Ax::V(Arr::V(v))) => v
+                .to_vars()
+                .into_iter()
+                .map(|e| Ok(Py::new(py, PyVar::wrap(e))?.into_any()))
+                .collect::<PyResult<_>>()?,
+            X::A(Ax::M(Arr::V(m))) => (0..m.shape().0)
+                .map(|i| {
+                    let r = revad::matrix::row(&m, i).map_err(errors::to_py)?;
+                    let (val, key) = r.to_array_bits();
+                    let v = Var::from_array_bits(val.0, key);
+                    Ok(Py::new(py, PyVar::wrap_vector(&v))?.into_any())
+                })
+                .collect::<PyResult<_>>()?,
+            _ => return Err(PyTypeError::new_err("iteration over a scalar revad.Var")),
+        };
+        PyList::new(py, items)?
+            .as_any()
+            .try_iter()
+            .map(|i| i.into_any())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(match &self.val {
+            Val::S(x) => format!("Var({})", float_repr(*x)),
+            _ => format!("Var({})", self.value_obj(py)?.bind(py).repr()?),
+        })
     }
 
     fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(
-            py,
-            Arg::V(self.var("__add__")?),
-            other,
-            "__add__",
-            false,
-            add,
-        )
+        operator(py, self, other, "__add__", false, Op::Add)
     }
     fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(
-            py,
-            Arg::V(self.var("__radd__")?),
-            other,
-            "__radd__",
-            true,
-            add,
-        )
+        operator(py, self, other, "__radd__", true, Op::Add)
     }
     fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(
-            py,
-            Arg::V(self.var("__sub__")?),
-            other,
-            "__sub__",
-            false,
-            sub,
-        )
+        operator(py, self, other, "__sub__", false, Op::Sub)
     }
     fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(
-            py,
-            Arg::V(self.var("__rsub__")?),
-            other,
-            "__rsub__",
-            true,
-            sub,
-        )
+        operator(py, self, other, "__rsub__", true, Op::Sub)
     }
     fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(
-            py,
-            Arg::V(self.var("__mul__")?),
-            other,
-            "__mul__",
-            false,
-            mul,
-        )
+        operator(py, self, other, "__mul__", false, Op::Mul)
     }
     fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(
-            py,
-            Arg::V(self.var("__rmul__")?),
-            other,
-            "__rmul__",
-            true,
-            mul,
-        )
+        operator(py, self, other, "__rmul__", true, Op::Mul)
     }
     fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(
-            py,
-            Arg::V(self.var("__truediv__")?),
-            other,
-            "__truediv__",
-            false,
-            div,
-        )
+        operator(py, self, other, "__truediv__", false, Op::Div)
     }
     fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(
-            py,
-            Arg::V(self.var("__rtruediv__")?),
-            other,
-            "__rtruediv__",
-            true,
-            div,
-        )
+        operator(py, self, other, "__rtruediv__", true, Op::Div)
+    }
+    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        matmul_operator(py, self, other, "__matmul__", false)
+    }
+    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        matmul_operator(py, self, other, "__rmatmul__", true)
     }
     fn __pow__(
         &self,
@@ -330,14 +523,7 @@ impl PyVar {
         if modulo.is_some_and(|m| !m.is_none()) {
             return Ok(py.NotImplemented());
         }
-        operator(
-            py,
-            Arg::V(self.var("__pow__")?),
-            other,
-            "__pow__",
-            false,
-            pow,
-        )
+        operator(py, self, other, "__pow__", false, Op::Pow)
     }
     fn __rpow__(
         &self,
@@ -348,24 +534,29 @@ impl PyVar {
         if modulo.is_some_and(|m| !m.is_none()) {
             return Ok(py.NotImplemented());
         }
-        operator(
-            py,
-            Arg::V(self.var("__rpow__")?),
-            other,
-            "__rpow__",
-            true,
-            pow,
-        )
+        operator(py, self, other, "__rpow__", true, Op::Pow)
     }
-    fn __neg__(&self) -> PyResult<PyVar> {
-        Ok(PyVar::wrap(-self.var("__neg__")?))
+    fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.x("__neg__")? {
+            X::S(Arg::V(v)) => Ok(Py::new(py, PyVar::wrap(-v))?.into_any()),
+            a => array::elementwise(Op::Mul, a, X::S(Arg::F(-1.0)))?.into_py(py),
+        }
     }
     fn __pos__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        slf.get().var("__pos__")?;
+        slf.get().x("__pos__")?;
         Ok(slf)
     }
-    fn __abs__(&self) -> PyResult<PyVar> {
-        Ok(PyVar::wrap(revad::abs(self.var("__abs__")?)))
+    fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(match self.x("__abs__")? {
+            X::S(Arg::V(v)) => Py::new(py, PyVar::wrap(revad::abs(v)))?.into_any(),
+            X::A(Ax::V(Arr::V(v))) => {
+                Py::new(py, PyVar::wrap_vector(&revad::matrix::abs(&v)))?.into_any()
+            }
+            X::A(Ax::M(Arr::V(m))) => {
+                Py::new(py, PyVar::wrap_matrix(&revad::matrix::abs(&m)))?.into_any()
+            }
+            _ => unreachable!("a Var is a variable"),
+        })
     }
 
     fn __richcmp__(
@@ -374,10 +565,40 @@ impl PyVar {
         other: &Bound<'_, PyAny>,
         op: CompareOp,
     ) -> PyResult<Py<PyAny>> {
+        let other_is_array = other.cast::<PyVar>().is_ok_and(|o| o.get().is_array())
+            || other.cast::<numpy::PyUntypedArray>().is_ok();
+        if self.is_array() || other_is_array {
+            // By value, elementwise, as NumPy compares.
+            self.x("comparison")?;
+            let a = self.value_obj(py)?;
+            let b = match other.cast::<PyVar>() {
+                Ok(o) => {
+                    o.get().x("comparison")?;
+                    o.get().value_obj(py)?
+                }
+                Err(_) => other.clone().unbind(),
+            };
+            let name = match op {
+                CompareOp::Lt => "lt",
+                CompareOp::Le => "le",
+                CompareOp::Eq => "eq",
+                CompareOp::Ne => "ne",
+                CompareOp::Gt => "gt",
+                CompareOp::Ge => "ge",
+            };
+            return Ok(py
+                .import("operator")?
+                .getattr(name)?
+                .call1((a, b))?
+                .unbind());
+        }
         let Some(b) = try_arg(other, "comparison")? else {
             return Ok(py.NotImplemented());
         };
-        let (a, b) = (self.value, b.value());
+        let Val::S(a) = self.val else {
+            unreachable!("checked above")
+        };
+        let b = b.value();
         let r = match op {
             CompareOp::Lt => a < b,
             CompareOp::Le => a <= b,

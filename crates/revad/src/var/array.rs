@@ -207,6 +207,21 @@ impl<S: Storage> Var<S> {
             .ok_or(Error::StaleVar { function: "adj" })
     }
 
+    /// The value and the packed slot and generation, for bindings that keep handles in
+    /// another form (e.g. a Python object); see [`Var::to_bits`].
+    #[doc(hidden)]
+    pub fn to_array_bits(&self) -> (S, u64) {
+        (self.val.clone(), self.key())
+    }
+
+    /// The inverse of [`Var::to_array_bits`]. A handle rebuilt from another kind's value of the
+    /// same length (a vector's run read as a row vector) is the same variable viewed in that
+    /// kind. Check [`Var::is_live`] before use, as for [`Var::from_bits`].
+    #[doc(hidden)]
+    pub fn from_array_bits(value: S, key: u64) -> Var<S> {
+        Var::from_key(value.standard(), key)
+    }
+
     /// Whether the variable's scope is still open.
     pub fn is_live(&self) -> bool {
         tape::is_live_key(self.key())

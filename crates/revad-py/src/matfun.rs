@@ -1,0 +1,546 @@
+//! Stan's matrix functions for array Vars and NumPy arrays, each one node (`revad::matrix`).
+//!
+//! An array argument is an array Var, a NumPy array, or a list/tuple of floats and scalar
+//! Vars (gathered into one vector Var by one node: Stan's matvar-to-varmat conversion). A
+//! function of data only returns data (a float or a NumPy array).
+
+use ndarray::Array1;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyAny, PyBytes, PyString};
+use revad::{matrix, Var, Vector};
+
+use crate::array::{
+    arr1, arr2, array_arg, finish, finish_scalar, from_row, matmul, shape_str, try_array, Arr, Ax,
+    Op, Res, X,
+};
+use crate::errors::{size_error, to_py};
+use crate::var::{arg, Arg, Out};
+
+/// An array argument: an array Var, a NumPy array, or a sequence of floats and scalar Vars.
+fn array(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
+    if let Some(a) = try_array(obj, function)? {
+        return Ok(a);
+    }
+    if obj.is_instance_of::<pyo3::types::PyList>() || obj.is_instance_of::<pyo3::types::PyTuple>() {
+        let mut args = Vec::new();
+        for (i, item) in obj.try_iter()?.enumerate() {
+            args.push(arg(&item?, function, &format!("{name}[{i}]"))?);
+        }
+        let like: Vector = Array1::from_vec(args.iter().map(|a| a.value()).collect()).into_shared();
+        if args.iter().all(|a| matches!(a, Arg::F(_))) {
+            return Ok(Ax::V(Arr::D(like)));
+        }
+        let vars: Vec<Var> = args
+            .iter()
+            .map(|a| match *a {
+                Arg::V(v) => v,
+                Arg::F(x) => Var::new(x),
+            })
+            .collect();
+        return Ok(Ax::V(Arr::V(Var::from_vars(&like, &vars).map_err(to_py)?)));
+    }
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(format!(
+            "{function}: argument {name} must be an array, not a string"
+        )));
+    }
+    array_arg(obj, function, name)
+}
+
+/// An argument that must be 1-D.
+fn vector(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Arr<Vector>> {
+    match array(obj, function, name)? {
+        Ax::V(v) => Ok(v),
+        Ax::M(m) => Err(size_error(format!(
+            "{function}: argument {name} must be 1-D, not of shape {}",
+            shape_str(&[m.value().nrows(), m.value().ncols()])
+        ))),
+    }
+}
+
+/// A scalar result of one array argument: `$var` for a Var (`$x: &Var<S>`), `$data` for data
+/// (`$d: &S`).
+macro_rules! scalar_of {
+    ($a:expr, |$x:ident| $body:expr) => {
+        match $a {
+            Ax::V(a) => {
+                let (r, d) = arr1!(a, |$x| $body);
+                finish_scalar(r, d)
+            }
+            Ax::M(a) => {
+                let (r, d) = arr1!(a, |$x| $body);
+                finish_scalar(r, d)
+            }
+        }
+    };
+}
+
+/// `sum` of an array Var or a NumPy array (any shape), one node.
+pub fn sum_array(py: Python<'_>, a: Ax) -> PyResult<Py<PyAny>> {
+    let out = match a {
+        Ax::V(Arr::V(v)) => Out::V(matrix::sum(&v)),
+        Ax::M(Arr::V(m)) => Out::V(matrix::sum(&m)),
+        Ax::V(Arr::D(d)) => Out::F(d.sum()),
+        Ax::M(Arr::D(d)) => Out::F(d.sum()),
+    };
+    out.into_py(py)
+}
+
+/// `mean(xs)`: Σ xᵢ / n of an array (NaN for an empty one); ∂/∂xᵢ = 1/n.
+#[pyfunction]
+pub fn mean(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let out = match array(xs, "mean", "xs")? {
+        Ax::V(Arr::V(v)) => Out::V(matrix::mean(&v)),
+        Ax::M(Arr::V(m)) => Out::V(matrix::mean(&m)),
+        Ax::V(Arr::D(d)) => Out::F(d.sum() / d.len() as f64),
+        Ax::M(Arr::D(d)) => Out::F(d.sum() / d.len() as f64),
+    };
+    out.into_py(py)
+}
+
+/// `dot_self(x)`: Σ xᵢ² of an array; ∂/∂xᵢ = 2xᵢ.
+#[pyfunction]
+pub fn dot_self(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let out = match array(x, "dot_self", "x")? {
+        Ax::V(Arr::V(v)) => Out::V(matrix::dot_self(&v)),
+        Ax::M(Arr::V(m)) => Out::V(matrix::dot_self(&m)),
+        Ax::V(Arr::D(d)) => Out::F(d.iter().map(|x| x * x).sum()),
+        Ax::M(Arr::D(d)) => Out::F(d.iter().map(|x| x * x).sum()),
+    };
+    out.into_py(py)
+}
+
+/// `variance(x)`: the sample variance Σ (xᵢ − x̄)²/(n − 1) of an array (n ≥ 1).
+#[pyfunction]
+pub fn variance(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array(x, "variance", "x")?;
+    let r = scalar_of!(a, |x| matrix::variance(x).map_err(to_py)?);
+    r.into_py(py)
+}
+
+/// `sd(x)`: the sample standard deviation √variance(x) of an array.
+#[pyfunction]
+pub fn sd(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array(x, "sd", "x")?;
+    let r = scalar_of!(a, |x| matrix::sd(x).map_err(to_py)?);
+    r.into_py(py)
+}
+
+/// `prod(x)`: Π xᵢ of an array; ∂/∂xᵢ = Π_{j≠i} xⱼ.
+#[pyfunction]
+pub fn prod(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array(x, "prod", "x")?;
+    let r = scalar_of!(a, |x| matrix::prod(x));
+    r.into_py(py)
+}
+
+/// `log_sum_exp` of an array (one node): ln Σ e^xᵢ without overflow; ∂/∂xᵢ = softmax(x)ᵢ.
+pub fn log_sum_exp_array(py: Python<'_>, a: Ax) -> PyResult<Py<PyAny>> {
+    let r = scalar_of!(a, |x| matrix::log_sum_exp(x));
+    r.into_py(py)
+}
+
+/// `softmax(v)` of a 1-D array: e^v / Σ e^v; the reverse pass is v̄ += s ∘ (ḡ − ⟨ḡ, s⟩).
+#[pyfunction]
+pub fn softmax(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector(v, "softmax", "v")?;
+    let (r, d) = arr1!(a, |x| matrix::softmax(x));
+    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `log_softmax(v)` of a 1-D array: v − log_sum_exp(v); v̄ += ḡ − softmax(v)·Σḡ.
+#[pyfunction]
+pub fn log_softmax(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector(v, "log_softmax", "v")?;
+    let (r, d) = arr1!(a, |x| matrix::log_softmax(x));
+    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `cumulative_sum(v)` of a 1-D array: cᵢ = v₀ + … + vᵢ.
+#[pyfunction]
+pub fn cumulative_sum(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector(v, "cumulative_sum", "v")?;
+    let (r, d) = arr1!(a, |x| matrix::cumulative_sum(x));
+    Res::V(finish(r, d)).into_py(py)
+}
+
+/// `dot_product(a, b)`: Σ aᵢbᵢ of two 1-D arrays of equal length; ∂/∂a = b, ∂/∂b = a.
+#[pyfunction]
+pub fn dot_product(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let x = vector(a, "dot_product", "a")?;
+    let y = vector(b, "dot_product", "b")?;
+    let (r, d) = arr2!(x, y, |p, q| matrix::dot_product(p, q));
+    finish_scalar(r.map_err(to_py)?, d).into_py(py)
+}
+
+/// `squared_distance(a, b)`: Σ (aᵢ − bᵢ)² of two 1-D arrays of equal length.
+#[pyfunction]
+pub fn squared_distance(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let x = vector(a, "squared_distance", "a")?;
+    let y = vector(b, "squared_distance", "b")?;
+    let (r, d) = arr2!(x, y, |p, q| matrix::squared_distance(p, q));
+    finish_scalar(r.map_err(to_py)?, d).into_py(py)
+}
+
+/// `distance(a, b)`: the Euclidean distance ‖a − b‖ of two 1-D arrays of equal length.
+#[pyfunction]
+pub fn distance(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = vector(a, "distance", "a")?;
+    let y = vector(b, "distance", "b")?;
+    let (r, d) = arr2!(x, y, |p, q| matrix::distance(p, q));
+    finish_scalar(r.map_err(to_py)?, d).into_py(py)
+}
+
+/// `multiply(a, b)`: Stan's multiply — the matrix product for two arrays (as ``a @ b``), the
+/// product for a scalar and anything.
+#[pyfunction]
+pub fn multiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = crate::array::x_arg(a, "multiply", "a")?;
+    let y = crate::array::x_arg(b, "multiply", "b")?;
+    match (x, y) {
+        (X::A(x), X::A(y)) => matmul(x, y)?.into_py(py),
+        (x, y) => crate::array::elementwise(Op::Mul, x, y)?.into_py(py),
+    }
+}
+
+/// `a ∘ b` (elementwise product, as ``a * b``); the shapes must agree.
+#[pyfunction]
+pub fn elt_multiply(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let x = X::A(array(a, "elt_multiply", "a")?);
+    let y = X::A(array(b, "elt_multiply", "b")?);
+    crate::array::elementwise(Op::Mul, x, y)?.into_py(py)
+}
+
+/// `a ⊘ b` (elementwise quotient, as ``a / b``); the shapes must agree.
+#[pyfunction]
+pub fn elt_divide(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let x = X::A(array(a, "elt_divide", "a")?);
+    let y = X::A(array(b, "elt_divide", "b")?);
+    crate::array::elementwise(Op::Div, x, y)?.into_py(py)
+}
+
+/// `transpose(a)`: a 2-D array's transpose (one node); a 1-D array itself (NumPy's ``.T``).
+#[pyfunction]
+pub fn transpose(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    match array(a, "transpose", "a")? {
+        Ax::M(m) => {
+            let (r, d) = arr1!(m, |x| matrix::transpose(x));
+            Res::M(finish(r, d)).into_py(py)
+        }
+        v => Res::V(match v {
+            Ax::V(v) => v,
+            Ax::M(_) => unreachable!(),
+        })
+        .into_py(py),
+    }
+}
+
+/// A 2-D argument.
+fn matrix_arg(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Arr<revad::Matrix>> {
+    match array(obj, function, "a")? {
+        Ax::M(m) => Ok(m),
+        Ax::V(v) => Err(size_error(format!(
+            "{function}: argument a must be 2-D, not of shape ({},)",
+            v.value().len()
+        ))),
+    }
+}
+
+/// `crossprod(a)`: aᵀa of a 2-D array.
+#[pyfunction]
+pub fn crossprod(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let m = matrix_arg(a, "crossprod")?;
+    let (r, d) = arr1!(m, |x| matrix::crossprod(x));
+    Res::M(finish(r, d)).into_py(py)
+}
+
+/// `tcrossprod(a)`: a·aᵀ of a 2-D array.
+#[pyfunction]
+pub fn tcrossprod(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let m = matrix_arg(a, "tcrossprod")?;
+    let (r, d) = arr1!(m, |x| matrix::tcrossprod(x));
+    Res::M(finish(r, d)).into_py(py)
+}
+
+/// `diagonal(a)`: the diagonal of a 2-D array as a 1-D array.
+#[pyfunction]
+pub fn diagonal(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let m = matrix_arg(a, "diagonal")?;
+    let (r, d) = arr1!(m, |x| matrix::diagonal(x));
+    Res::V(finish(r, d)).into_py(py)
+}
+
+/// `diag_matrix(v)`: the square 2-D array with the 1-D array v on its diagonal.
+#[pyfunction]
+pub fn diag_matrix(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector(v, "diag_matrix", "v")?;
+    let (r, d) = arr1!(a, |x| matrix::diag_matrix(x));
+    Res::M(finish(r, d)).into_py(py)
+}
+
+/// `v[i:i + n]` of a 1-D array as `$f(v, i, n)`-style slices: `head`, `tail`, `segment`.
+macro_rules! vector_slice {
+    ($name:ident($($n:ident),*) => $call:expr, $doc:literal) => {
+        #[doc = $doc]
+        #[pyfunction]
+        pub fn $name(py: Python<'_>, v: &Bound<'_, PyAny>, $($n: usize),*) -> PyResult<Py<PyAny>> {
+            let a = vector(v, stringify!($name), "v")?;
+            let (r, d) = arr1!(a, |x| $call(x, $($n),*));
+            Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+        }
+    };
+}
+
+vector_slice!(head(n) => matrix::head, "`head(v, n)`: the first n elements of a 1-D array.");
+vector_slice!(tail(n) => matrix::tail, "`tail(v, n)`: the last n elements of a 1-D array.");
+vector_slice!(
+    segment(i, n) => matrix::segment,
+    "`segment(v, i, n)`: the n elements from element i on (0-based, unlike Stan): v[i:i + n]."
+);
+
+/// `block(m, i, j, nrows, ncols)`: the nrows × ncols block of a 2-D array whose top-left
+/// element is (i, j), 0-based (unlike Stan): m[i:i + nrows, j:j + ncols].
+#[pyfunction]
+pub fn block(
+    py: Python<'_>,
+    m: &Bound<'_, PyAny>,
+    i: usize,
+    j: usize,
+    nrows: usize,
+    ncols: usize,
+) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "block")?;
+    let (r, d) = arr1!(a, |x| matrix::block(x, i, j, nrows, ncols));
+    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `row(m, i)`: row i (0-based, unlike Stan) of a 2-D array, as a 1-D array.
+#[pyfunction]
+pub fn row(py: Python<'_>, m: &Bound<'_, PyAny>, i: usize) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "row")?;
+    let (r, d) = arr1!(a, |x| matrix::row(x, i));
+    Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
+}
+
+/// `col(m, j)`: column j (0-based, unlike Stan) of a 2-D array, as a 1-D array.
+#[pyfunction]
+pub fn col(py: Python<'_>, m: &Bound<'_, PyAny>, j: usize) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "col")?;
+    let (r, d) = arr1!(a, |x| matrix::col(x, j));
+    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `to_vector(a)`: the elements as a 1-D array in column-major order (Stan's order: a 2-D
+/// `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`).
+#[pyfunction]
+pub fn to_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let (r, d) = match array(a, "to_vector", "a")? {
+        Ax::V(v) => arr1!(v, |x| matrix::to_vector(x)),
+        Ax::M(m) => arr1!(m, |x| matrix::to_vector(x)),
+    };
+    Res::V(finish(r, d)).into_py(py)
+}
+
+/// `rows_dot_self(m)`: Σⱼ mᵢⱼ² for each row of a 2-D array, as a 1-D array.
+#[pyfunction]
+pub fn rows_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "rows_dot_self")?;
+    let (r, d) = arr1!(a, |x| matrix::rows_dot_self(x));
+    Res::V(finish(r, d)).into_py(py)
+}
+
+/// `columns_dot_self(m)`: Σᵢ mᵢⱼ² for each column of a 2-D array, as a 1-D array.
+#[pyfunction]
+pub fn columns_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "columns_dot_self")?;
+    let (r, d) = arr1!(a, |x| matrix::columns_dot_self(x));
+    Res::V(from_row(finish(r, d))).into_py(py)
+}
+
+/// `rep_vector(x, n)`: a 1-D array of n copies of x (a float or a scalar Var).
+#[pyfunction]
+pub fn rep_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py<PyAny>> {
+    match arg(x, "rep_vector", "x")? {
+        Arg::F(c) => Res::V(Arr::D(Array1::from_elem(n, c).into_shared())),
+        Arg::V(v) => Res::V(Arr::V(matrix::rep_vector(v, n))),
+    }
+    .into_py(py)
+}
+
+/// `rep_matrix(x, m, n)`: an m × n 2-D array with every element x (a float or a scalar Var).
+#[pyfunction]
+pub fn rep_matrix(py: Python<'_>, x: &Bound<'_, PyAny>, m: usize, n: usize) -> PyResult<Py<PyAny>> {
+    match arg(x, "rep_matrix", "x")? {
+        Arg::F(c) => Res::M(Arr::D(ndarray::Array2::from_elem((m, n), c).into_shared())),
+        Arg::V(v) => Res::M(Arr::V(matrix::rep_matrix(v, m, n))),
+    }
+    .into_py(py)
+}
+
+/// `sort_asc(v)`: the elements of a 1-D array in ascending order (NaN is an error).
+#[pyfunction]
+pub fn sort_asc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector(v, "sort_asc", "v")?;
+    let (r, d) = arr1!(a, |x| matrix::sort_asc(x));
+    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `sort_desc(v)`: the elements of a 1-D array in descending order (NaN is an error).
+#[pyfunction]
+pub fn sort_desc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector(v, "sort_desc", "v")?;
+    let (r, d) = arr1!(a, |x| matrix::sort_desc(x));
+    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `quad_form(a, b)`: bᵀ·a·b for a square 2-D `a`; a 2-D `b` gives a 2-D array, a 1-D `b` a
+/// scalar.
+#[pyfunction]
+pub fn quad_form(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    quad(py, a, b, "quad_form", false)
+}
+
+/// `quad_form_sym(a, b)`: bᵀ·a·b for a symmetric 2-D `a` (checked), made exactly symmetric.
+#[pyfunction]
+pub fn quad_form_sym(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    quad(py, a, b, "quad_form_sym", true)
+}
+
+fn quad(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    function: &'static str,
+    sym: bool,
+) -> PyResult<Py<PyAny>> {
+    let m = matrix_arg(a, function)?;
+    match array(b, function, "b")? {
+        Ax::M(bm) => {
+            let (r, d) = if sym {
+                arr2!(m, bm, |x, y| matrix::quad_form_sym(x, y))
+            } else {
+                arr2!(m, bm, |x, y| matrix::quad_form(x, y))
+            };
+            Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+        }
+        Ax::V(bv) => {
+            let (r, d) = if sym {
+                arr2!(m, bv, |x, y| matrix::quad_form_sym(x, y))
+            } else {
+                arr2!(m, bv, |x, y| matrix::quad_form(x, y))
+            };
+            finish_scalar(r.map_err(to_py)?, d).into_py(py)
+        }
+    }
+}
+
+/// `quad_form_diag(m, v)`: diag(v)·m·diag(v) for a square 2-D `m` and a 1-D `v`.
+#[pyfunction]
+pub fn quad_form_diag(
+    py: Python<'_>,
+    m: &Bound<'_, PyAny>,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "quad_form_diag")?;
+    let b = vector(v, "quad_form_diag", "v")?;
+    let (r, d) = arr2!(a, b, |x, y| matrix::quad_form_diag(x, y));
+    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `diag_pre_multiply(v, m)`: diag(v)·m (row i of m scaled by vᵢ).
+#[pyfunction]
+pub fn diag_pre_multiply(
+    py: Python<'_>,
+    v: &Bound<'_, PyAny>,
+    m: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let b = vector(v, "diag_pre_multiply", "v")?;
+    let a = matrix_arg(m, "diag_pre_multiply")?;
+    let (r, d) = arr2!(b, a, |x, y| matrix::diag_pre_multiply(x, y));
+    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `diag_post_multiply(m, v)`: m·diag(v) (column j of m scaled by vⱼ).
+#[pyfunction]
+pub fn diag_post_multiply(
+    py: Python<'_>,
+    m: &Bound<'_, PyAny>,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "diag_post_multiply")?;
+    let b = vector(v, "diag_post_multiply", "v")?;
+    let (r, d) = arr2!(a, b, |x, y| matrix::diag_post_multiply(x, y));
+    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// Adds the functions to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    macro_rules! add {
+        ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
+    }
+    add!(
+        mean,
+        dot_self,
+        variance,
+        sd,
+        prod,
+        softmax,
+        log_softmax,
+        cumulative_sum,
+        dot_product,
+        squared_distance,
+        distance,
+        multiply,
+        elt_multiply,
+        elt_divide,
+        transpose,
+        crossprod,
+        tcrossprod,
+        diagonal,
+        diag_matrix,
+        head,
+        tail,
+        segment,
+        block,
+        row,
+        col,
+        to_vector,
+        rows_dot_self,
+        columns_dot_self,
+        rep_vector,
+        rep_matrix,
+        sort_asc,
+        sort_desc,
+        quad_form,
+        quad_form_sym,
+        quad_form_diag,
+        diag_pre_multiply,
+        diag_post_multiply,
+    );
+    Ok(())
+}
