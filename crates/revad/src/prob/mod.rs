@@ -17,14 +17,21 @@ mod binomial;
 mod binomial_logit;
 mod categorical;
 mod categorical_logit;
+mod cauchy;
 mod chi_square;
+mod double_exponential;
+mod elementwise;
+mod exp_mod_normal;
 mod exponential;
 mod frechet;
 mod gamma;
+mod gumbel;
 mod hypergeometric;
 mod int_args;
 mod inv_chi_square;
 mod inv_gamma;
+mod logistic;
+mod lognormal;
 mod neg_binomial;
 mod neg_binomial_2;
 mod neg_binomial_2_log;
@@ -36,6 +43,8 @@ mod poisson;
 mod poisson_log;
 mod rayleigh;
 mod scaled_inv_chi_square;
+mod skew_normal;
+mod student_t;
 mod tails;
 mod uniform;
 mod von_mises;
@@ -53,16 +62,27 @@ pub use binomial::binomial_lpmf;
 pub use binomial_logit::binomial_logit_lpmf;
 pub use categorical::categorical_lpmf;
 pub use categorical_logit::categorical_logit_lpmf;
+pub use cauchy::{cauchy_cdf, cauchy_lccdf, cauchy_lcdf, cauchy_lpdf};
 pub use chi_square::{chi_square_cdf, chi_square_lccdf, chi_square_lcdf, chi_square_lpdf};
+pub use double_exponential::{
+    double_exponential_cdf, double_exponential_lccdf, double_exponential_lcdf,
+    double_exponential_lpdf,
+};
+pub use exp_mod_normal::{
+    exp_mod_normal_cdf, exp_mod_normal_lccdf, exp_mod_normal_lcdf, exp_mod_normal_lpdf,
+};
 pub use exponential::{exponential_cdf, exponential_lccdf, exponential_lcdf, exponential_lpdf};
 pub use frechet::{frechet_cdf, frechet_lccdf, frechet_lcdf, frechet_lpdf};
 pub use gamma::{gamma_cdf, gamma_lccdf, gamma_lcdf, gamma_lpdf};
+pub use gumbel::{gumbel_cdf, gumbel_lccdf, gumbel_lcdf, gumbel_lpdf};
 pub use hypergeometric::hypergeometric_lpmf;
 pub use int_args::{check_all_int, IntArg};
 pub use inv_chi_square::{
     inv_chi_square_cdf, inv_chi_square_lccdf, inv_chi_square_lcdf, inv_chi_square_lpdf,
 };
 pub use inv_gamma::{inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf};
+pub use logistic::{logistic_cdf, logistic_lccdf, logistic_lcdf, logistic_lpdf};
+pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lpdf};
 pub use neg_binomial::neg_binomial_lpmf;
 pub use neg_binomial_2::neg_binomial_2_lpmf;
 pub use neg_binomial_2_log::neg_binomial_2_log_lpmf;
@@ -79,6 +99,8 @@ pub use scaled_inv_chi_square::{
     scaled_inv_chi_square_cdf, scaled_inv_chi_square_lccdf, scaled_inv_chi_square_lcdf,
     scaled_inv_chi_square_lpdf,
 };
+pub use skew_normal::{skew_normal_cdf, skew_normal_lccdf, skew_normal_lcdf, skew_normal_lpdf};
+pub use student_t::student_t_lpdf;
 pub use uniform::{uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf};
 pub use von_mises::von_mises_lpdf;
 pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};

@@ -1,0 +1,176 @@
+//! The Gumbel distribution: `gumbel_lpdf`, `gumbel_cdf`, `gumbel_lcdf`, `gumbel_lccdf`.
+//!
+//! With `z = (y − μ)/β` and `u = e⁻ᶻ`: `F = exp(−u)`.
+//!
+//! | function | value per element | ∂/∂y | ∂/∂μ | ∂/∂β |
+//! |---|---|---|---|---|
+//! | `gumbel_lpdf` | −log β − z − u | (u − 1)/β | (1 − u)/β | (z(1 − u) − 1)/β |
+//! | `gumbel_lcdf` | −u | u/β | −u/β | −u z/β |
+//! | `gumbel_lccdf` | log(1 − e⁻ᵘ) | −k/β | k/β | k z/β, with k = u/expm1(u) |
+//! | `gumbel_cdf` | Π exp(−uᵢ) | F·u/β | −F·u/β | −F·u z/β |
+//!
+//! The complementary CDF uses `log1m_exp(−u)`, and `−z − u/2` once `u < 1e-10` (where it
+//! would underflow), so it stays finite far into the upper tail.
+
+use super::args::{
+    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
+};
+use super::elementwise::{eval3, Combine};
+use crate::error::{check, require, Result};
+use crate::special::log_exp::log1m_exp;
+
+/// Stan's argument checks of the Gumbel distribution.
+fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    function: &'static str,
+    y: &Y,
+    mu: &M,
+    beta: &S,
+) -> Result<usize> {
+    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
+    check_all(mu, |v| {
+        require(v.is_finite(), function, "Location parameter", v, "finite")
+    })?;
+    check_all(beta, |v| check::positive(function, "Scale parameter", v))?;
+    common_size(
+        function,
+        &[
+            ("Random variable", y.size()),
+            ("Location parameter", mu.size()),
+            ("Scale parameter", beta.size()),
+        ],
+    )
+}
+
+/// `Σᵢ log gumbel(yᵢ | μᵢ, βᵢ)`, per element `−log β − z − e⁻ᶻ` with `z = (y − μ)/β`. With
+/// `propto`, −log β is dropped when β is constant.
+///
+/// Partials: ∂y = (e⁻ᶻ − 1)/β, ∂μ = −∂y, ∂β = (z(1 − e⁻ᶻ) − 1)/β.
+///
+/// Errors (Stan's messages): `y` NaN, `mu` not finite, `beta` not positive, or containers of
+/// different sizes.
+///
+/// ```
+/// use revad::prob::gumbel_lpdf;
+/// // scipy.stats.gumbel_r(0.2, 0.5).logpdf(1.3)
+/// let v: f64 = gumbel_lpdf(1.3, 0.2, 0.5, false).unwrap();
+/// assert!((v - -1.6176559778023885).abs() < 1e-14);
+/// ```
+pub fn gumbel_lpdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    y: Y,
+    mu: M,
+    beta: S,
+    propto: bool,
+) -> Result<Out<(Y, M, S)>>
+where
+    (Y, M, S): ProbOutput,
+{
+    const F: &str = "gumbel_lpdf";
+    let n = check_args(F, &y, &mu, &beta)?;
+    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
+    if any_empty(&[y.size(), mu.size(), beta.size()]) || (propto && !any_var) {
+        return Ok(OperandsAndPartials::new().build(0.0));
+    }
+    Ok(eval3(&y, &mu, &beta, n, Combine::Sum, |yv, m, b| {
+        let z = (yv - m) / b;
+        if z.is_infinite() {
+            // the density vanishes at both ends (−z − e⁻ᶻ would be ∞ − ∞ at −∞)
+            return (f64::NEG_INFINITY, [0.0; 3]);
+        }
+        let u = (-z).exp();
+        let mut lp = -z - u;
+        if !propto || S::IS_VAR {
+            lp -= b.ln();
+        }
+        if !lp.is_finite() {
+            return (lp, [0.0; 3]);
+        }
+        (
+            lp,
+            [(u - 1.0) / b, (1.0 - u) / b, (z * (1.0 - u) - 1.0) / b],
+        )
+    }))
+}
+
+/// The shared loop of the (log) CDFs; `upper` selects the complementary CDF.
+fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    function: &'static str,
+    y: Y,
+    mu: M,
+    beta: S,
+    upper: bool,
+    combine: Combine,
+) -> Result<Out<(Y, M, S)>>
+where
+    (Y, M, S): ProbOutput,
+{
+    let n = check_args(function, &y, &mu, &beta)?;
+    if any_empty(&[y.size(), mu.size(), beta.size()]) {
+        let empty = if combine == Combine::Product {
+            1.0
+        } else {
+            0.0
+        };
+        return Ok(OperandsAndPartials::new().build(empty));
+    }
+    Ok(eval3(&y, &mu, &beta, n, combine, |yv, m, b| {
+        let z = (yv - m) / b;
+        let u = (-z).exp();
+        let (v, h) = if !upper {
+            (-u, u)
+        } else if u < 1e-10 {
+            // log(1 − e⁻ᵘ) = log u − u/2 + O(u²); d/dz = −u/expm1(u) = −1 + u/2 + O(u²)
+            (-z - 0.5 * u, -1.0 + 0.5 * u)
+        } else {
+            (log1m_exp(-u), -u / u.exp_m1())
+        };
+        if !v.is_finite() || z.is_infinite() {
+            return (v, [0.0; 3]);
+        }
+        (v, [h / b, -h / b, -h * z / b])
+    }))
+}
+
+/// `Σᵢ −exp(−zᵢ)`, the log of the Gumbel CDF. Partials: ∂y = e⁻ᶻ/β, ∂μ = −∂y,
+/// ∂β = −e⁻ᶻ z/β.
+///
+/// Errors as [`gumbel_lpdf`].
+pub fn gumbel_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    y: Y,
+    mu: M,
+    beta: S,
+) -> Result<Out<(Y, M, S)>>
+where
+    (Y, M, S): ProbOutput,
+{
+    log_cdf_impl("gumbel_lcdf", y, mu, beta, false, Combine::Sum)
+}
+
+/// `Σᵢ log(1 − exp(−e^(−zᵢ)))`, the log of the complementary CDF, finite far into the upper
+/// tail. Partials: ∂y = −k/β, ∂μ = k/β, ∂β = k z/β with `k = u/expm1(u)`, `u = e⁻ᶻ`.
+///
+/// Errors as [`gumbel_lpdf`].
+pub fn gumbel_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    y: Y,
+    mu: M,
+    beta: S,
+) -> Result<Out<(Y, M, S)>>
+where
+    (Y, M, S): ProbOutput,
+{
+    log_cdf_impl("gumbel_lccdf", y, mu, beta, true, Combine::Sum)
+}
+
+/// `Πᵢ exp(−e^(−zᵢ))`, the Gumbel CDF (a product over the elements, as in Stan; 1 for empty
+/// containers). Partials: `F` times those of [`gumbel_lcdf`]; all 0 when F = 0.
+///
+/// Errors as [`gumbel_lpdf`].
+pub fn gumbel_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    y: Y,
+    mu: M,
+    beta: S,
+) -> Result<Out<(Y, M, S)>>
+where
+    (Y, M, S): ProbOutput,
+{
+    log_cdf_impl("gumbel_cdf", y, mu, beta, false, Combine::Product)
+}
