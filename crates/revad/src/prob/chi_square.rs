@@ -13,7 +13,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, log_inc_gamma, run, Tail};
+use super::tails::{build2 as build, log_inc_gamma, run, Tail};
 use crate::error::{check, require, Result};
 use crate::special::gamma::{digamma, lgamma};
 
@@ -37,16 +37,6 @@ fn check_args<Y: ProbArg, N: ProbArg>(function: &'static str, y: &Y, nu: &N) -> 
             ("Degrees of freedom parameter", nu.size()),
         ],
     )
-}
-
-fn build<Y: ProbArg, N: ProbArg>(y: &Y, nu: &N, v: f64, d: &[[f64; 2]]) -> Out<(Y, N)>
-where
-    (Y, N): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, nu, 1, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log χ²(yᵢ | νᵢ) = Σ (−(ν/2) log 2 − log Γ(ν/2) + (ν/2 − 1) log y − y/2)`. With

@@ -11,7 +11,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, run, Tail};
+use super::tails::{build2 as build, run, Tail};
 use crate::error::{check, require, Result};
 use crate::special::log_exp::log1m_exp;
 
@@ -33,16 +33,6 @@ fn check_args<Y: ProbArg, B: ProbArg>(function: &'static str, y: &Y, beta: &B) -
             ("Inverse scale parameter", beta.size()),
         ],
     )
-}
-
-fn build<Y: ProbArg, B: ProbArg>(y: &Y, beta: &B, v: f64, d: &[[f64; 2]]) -> Out<(Y, B)>
-where
-    (Y, B): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, beta, 1, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log Exponential(yᵢ | βᵢ) = Σ (log βᵢ − βᵢ yᵢ)`; with `propto`, `log β` is dropped when

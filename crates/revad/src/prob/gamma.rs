@@ -15,7 +15,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, log_inc_gamma, run, Tail};
+use super::tails::{build3 as build, log_inc_gamma, run, Tail};
 use crate::error::{check, require, Result};
 use crate::special::gamma::{digamma, lgamma};
 
@@ -51,23 +51,6 @@ fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
             ("Inverse scale parameter", beta.size()),
         ],
     )
-}
-
-fn build<Y: ProbArg, A: ProbArg, B: ProbArg>(
-    y: &Y,
-    alpha: &A,
-    beta: &B,
-    v: f64,
-    d: &[[f64; 3]],
-) -> Out<(Y, A, B)>
-where
-    (Y, A, B): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, alpha, 1, d);
-    add(&mut ops, beta, 2, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log Gamma(yᵢ | αᵢ, βᵢ) = Σ (α log β − log Γ(α) + (α − 1) log y − βy)`. With `propto`, `log Γ(α)` is dropped when α is constant, `α log β`

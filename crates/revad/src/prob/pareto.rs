@@ -16,7 +16,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, run, Tail};
+use super::tails::{build3 as build, run, Tail};
 use crate::error::{check, require, Result};
 use crate::special::log_exp::log1m_exp;
 
@@ -52,23 +52,6 @@ fn check_args<Y: ProbArg, M: ProbArg, A: ProbArg>(
             ("Shape parameter", alpha.size()),
         ],
     )
-}
-
-fn build<Y: ProbArg, M: ProbArg, A: ProbArg>(
-    y: &Y,
-    y_min: &M,
-    alpha: &A,
-    v: f64,
-    d: &[[f64; 3]],
-) -> Out<(Y, M, A)>
-where
-    (Y, M, A): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, y_min, 1, d);
-    add(&mut ops, alpha, 2, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log Pareto(yᵢ | y_minᵢ, αᵢ) = Σ (log α + α log y_min − (α + 1) log y)`; −∞ when some

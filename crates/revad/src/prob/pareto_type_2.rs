@@ -16,7 +16,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, run, Tail};
+use super::tails::{build4 as build, run, Tail};
 use crate::error::{check, require, Result};
 use crate::special::log_exp::log1m_exp;
 
@@ -65,25 +65,6 @@ fn check_args<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
         }
     }
     Ok(n)
-}
-
-fn build<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
-    y: &Y,
-    mu: &M,
-    lambda: &L,
-    alpha: &A,
-    v: f64,
-    d: &[[f64; 4]],
-) -> Out<(Y, M, L, A)>
-where
-    (Y, M, L, A): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, mu, 1, d);
-    add(&mut ops, lambda, 2, d);
-    add(&mut ops, alpha, 3, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log ParetoType2(yᵢ | μᵢ, λᵢ, αᵢ) = Σ (log α − log λ − (α + 1) log1p((y − μ)/λ))`. With

@@ -13,7 +13,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, run, Tail};
+use super::tails::{build2 as build, run, Tail};
 use crate::error::{check, Result};
 use crate::special::log_exp::log1m_exp;
 
@@ -36,16 +36,6 @@ fn check_args<Y: ProbArg, S: ProbArg>(
             ("Scale parameter", sigma.size()),
         ],
     )
-}
-
-fn build<Y: ProbArg, S: ProbArg>(y: &Y, sigma: &S, v: f64, d: &[[f64; 2]]) -> Out<(Y, S)>
-where
-    (Y, S): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, sigma, 1, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log Rayleigh(yᵢ | σᵢ) = Σ (log y − 2 log σ − y²/(2σ²))`. With `propto`, `log y` is

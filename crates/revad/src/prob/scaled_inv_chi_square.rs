@@ -12,7 +12,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, log_inc_gamma, run, Tail};
+use super::tails::{build3 as build, log_inc_gamma, run, Tail};
 use crate::error::{check, require, Result};
 use crate::special::gamma::{digamma, lgamma};
 
@@ -50,23 +50,6 @@ fn check_args<Y: ProbArg, N: ProbArg, S: ProbArg>(
             ("Scale parameter", s.size()),
         ],
     )
-}
-
-fn build<Y: ProbArg, N: ProbArg, S: ProbArg>(
-    y: &Y,
-    nu: &N,
-    s: &S,
-    v: f64,
-    d: &[[f64; 3]],
-) -> Out<(Y, N, S)>
-where
-    (Y, N, S): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, nu, 1, d);
-    add(&mut ops, s, 2, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log ScaledInvChiSquare(yᵢ | νᵢ, sᵢ)` (see the module table); −∞ when some y ≤ 0 (as in

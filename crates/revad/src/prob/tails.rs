@@ -2,7 +2,7 @@
 //! log terms (a log density, `lcdf`, `lccdf`) or multiplies CDF factors, and the builders that
 //! turn per-element partials into one node.
 
-use super::args::{accumulate, partials, OperandsAndPartials, ProbArg};
+use super::args::{accumulate, partials, OperandsAndPartials, Out, ProbArg, ProbOutput};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::{gamma_p_derivative, inc_gamma};
@@ -57,6 +57,55 @@ pub(super) fn add<A: ProbArg, const K: usize>(
         }
         ops.add_owned(a, p);
     }
+}
+
+/// The node of a function of two arguments from the per-element partials `d[i] = [∂a, ∂b]`.
+pub(super) fn build2<A: ProbArg, B: ProbArg>(a: &A, b: &B, v: f64, d: &[[f64; 2]]) -> Out<(A, B)>
+where
+    (A, B): ProbOutput,
+{
+    let mut ops = OperandsAndPartials::new();
+    add(&mut ops, a, 0, d);
+    add(&mut ops, b, 1, d);
+    ops.build(v)
+}
+
+/// The node of a function of three arguments from the per-element partials.
+pub(super) fn build3<A: ProbArg, B: ProbArg, C: ProbArg>(
+    a: &A,
+    b: &B,
+    c: &C,
+    v: f64,
+    d: &[[f64; 3]],
+) -> Out<(A, B, C)>
+where
+    (A, B, C): ProbOutput,
+{
+    let mut ops = OperandsAndPartials::new();
+    add(&mut ops, a, 0, d);
+    add(&mut ops, b, 1, d);
+    add(&mut ops, c, 2, d);
+    ops.build(v)
+}
+
+/// The node of a function of four arguments from the per-element partials.
+pub(super) fn build4<A: ProbArg, B: ProbArg, C: ProbArg, D: ProbArg>(
+    a: &A,
+    b: &B,
+    c: &C,
+    e: &D,
+    v: f64,
+    d: &[[f64; 4]],
+) -> Out<(A, B, C, D)>
+where
+    (A, B, C, D): ProbOutput,
+{
+    let mut ops = OperandsAndPartials::new();
+    add(&mut ops, a, 0, d);
+    add(&mut ops, b, 1, d);
+    add(&mut ops, c, 2, d);
+    add(&mut ops, e, 3, d);
+    ops.build(v)
 }
 
 /// log P(a, z) or log Q(a, z) (`upper`) of the regularised incomplete gamma function, with

@@ -16,7 +16,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, run, Tail};
+use super::tails::{build3 as build, run, Tail};
 use crate::error::{check, require, Result};
 
 fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
@@ -65,23 +65,6 @@ fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
         }
     }
     Ok(n)
-}
-
-fn build<Y: ProbArg, A: ProbArg, B: ProbArg>(
-    y: &Y,
-    alpha: &A,
-    beta: &B,
-    v: f64,
-    d: &[[f64; 3]],
-) -> Out<(Y, A, B)>
-where
-    (Y, A, B): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, alpha, 1, d);
-    add(&mut ops, beta, 2, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log Uniform(yᵢ | αᵢ, βᵢ) = Σ −log(β − α)`; −∞ when some y is outside [α, β] (as in

@@ -15,7 +15,7 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::tails::{add, run, Tail};
+use super::tails::{build3 as build, run, Tail};
 use crate::error::{check, require, Result};
 use crate::special::log_exp::log1m_exp;
 
@@ -53,23 +53,6 @@ fn check_args<Y: ProbArg, A: ProbArg, S: ProbArg>(
             ("Scale parameter", sigma.size()),
         ],
     )
-}
-
-fn build<Y: ProbArg, A: ProbArg, S: ProbArg>(
-    y: &Y,
-    alpha: &A,
-    sigma: &S,
-    v: f64,
-    d: &[[f64; 3]],
-) -> Out<(Y, A, S)>
-where
-    (Y, A, S): ProbOutput,
-{
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, y, 0, d);
-    add(&mut ops, alpha, 1, d);
-    add(&mut ops, sigma, 2, d);
-    ops.build(v)
 }
 
 /// `Σᵢ log Weibull(yᵢ | αᵢ, σᵢ) = Σ (log α + (α − 1) log y − α log σ − (y/σ)^α)`; −∞ when some
