@@ -324,3 +324,85 @@ impl<'a> OperandsAndPartials<'a> {
         })
     }
 }
+
+/// A constant argument whose shape is known only at run time (for bindings): a scalar or a
+/// vector of constants.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstArg {
+    /// A scalar, broadcast.
+    Scalar(f64),
+    /// A container.
+    Vector(Vec<f64>),
+}
+
+impl ProbArg for ConstArg {
+    type Scalar = f64;
+    const IS_VAR: bool = false;
+    fn size(&self) -> Option<usize> {
+        match self {
+            ConstArg::Scalar(_) => None,
+            ConstArg::Vector(v) => Some(v.len()),
+        }
+    }
+    fn val(&self, i: usize) -> f64 {
+        match self {
+            ConstArg::Scalar(x) => *x,
+            ConstArg::Vector(v) => v[i],
+        }
+    }
+    fn slot(&self, _: usize) -> Slot {
+        unreachable!("a constant has no slot")
+    }
+    fn keys(&self, _: &mut Vec<u64>) {}
+}
+
+/// A variable argument whose shape is known only at run time (for bindings): a scalar
+/// variable, an array variable, or a list of scalar variables.
+#[derive(Clone, Debug)]
+pub enum VarArg {
+    /// A scalar variable, broadcast.
+    Scalar(Var),
+    /// A vector variable (one adjoint run).
+    Array(Var<Vector>),
+    /// Scalar variables anywhere on the tape.
+    List(Vec<Var>),
+}
+
+impl ProbArg for VarArg {
+    type Scalar = Var;
+    const IS_VAR: bool = true;
+    fn size(&self) -> Option<usize> {
+        match self {
+            VarArg::Scalar(_) => None,
+            VarArg::Array(a) => Some(a.len()),
+            VarArg::List(v) => Some(v.len()),
+        }
+    }
+    fn val(&self, i: usize) -> f64 {
+        match self {
+            VarArg::Scalar(x) => x.value(),
+            VarArg::Array(a) => a.value().as_slice()[i],
+            VarArg::List(v) => v[i].value(),
+        }
+    }
+    fn slot(&self, i: usize) -> Slot {
+        match self {
+            VarArg::Scalar(x) => x.slot(),
+            VarArg::Array(a) => Slot(a.first_slot().0 + i as u32),
+            VarArg::List(v) => v[i].slot(),
+        }
+    }
+    fn keys(&self, out: &mut Vec<u64>) {
+        match self {
+            VarArg::Scalar(x) => out.push(x.key()),
+            VarArg::Array(a) => out.push(a.key()),
+            VarArg::List(v) => out.extend(v.iter().map(|x| x.key())),
+        }
+    }
+    fn run(&self) -> Option<Slot> {
+        match self {
+            VarArg::Array(a) => Some(a.first_slot()),
+            _ => None,
+        }
+    }
+}

@@ -55,3 +55,27 @@ pub fn check_all_int<A: IntArg>(a: &A, check: impl Fn(i64) -> Result<()>) -> Res
     }
     Ok(())
 }
+
+/// An integer argument whose shape is known only at run time (for bindings).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IntValues {
+    /// A scalar, broadcast.
+    Scalar(i64),
+    /// A container.
+    Vector(Vec<i64>),
+}
+
+impl IntArg for IntValues {
+    fn size(&self) -> Option<usize> {
+        match self {
+            IntValues::Scalar(_) => None,
+            IntValues::Vector(v) => Some(v.len()),
+        }
+    }
+    fn val(&self, i: usize) -> i64 {
+        match self {
+            IntValues::Scalar(n) => *n,
+            IntValues::Vector(v) => v[i],
+        }
+    }
+}

@@ -51,8 +51,8 @@ mod von_mises;
 mod weibull;
 
 pub use args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    accumulate, any_empty, check_all, common_size, partials, ConstArg, OperandsAndPartials, Out,
+    ProbArg, ProbOutput, VarArg,
 };
 pub use bernoulli::{bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_lpmf};
 pub use bernoulli_logit::bernoulli_logit_lpmf;
@@ -76,7 +76,7 @@ pub use frechet::{frechet_cdf, frechet_lccdf, frechet_lcdf, frechet_lpdf};
 pub use gamma::{gamma_cdf, gamma_lccdf, gamma_lcdf, gamma_lpdf};
 pub use gumbel::{gumbel_cdf, gumbel_lccdf, gumbel_lcdf, gumbel_lpdf};
 pub use hypergeometric::hypergeometric_lpmf;
-pub use int_args::{check_all_int, IntArg};
+pub use int_args::{check_all_int, IntArg, IntValues};
 pub use inv_chi_square::{
     inv_chi_square_cdf, inv_chi_square_lccdf, inv_chi_square_lcdf, inv_chi_square_lpdf,
 };
