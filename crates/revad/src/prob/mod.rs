@@ -56,7 +56,7 @@ pub use args::{
 };
 pub use bernoulli::{bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_lpmf};
 pub use bernoulli_logit::bernoulli_logit_lpmf;
-pub use beta::beta_lpdf;
+pub use beta::{beta_cdf, beta_lccdf, beta_lcdf, beta_lpdf};
 pub use beta_binomial::beta_binomial_lpmf;
 pub use binomial::binomial_lpmf;
 pub use binomial_logit::binomial_logit_lpmf;

@@ -4,6 +4,7 @@
 
 pub mod bessel;
 pub mod gamma;
+pub mod inc_beta;
 pub mod inc_gamma;
 pub mod log_exp;
 pub mod normal;
