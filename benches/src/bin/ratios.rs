@@ -42,6 +42,24 @@ fn bytes_per_variable(case: &str, n: usize) -> f64 {
 }
 
 fn main() {
+    // `ratios densities` (or `scalar`, `matrix`, `talk`) prints one section only.
+    let only = std::env::args().nth(1);
+    let show = |section: &str| only.as_deref().is_none_or(|o| o == section);
+    if show("scalar") {
+        scalar_table();
+    }
+    if show("matrix") {
+        matrix_table();
+    }
+    if show("densities") {
+        density_table();
+    }
+    if show("talk") {
+        talk_table();
+    }
+}
+
+fn scalar_table() {
     println!(
         "{:<14} {:>6} {:>12} {:>12} {:>8} {:>8} {:>8} {:>8}",
         "case", "N", "grad ns", "f64 ns", "ratio", "Stan", "vs Stan", "B/var"
@@ -71,6 +89,9 @@ fn main() {
             );
         }
     }
+}
+
+fn matrix_table() {
     println!();
     println!(
         "{:<22} {:>6} {:>12} {:>12} {:>8} {:>14}",
@@ -114,6 +135,9 @@ fn main() {
             );
         }
     }
+}
+
+fn density_table() {
     println!();
     println!(
         "{:<22} {:>7} {:>12} {:>12} {:>8} {:>12}",
@@ -164,6 +188,9 @@ fn main() {
             tg / tf
         );
     }
+}
+
+fn talk_table() {
     let x = [1.3, 2.4];
     let mut g = [0.0; 2];
     let tg = time(|| {

@@ -239,6 +239,49 @@ pub fn accumulate<A: ProbArg>(a: &A, p: &mut [f64], i: usize, d: f64) {
     }
 }
 
+/// The partials of one argument, gathered in the forward loop: a running sum (kept in a
+/// register) for a scalar, one entry per element for a container, nothing for a constant.
+///
+/// Prefer it to [`partials`] + [`accumulate`] in hot loops: a scalar's partial summed through
+/// `p[0]` goes through memory every iteration because the compiler cannot prove it does not
+/// alias the containers' partials.
+pub struct Partial {
+    sum: f64,
+    each: Vec<f64>,
+}
+
+impl Partial {
+    /// An empty accumulator shaped for `a`.
+    pub fn of<A: ProbArg>(a: &A) -> Self {
+        let each = match a.size() {
+            Some(n) if A::IS_VAR => vec![0.0; n],
+            _ => Vec::new(),
+        };
+        Partial { sum: 0.0, each }
+    }
+
+    /// Adds `d` to the partial of element `i` of `a` (to the sum for a scalar).
+    #[inline(always)]
+    pub fn add<A: ProbArg>(&mut self, a: &A, i: usize, d: f64) {
+        if A::IS_VAR {
+            if a.size().is_some() {
+                self.each[i] += d;
+            } else {
+                self.sum += d;
+            }
+        }
+    }
+
+    /// The partials in the layout [`OperandsAndPartials::add_owned`] takes.
+    pub fn into_vec(self) -> Vec<f64> {
+        if self.each.is_empty() {
+            vec![self.sum]
+        } else {
+            self.each
+        }
+    }
+}
+
 /// Checks every element of `a` with `check(value)`; the first failure is returned.
 pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result<()> {
     for i in 0..a.size().unwrap_or(1) {

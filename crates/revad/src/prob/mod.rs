@@ -52,7 +52,7 @@ mod weibull;
 
 pub use args::{
     accumulate, any_empty, check_all, common_size, partials, ConstArg, OperandsAndPartials, Out,
-    ProbArg, ProbOutput, VarArg,
+    Partial, ProbArg, ProbOutput, VarArg,
 };
 pub use bernoulli::{bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_lpmf};
 pub use bernoulli_logit::bernoulli_logit_lpmf;

@@ -13,8 +13,8 @@
 //! itself underflows.
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, Partial,
+    ProbArg, ProbOutput,
 };
 use crate::error::{check, require, Result};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
@@ -86,7 +86,7 @@ where
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let (mut dy, mut dmu, mut dsigma) = (partials(&y), partials(&mu), partials(&sigma));
+    let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
     let mut lp = 0.0;
     for i in 0..n {
         let (yv, m, s) = (y.val(i), mu.val(i), sigma.val(i));
@@ -100,14 +100,14 @@ where
             lp -= s.ln();
         }
         let dz = z * inv_s;
-        accumulate(&y, &mut dy, i, -dz);
-        accumulate(&mu, &mut dmu, i, dz);
-        accumulate(&sigma, &mut dsigma, i, (z * z - 1.0) * inv_s);
+        dy.add(&y, i, -dz);
+        dmu.add(&mu, i, dz);
+        dsigma.add(&sigma, i, (z * z - 1.0) * inv_s);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&y, &dy);
-    ops.add(&mu, &dmu);
-    ops.add(&sigma, &dsigma);
+    ops.add_owned(&y, dy.into_vec());
+    ops.add_owned(&mu, dmu.into_vec());
+    ops.add_owned(&sigma, dsigma.into_vec());
     Ok(ops.build(lp))
 }
 
