@@ -60,6 +60,23 @@ fn multiply_with_data_on_either_side_and_vectors() {
         },
         &[&points(6, 2)],
     );
+    // data matrix · var vector and var matrix · var vector (the matrix·vector reverse pass)
+    check_gradient(
+        |v: &[Var]| {
+            let b = vector(&v[..3]);
+            let y: Var<Vector> = matrix::multiply(&data, &b).unwrap();
+            matrix::dot_self(&y)
+        },
+        &[&points(3, 4)],
+    );
+    check_gradient(
+        |v: &[Var]| {
+            let (a, b) = (mat(2, 3, &v[..6]), vector(&v[6..9]));
+            let y: Var<Vector> = matrix::multiply(&a, &b).unwrap();
+            matrix::sum(&matrix::exp(&y))
+        },
+        &[&points(9, 5)],
+    );
     // row vector · matrix → row vector; vector · row vector → outer product
     check_gradient(
         |v: &[Var]| {

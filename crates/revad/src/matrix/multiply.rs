@@ -53,7 +53,14 @@ where
             found: k2,
         });
     }
-    let product = av.view2().dot(&bv.view2());
+    let product = if c == 1 {
+        // Matrix·vector: row dot products, no packing of A (which gemm would copy every call).
+        let b1 = bv.view2().column(0).to_owned();
+        let y = av.view2().dot(&b1);
+        y.into_shape_with_order((r, 1)).expect("r×1")
+    } else {
+        av.view2().dot(&bv.view2())
+    };
     let value = <<A as Multiply<B>>::Output as Storage>::from2(product);
     let (ka, kb) = (a.key(), b.key());
     let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
@@ -64,6 +71,26 @@ where
     let key = tape::record_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
+            if c == 1 {
+                // Ā += ḡ·bᵀ row by row; b̄ += Aᵀ·ḡ as a sum of rows (both read A row-major).
+                if let (Some(k_a), Some(b_val)) = (ka, &b_val) {
+                    let (b, a_bar) = (b_val.as_slice(), below.run(slot_of(k_a), r * k));
+                    for (row, &gi) in a_bar.chunks_exact_mut(k).zip(g) {
+                        for (x, &bj) in row.iter_mut().zip(b) {
+                            *x += gi * bj;
+                        }
+                    }
+                }
+                if let (Some(k_b), Some(a_val)) = (kb, &a_val) {
+                    let (a, b_bar) = (a_val.as_slice(), below.run(slot_of(k_b), k));
+                    for (row, &gi) in a.chunks_exact(k).zip(g) {
+                        for (x, &aj) in b_bar.iter_mut().zip(row) {
+                            *x += gi * aj;
+                        }
+                    }
+                }
+                return;
+            }
             let g = ArrayView2::from_shape((r, c), g).expect("result shape");
             if let (Some(k_a), Some(b_val)) = (ka, &b_val) {
                 let mut a_bar = ArrayViewMut2::from_shape((r, k), below.run(slot_of(k_a), r * k))
