@@ -1,11 +1,12 @@
-//! Criterion: the vectorised normal log density and the linear regression
+//! Criterion: the vectorised normal log density, the linear regression and the hierarchical model
 //! (`shared/BENCHMARKS.md`, "Densities"), gradient and f64 side by side.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use revad_benches::densities::{
-    data, normal_f64, normal_gradient, regression, regression_f64, regression_gradient,
+    data, hierarchical, hierarchical_f64, hierarchical_gradient, normal_f64, normal_gradient,
+    regression, regression_f64, regression_gradient,
 };
 
 fn vectorised_normal(c: &mut Criterion) {
@@ -36,5 +37,24 @@ fn linear_regression(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, vectorised_normal, linear_regression);
+fn hierarchical_model(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hierarchical");
+    for j in [8, 100, 1000] {
+        let (y, sigma, mu, log_tau, eta) = hierarchical(j);
+        group.bench_with_input(BenchmarkId::new("gradient", j), &j, |b, _| {
+            b.iter(|| hierarchical_gradient(black_box(&y), &sigma, mu, log_tau, &eta))
+        });
+        group.bench_with_input(BenchmarkId::new("f64", j), &j, |b, _| {
+            b.iter(|| hierarchical_f64(black_box(&y), &sigma, mu, log_tau, &eta))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    vectorised_normal,
+    linear_regression,
+    hierarchical_model
+);
 criterion_main!(benches);

@@ -188,6 +188,35 @@ fn density_table() {
             tg / tf
         );
     }
+    for j in [8, 100, 1000] {
+        let (y, sigma, mu, log_tau, eta) = densities::hierarchical(j);
+        let tg = time(|| {
+            black_box(densities::hierarchical_gradient(
+                black_box(&y),
+                &sigma,
+                mu,
+                log_tau,
+                &eta,
+            ));
+        });
+        let tf = time(|| {
+            black_box(densities::hierarchical_f64(
+                black_box(&y),
+                &sigma,
+                mu,
+                log_tau,
+                &eta,
+            ));
+        });
+        println!(
+            "{:<22} {j:>7} {:>12.0} {:>12.0} {:>8.2} {:>12}",
+            "hierarchical (J)",
+            tg * 1e9,
+            tf * 1e9,
+            tg / tf,
+            "–"
+        );
+    }
 }
 
 fn talk_table() {
