@@ -1,0 +1,316 @@
+"""The "Densities" and model cases of shared/BENCHMARKS.md ("Python") from Python, revad against
+JAX under jit (and PyTorch when it is installed), in one run:
+
+- normal log density, ``normal_lpdf(y | mu, sigma)`` with y (a vector of N), mu and sigma all
+  variables, N = 1e3, 1e4, 1e5, 1e6;
+- linear regression ``y ~ normal(X @ beta, sigma)``, X an N×10 data matrix, gradient with respect
+  to beta and sigma, N = 100, 1e3, 1e4, 1e5;
+- the non-centred hierarchical model (eight schools with J groups): ``mu ~ normal(0, 5)``,
+  ``tau ~ cauchy(0, 5)`` with tau = exp(log_tau) and its Jacobian, ``eta ~ normal(0, 1)``,
+  ``y ~ normal(mu + tau * eta, sigma)``, gradient with respect to (mu, log_tau, eta),
+  J = 8, 100, 1000.
+
+    python benches/python/bench_densities.py [--budget SECONDS] [--plot PATH]
+
+Each time is µs per value-and-gradient call with the inputs already in each library's own types
+(revad: one ``revad.Tape()`` block that records, sweeps and reads the adjoints as NumPy arrays;
+JAX: ``jax.jit(jax.value_and_grad(...))`` after compiling, compile time reported apart; PyTorch:
+eager ``backward()``). The table prints revad's time divided by each peer's (below 1: revad is
+faster) and the PNG plot shows the same ratios against size, one panel per case, in the style of
+the seed paper's figures (needs matplotlib: ``pip install matplotlib``). Not run in CI: speed is
+measured by benchmarks, never by tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import revad
+
+NORMAL_SIZES = (1_000, 10_000, 100_000, 1_000_000)
+REGRESSION_SIZES = (100, 1_000, 10_000, 100_000)
+HIERARCHICAL_SIZES = (8, 100, 1_000)
+
+
+def seconds_per_call(fn: Callable[[], object], budget: float) -> float:
+    """The best of five timings of ``fn``, each about ``budget``/5 seconds long."""
+    fn()
+    number, spent = 1, 0.0
+    while spent < budget / 50:
+        number *= 2
+        spent = timeit.timeit(fn, number=number)
+    number = max(1, int(number * (budget / 5) / max(spent, 1e-9)))
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+
+
+@dataclass
+class Case:
+    """One benchmark case at one size: a callable per library, and JAX's compile time."""
+
+    name: str
+    size: int
+    calls: dict[str, Callable[[], object]] = field(default_factory=dict)
+    compile_seconds: float | None = None
+
+
+def _jax() -> Any | None:
+    try:
+        import jax
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+    return jax
+
+
+def _torch() -> Any | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_default_dtype(torch.float64)
+    return torch
+
+
+def _compiled(jax: Any, f: Callable[..., Any], args: tuple[Any, ...], case: Case) -> None:
+    """Adds JAX jit's value-and-gradient of ``f`` at ``args`` to ``case``, timing the compile."""
+    g = jax.jit(jax.value_and_grad(f, argnums=tuple(range(len(args)))))
+    start = time.perf_counter()
+    jax.block_until_ready(g(*args))
+    case.compile_seconds = time.perf_counter() - start
+    case.calls["jax jit"] = lambda: jax.block_until_ready(g(*args))
+
+
+def normal_case(n: int) -> Case:
+    rng = np.random.default_rng(n)
+    y, mu, sigma = rng.standard_normal(n), 0.3, 1.2
+    case = Case("normal_lpdf", n)
+    case.calls["numpy f64"] = lambda: np.sum(
+        -0.5 * ((y - mu) / sigma) ** 2 - np.log(sigma) - 0.5 * np.log(2 * np.pi)
+    )
+
+    def ours() -> object:
+        with revad.Tape():
+            vy, vm, vs = revad.Var(y), revad.Var(mu), revad.Var(sigma)
+            lp = revad.normal_lpdf(vy, vm, vs)
+            lp.grad()
+            return lp.value, vy.adj, vm.adj, vs.adj
+
+    case.calls["revad"] = ours
+    jax = _jax()
+    if jax is not None:
+        import jax.numpy as jnp
+        from jax.scipy.stats import norm
+
+        _compiled(jax, lambda a, m, s: jnp.sum(norm.logpdf(a, m, s)),
+                  (jnp.asarray(y), jnp.asarray(mu), jnp.asarray(sigma)), case)
+    torch = _torch()
+    if torch is not None:
+        ty = torch.tensor(y)
+
+        def eager() -> object:
+            a = ty.clone().requires_grad_()
+            m = torch.tensor(mu, requires_grad=True)
+            s = torch.tensor(sigma, requires_grad=True)
+            lp = torch.distributions.Normal(m, s).log_prob(a).sum()
+            lp.backward()
+            return lp.item(), a.grad, m.grad, s.grad
+
+        case.calls["pytorch"] = eager
+    return case
+
+
+def regression_case(n: int) -> Case:
+    rng = np.random.default_rng(n + 1)
+    x = rng.standard_normal((n, 10))
+    beta = rng.standard_normal(10)
+    y = x @ beta + rng.standard_normal(n)
+    sigma = 1.3
+    case = Case("linear regression", n)
+    case.calls["numpy f64"] = lambda: np.sum(
+        -0.5 * ((y - x @ beta) / sigma) ** 2 - np.log(sigma) - 0.5 * np.log(2 * np.pi)
+    )
+
+    def ours() -> object:
+        with revad.Tape():
+            vb, vs = revad.Var(beta), revad.Var(sigma)
+            lp = revad.normal_lpdf(y, x @ vb, vs)
+            lp.grad()
+            return lp.value, vb.adj, vs.adj
+
+    case.calls["revad"] = ours
+    jax = _jax()
+    if jax is not None:
+        import jax.numpy as jnp
+        from jax.scipy.stats import norm
+
+        jx, jy = jnp.asarray(x), jnp.asarray(y)
+        _compiled(jax, lambda b, s: jnp.sum(norm.logpdf(jy, jx @ b, s)),
+                  (jnp.asarray(beta), jnp.asarray(sigma)), case)
+    torch = _torch()
+    if torch is not None:
+        tx, ty = torch.tensor(x), torch.tensor(y)
+
+        def eager() -> object:
+            b = torch.tensor(beta, requires_grad=True)
+            s = torch.tensor(sigma, requires_grad=True)
+            lp = torch.distributions.Normal(tx @ b, s).log_prob(ty).sum()
+            lp.backward()
+            return lp.item(), b.grad, s.grad
+
+        case.calls["pytorch"] = eager
+    return case
+
+
+def hierarchical_case(j: int) -> Case:
+    rng = np.random.default_rng(j + 2)
+    y = 8.0 * rng.standard_normal(j)
+    sigma = rng.uniform(9.0, 15.0, j)
+    mu, log_tau, eta = 1.5, 0.7, rng.standard_normal(j)
+    case = Case("hierarchical", j)
+
+    def f64() -> float:
+        tau = np.exp(log_tau)
+        theta = mu + tau * eta
+        half_log_2pi = 0.5 * np.log(2 * np.pi)
+        return float(
+            -0.5 * (mu / 5) ** 2 - np.log(5) - half_log_2pi
+            - np.log(np.pi * 5 * (1 + (tau / 5) ** 2)) + log_tau
+            + np.sum(-0.5 * eta**2 - half_log_2pi)
+            + np.sum(-0.5 * ((y - theta) / sigma) ** 2 - np.log(sigma) - half_log_2pi)
+        )
+
+    case.calls["numpy f64"] = f64
+
+    def ours() -> object:
+        with revad.Tape():
+            vm, vlt, ve = revad.Var(mu), revad.Var(log_tau), revad.Var(eta)
+            tau = revad.exp(vlt)
+            lp = (revad.normal_lpdf(vm, 0.0, 5.0) + revad.cauchy_lpdf(tau, 0.0, 5.0) + vlt
+                  + revad.normal_lpdf(ve, 0.0, 1.0)
+                  + revad.normal_lpdf(y, vm + tau * ve, sigma))
+            lp.grad()
+            return lp.value, vm.adj, vlt.adj, ve.adj
+
+    case.calls["revad"] = ours
+    jax = _jax()
+    if jax is not None:
+        import jax.numpy as jnp
+        from jax.scipy.stats import cauchy, norm
+
+        jy, js = jnp.asarray(y), jnp.asarray(sigma)
+
+        def model(m: Any, lt: Any, e: Any) -> Any:
+            tau = jnp.exp(lt)
+            return (norm.logpdf(m, 0.0, 5.0) + cauchy.logpdf(tau, 0.0, 5.0) + lt
+                    + jnp.sum(norm.logpdf(e, 0.0, 1.0)) + jnp.sum(norm.logpdf(jy, m + tau * e, js)))
+
+        _compiled(jax, model, (jnp.asarray(mu), jnp.asarray(log_tau), jnp.asarray(eta)), case)
+    torch = _torch()
+    if torch is not None:
+        ty, ts = torch.tensor(y), torch.tensor(sigma)
+
+        def eager() -> object:
+            m = torch.tensor(mu, requires_grad=True)
+            lt = torch.tensor(log_tau, requires_grad=True)
+            e = torch.tensor(eta, requires_grad=True)
+            tau = lt.exp()
+            d = torch.distributions
+            lp = (d.Normal(0.0, 5.0).log_prob(m) + d.Cauchy(0.0, 5.0).log_prob(tau) + lt
+                  + d.Normal(0.0, 1.0).log_prob(e).sum()
+                  + d.Normal(m + tau * e, ts).log_prob(ty).sum())
+            lp.backward()
+            return lp.item(), m.grad, lt.grad, e.grad
+
+        case.calls["pytorch"] = eager
+    return case
+
+
+def check_agreement(case: Case) -> None:
+    """revad's value must match JAX's before any timing is trusted."""
+    if "jax jit" not in case.calls:
+        return
+    ours = case.calls["revad"]()
+    theirs = case.calls["jax jit"]()
+    value = ours[0] if isinstance(ours, tuple) else ours
+    their_value = theirs[0] if isinstance(theirs, tuple) else theirs
+    if not np.isclose(float(value), float(their_value), rtol=1e-9, atol=1e-9):
+        raise SystemExit(f"{case.name} N={case.size}: revad {value} != JAX {their_value}")
+
+
+def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str) -> None:
+    """revad's time relative to each peer against size, one panel per case."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"\nno plot ({path}): matplotlib is not installed (pip install matplotlib)")
+        return
+    names = list(dict.fromkeys(case.name for case, _ in rows))
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        mine = [(case, times) for case, times in rows if case.name == name]
+        for peer, marker in zip(peers, "osd^"):
+            points = [(c.size, t["revad"] / t[peer]) for c, t in mine if peer in t]
+            if points:
+                xs, ys = zip(*points)
+                ax.plot(xs, ys, marker=marker, label=f"revad / {peer}")
+        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(name)
+        ax.set_xlabel("J" if name == "hierarchical" else "N")
+        ax.set_ylabel("time relative to peer (lower is faster)")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"\nplot written to {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
+    parser.add_argument("--plot", default="benches/python/densities.png", help="PNG path")
+    args = parser.parse_args()
+    print(f"Python {platform.python_version()} on {platform.machine()}, "
+          f"revad {getattr(revad, '__version__', '?')}, NumPy {np.__version__}\n")
+    builders: list[tuple[Callable[[int], Case], tuple[int, ...]]] = [
+        (normal_case, NORMAL_SIZES),
+        (regression_case, REGRESSION_SIZES),
+        (hierarchical_case, HIERARCHICAL_SIZES),
+    ]
+    peers = ["jax jit", "pytorch"]
+    names = ["numpy f64", "revad", *peers]
+    print(f"{'case':<18}{'size':>9}" + "".join(f"{n + ' µs':>15}" for n in names)
+          + "".join(f"{'revad/' + p:>15}" for p in peers) + f"{'jit compile s':>15}")
+    rows: list[tuple[Case, dict[str, float]]] = []
+    for build, sizes in builders:
+        for size in sizes:
+            case = build(size)
+            check_agreement(case)
+            times = {name: seconds_per_call(fn, args.budget) * 1e6
+                     for name, fn in case.calls.items()}
+            rows.append((case, times))
+            cells = "".join(f"{times[n]:15.1f}" if n in times else f"{'–':>15}" for n in names)
+            ratios = "".join(f"{times['revad'] / times[p]:15.3f}" if p in times else f"{'–':>15}"
+                             for p in peers)
+            compile_s = (f"{case.compile_seconds:15.2f}" if case.compile_seconds is not None
+                         else f"{'–':>15}")
+            print(f"{case.name:<18}{size:>9}{cells}{ratios}{compile_s}")
+    print("\ntarget: revad/peer ≤ 0.2 where the peer is overhead-bound (small sizes), "
+          "≤ 0.77 at the largest sizes")
+    plot(rows, peers, args.plot)
+
+
+if __name__ == "__main__":
+    main()
