@@ -245,6 +245,25 @@ pub fn accumulate<A: ProbArg>(a: &A, p: &mut [f64], i: usize, d: f64) {
 /// Prefer it to [`partials`] + [`accumulate`] in hot loops: a scalar's partial summed through
 /// `p[0]` goes through memory every iteration because the compiler cannot prove it does not
 /// alias the containers' partials.
+///
+/// ```
+/// use revad::prob::{OperandsAndPartials, Out, Partial};
+/// use revad::Var;
+/// // f(μ) = Σᵢ (yᵢ − μ)², ∂f/∂μ = −2 Σᵢ (yᵢ − μ).
+/// let (y, mu) = ([1.0, 2.0, 4.0], Var::new(0.5));
+/// let mut dmu = Partial::of(&mu);
+/// let mut f = 0.0;
+/// for (i, yi) in y.iter().enumerate() {
+///     f += (yi - mu.value()).powi(2);
+///     dmu.add(&mu, i, -2.0 * (yi - mu.value()));
+/// }
+/// let mut ops = OperandsAndPartials::new();
+/// ops.add_owned(&mu, dmu.into_vec());
+/// let f: Out<(Var,)> = ops.build(f);
+/// f.grad();
+/// assert_eq!(mu.adj(), -11.0);
+/// revad::tape::reset();
+/// ```
 pub struct Partial {
     sum: f64,
     each: Vec<f64>,
@@ -270,6 +289,14 @@ impl Partial {
                 self.sum += d;
             }
         }
+    }
+
+    /// Multiplies every partial by `f` (the chain rule through `F = exp(Σ log Fᵢ)`); a zero `f`
+    /// gives zero partials even where they were infinite.
+    pub fn scale(&mut self, f: f64) {
+        let scale = |x: &mut f64| *x = if f == 0.0 { 0.0 } else { *x * f };
+        scale(&mut self.sum);
+        self.each.iter_mut().for_each(scale);
     }
 
     /// The partials in the layout [`OperandsAndPartials::add_owned`] takes.

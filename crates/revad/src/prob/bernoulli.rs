@@ -9,8 +9,7 @@
 //! | `bernoulli_cdf` | Π (1 − θᵢ) over the nᵢ = 0 (0 if some nᵢ < 0) | −Π_{j≠i}(1 − θⱼ) |
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{require, require_int, Result};
@@ -62,20 +61,20 @@ where
     if any_empty(&[n.size(), theta.size()]) || (propto && !T::IS_VAR) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let mut dtheta = partials(&theta);
+    let mut dtheta = Partial::of(&theta);
     let mut lp = 0.0;
     for i in 0..size {
         let t = theta.val(i);
         if n.val(i) == 1 {
             lp += t.ln();
-            accumulate(&theta, &mut dtheta, i, 1.0 / t);
+            dtheta.add(&theta, i, 1.0 / t);
         } else {
             lp += log1m(t);
-            accumulate(&theta, &mut dtheta, i, -1.0 / (1.0 - t));
+            dtheta.add(&theta, i, -1.0 / (1.0 - t));
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&theta, &dtheta);
+    ops.add_owned(&theta, dtheta.into_vec());
     Ok(ops.build(lp))
 }
 
@@ -98,7 +97,7 @@ where
     }
     let zero: Vec<usize> = (0..size).filter(|&i| n.val(i) == 0).collect();
     let p: f64 = zero.iter().map(|&i| 1.0 - theta.val(i)).product();
-    let mut dtheta = partials(&theta);
+    let mut dtheta = Partial::of(&theta);
     if T::IS_VAR {
         for &i in &zero {
             let q = 1.0 - theta.val(i);
@@ -110,11 +109,11 @@ where
                     .map(|&j| 1.0 - theta.val(j))
                     .product()
             };
-            accumulate(&theta, &mut dtheta, i, -others);
+            dtheta.add(&theta, i, -others);
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&theta, &dtheta);
+    ops.add_owned(&theta, dtheta.into_vec());
     Ok(ops.build(p))
 }
 
@@ -135,17 +134,17 @@ where
     if (0..size).any(|i| n.val(i) < 0) {
         return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
     }
-    let mut dtheta = partials(&theta);
+    let mut dtheta = Partial::of(&theta);
     let mut total = 0.0;
     for i in 0..size {
         if n.val(i) == 0 {
             let t = theta.val(i);
             total += log1m(t);
-            accumulate(&theta, &mut dtheta, i, -1.0 / (1.0 - t));
+            dtheta.add(&theta, i, -1.0 / (1.0 - t));
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&theta, &dtheta);
+    ops.add_owned(&theta, dtheta.into_vec());
     Ok(ops.build(total))
 }
 
@@ -165,16 +164,16 @@ where
     if (0..size).any(|i| n.val(i) >= 1) {
         return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
     }
-    let mut dtheta = partials(&theta);
+    let mut dtheta = Partial::of(&theta);
     let mut total = 0.0;
     for i in 0..size {
         if n.val(i) == 0 {
             let t = theta.val(i);
             total += t.ln();
-            accumulate(&theta, &mut dtheta, i, 1.0 / t);
+            dtheta.add(&theta, i, 1.0 / t);
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&theta, &dtheta);
+    ops.add_owned(&theta, dtheta.into_vec());
     Ok(ops.build(total))
 }

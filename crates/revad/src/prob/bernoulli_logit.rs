@@ -4,8 +4,7 @@
 //! for any α.
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{check, require_int, Result};
@@ -46,15 +45,15 @@ where
     if any_empty(&[n.size(), alpha.size()]) || (propto && !A::IS_VAR) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let mut dalpha = partials(&alpha);
+    let mut dalpha = Partial::of(&alpha);
     let mut lp = 0.0;
     for i in 0..size {
         let s = if n.val(i) == 1 { 1.0 } else { -1.0 };
         let x = s * alpha.val(i);
         lp += log_inv_logit(x);
-        accumulate(&alpha, &mut dalpha, i, s * inv_logit(-x));
+        dalpha.add(&alpha, i, s * inv_logit(-x));
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&alpha, &dalpha);
+    ops.add_owned(&alpha, dalpha.into_vec());
     Ok(ops.build(lp))
 }

@@ -4,8 +4,7 @@
 //! ∂/∂α = n − N·inv_logit(α) = n·inv_logit(−α) − (N − n)·inv_logit(α), stable for any α.
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::binomial::check_counts;
 use super::int_args::IntArg;
@@ -49,7 +48,7 @@ where
     if any_empty(&[n.size(), big_n.size(), alpha.size()]) || (propto && !A::IS_VAR) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let mut dalpha = partials(&alpha);
+    let mut dalpha = Partial::of(&alpha);
     let mut lp = 0.0;
     for i in 0..size {
         let (k, m, a) = (n.val(i) as f64, big_n.val(i) as f64, alpha.val(i));
@@ -63,14 +62,9 @@ where
             lp += (m - k) * log1m_inv_logit(a);
         }
         // n − N·inv_logit(α) = n·inv_logit(−α) − (N − n)·inv_logit(α), without cancellation
-        accumulate(
-            &alpha,
-            &mut dalpha,
-            i,
-            k * inv_logit(-a) - (m - k) * inv_logit(a),
-        );
+        dalpha.add(&alpha, i, k * inv_logit(-a) - (m - k) * inv_logit(a));
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&alpha, &dalpha);
+    ops.add_owned(&alpha, dalpha.into_vec());
     Ok(ops.build(lp))
 }

@@ -5,7 +5,7 @@
 //! partials `F · ∂ log Fᵢ`. One node is recorded through [`OperandsAndPartials`]. Also a
 //! composite Gauss–Legendre rule for CDFs computed by quadrature.
 
-use super::args::{accumulate, partials, OperandsAndPartials, Out, ProbArg, ProbOutput};
+use super::args::{OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 
 /// How the per-element contributions combine.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -17,15 +17,13 @@ pub(super) enum Combine {
 }
 
 /// Scales the partials of a product `F = exp(total)`.
-fn finish(combine: Combine, total: f64, ds: &mut [&mut Vec<f64>]) -> f64 {
+fn finish(combine: Combine, total: f64, ds: &mut [&mut Partial]) -> f64 {
     match combine {
         Combine::Sum => total,
         Combine::Product => {
             let f = total.exp();
             for d in ds.iter_mut() {
-                for x in d.iter_mut() {
-                    *x = if f == 0.0 { 0.0 } else { *x * f };
-                }
+                d.scale(f);
             }
             f
         }
@@ -45,20 +43,20 @@ pub(super) fn eval3<A: ProbArg, B: ProbArg, C: ProbArg>(
 where
     (A, B, C): ProbOutput,
 {
-    let (mut da, mut db, mut dc) = (partials(a), partials(b), partials(c));
+    let (mut da, mut db, mut dc) = (Partial::of(a), Partial::of(b), Partial::of(c));
     let mut total = 0.0;
     for i in 0..n {
         let (v, g) = f(a.val(i), b.val(i), c.val(i));
         total += v;
-        accumulate(a, &mut da, i, g[0]);
-        accumulate(b, &mut db, i, g[1]);
-        accumulate(c, &mut dc, i, g[2]);
+        da.add(a, i, g[0]);
+        db.add(b, i, g[1]);
+        dc.add(c, i, g[2]);
     }
     let value = finish(combine, total, &mut [&mut da, &mut db, &mut dc]);
     let mut ops = OperandsAndPartials::new();
-    ops.add(a, &da);
-    ops.add(b, &db);
-    ops.add(c, &dc);
+    ops.add_owned(a, da.into_vec());
+    ops.add_owned(b, db.into_vec());
+    ops.add_owned(c, dc.into_vec());
     ops.build(value)
 }
 
@@ -77,22 +75,27 @@ pub(super) fn eval4<A: ProbArg, B: ProbArg, C: ProbArg, D: ProbArg>(
 where
     (A, B, C, D): ProbOutput,
 {
-    let (mut da, mut db, mut dc, mut dd) = (partials(a), partials(b), partials(c), partials(d));
+    let (mut da, mut db, mut dc, mut dd) = (
+        Partial::of(a),
+        Partial::of(b),
+        Partial::of(c),
+        Partial::of(d),
+    );
     let mut total = 0.0;
     for i in 0..n {
         let (v, g) = f(a.val(i), b.val(i), c.val(i), d.val(i));
         total += v;
-        accumulate(a, &mut da, i, g[0]);
-        accumulate(b, &mut db, i, g[1]);
-        accumulate(c, &mut dc, i, g[2]);
-        accumulate(d, &mut dd, i, g[3]);
+        da.add(a, i, g[0]);
+        db.add(b, i, g[1]);
+        dc.add(c, i, g[2]);
+        dd.add(d, i, g[3]);
     }
     let value = finish(combine, total, &mut [&mut da, &mut db, &mut dc, &mut dd]);
     let mut ops = OperandsAndPartials::new();
-    ops.add(a, &da);
-    ops.add(b, &db);
-    ops.add(c, &dc);
-    ops.add(d, &dd);
+    ops.add_owned(a, da.into_vec());
+    ops.add_owned(b, db.into_vec());
+    ops.add_owned(c, dc.into_vec());
+    ops.add_owned(d, dd.into_vec());
     ops.build(value)
 }
 

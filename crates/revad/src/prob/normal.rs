@@ -13,8 +13,7 @@
 //! itself underflows.
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, Partial,
-    ProbArg, ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use crate::error::{check, require, Result};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
@@ -126,7 +125,7 @@ where
     if any_empty(&[y.size(), mu.size(), sigma.size()]) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let (mut dy, mut dmu, mut dsigma) = (partials(&y), partials(&mu), partials(&sigma));
+    let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
     let mut total = 0.0;
     for i in 0..n {
         let (yv, m, s) = (y.val(i), mu.val(i), sigma.val(i));
@@ -134,14 +133,14 @@ where
         total += log_Phi(sign * z);
         // d/dz log Φ(sign·z) = sign·φ(z)/Φ(sign·z)
         let r = sign * log_Phi_deriv(sign * z);
-        accumulate(&y, &mut dy, i, r / s);
-        accumulate(&mu, &mut dmu, i, -r / s);
-        accumulate(&sigma, &mut dsigma, i, -r * z / s);
+        dy.add(&y, i, r / s);
+        dmu.add(&mu, i, -r / s);
+        dsigma.add(&sigma, i, -r * z / s);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&y, &dy);
-    ops.add(&mu, &dmu);
-    ops.add(&sigma, &dsigma);
+    ops.add_owned(&y, dy.into_vec());
+    ops.add_owned(&mu, dmu.into_vec());
+    ops.add_owned(&sigma, dsigma.into_vec());
     Ok(ops.build(total))
 }
 
@@ -192,17 +191,17 @@ where
         r.push((log_Phi_deriv(z), z));
     }
     let cdf = log_cdf.exp();
-    let (mut dy, mut dmu, mut dsigma) = (partials(&y), partials(&mu), partials(&sigma));
+    let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
     for (i, &(ri, z)) in r.iter().enumerate() {
         let s = sigma.val(i);
         let d = cdf * ri / s;
-        accumulate(&y, &mut dy, i, d);
-        accumulate(&mu, &mut dmu, i, -d);
-        accumulate(&sigma, &mut dsigma, i, -d * z);
+        dy.add(&y, i, d);
+        dmu.add(&mu, i, -d);
+        dsigma.add(&sigma, i, -d * z);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&y, &dy);
-    ops.add(&mu, &dmu);
-    ops.add(&sigma, &dsigma);
+    ops.add_owned(&y, dy.into_vec());
+    ops.add_owned(&mu, dmu.into_vec());
+    ops.add_owned(&sigma, dsigma.into_vec());
     Ok(ops.build(cdf))
 }

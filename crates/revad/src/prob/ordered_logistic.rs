@@ -13,8 +13,7 @@
 //! ∂/∂a = inv_logit(−a) + 1/expm1(a − b), ∂/∂b = −1/expm1(a − b) − inv_logit(b).
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::int_args::IntArg;
 use crate::error::{require, require_int, Result};
@@ -92,7 +91,7 @@ where
     if any_empty(&[y.size(), eta.size()]) || (propto && !E::IS_VAR && !C::IS_VAR) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let mut deta = partials(&eta);
+    let mut deta = Partial::of(&eta);
     let mut dc = if C::IS_VAR {
         vec![0.0; n_cuts]
     } else {
@@ -105,7 +104,7 @@ where
             let x = e - cuts[0];
             lp -= log1p_exp(x);
             let d = inv_logit(x);
-            accumulate(&eta, &mut deta, i, -d);
+            deta.add(&eta, i, -d);
             if C::IS_VAR {
                 dc[0] += d;
             }
@@ -113,7 +112,7 @@ where
             let x = e - cuts[n_cuts - 1];
             lp -= log1p_exp(-x);
             let d = inv_logit(-x);
-            accumulate(&eta, &mut deta, i, d);
+            deta.add(&eta, i, d);
             if C::IS_VAR {
                 dc[n_cuts - 1] -= d;
             }
@@ -122,7 +121,7 @@ where
             lp += a - log1p_exp(a) + log1m_exp(b - a) - log1p_exp(b);
             let r = 1.0 / (a - b).exp_m1();
             let (da, db) = (inv_logit(-a) + r, -r - inv_logit(b));
-            accumulate(&eta, &mut deta, i, inv_logit(-a) - inv_logit(b));
+            deta.add(&eta, i, inv_logit(-a) - inv_logit(b));
             if C::IS_VAR {
                 dc[yi - 2] -= da;
                 dc[yi - 1] -= db;
@@ -130,7 +129,7 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&eta, &deta);
-    ops.add(&c, &dc);
+    ops.add_owned(&eta, deta.into_vec());
+    ops.add_owned(&c, dc);
     Ok(ops.build(lp))
 }

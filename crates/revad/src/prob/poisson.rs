@@ -13,8 +13,7 @@
 //! their gradients stay finite far into the tails.
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{check, Result};
@@ -96,7 +95,7 @@ where
     if (0..size).any(|i| lambda.val(i).is_infinite() || (lambda.val(i) == 0.0 && n.val(i) != 0)) {
         return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
     }
-    let mut dlambda = partials(&lambda);
+    let mut dlambda = Partial::of(&lambda);
     let mut lp = 0.0;
     for i in 0..size {
         let (k, l) = (n.val(i) as f64, lambda.val(i));
@@ -105,10 +104,10 @@ where
         }
         lp += multiply_log(k, l) - l;
         let d = if k == 0.0 { -1.0 } else { k / l - 1.0 };
-        accumulate(&lambda, &mut dlambda, i, d);
+        dlambda.add(&lambda, i, d);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&lambda, &dlambda);
+    ops.add_owned(&lambda, dlambda.into_vec());
     Ok(ops.build(lp))
 }
 
@@ -143,18 +142,18 @@ where
     if (0..size).any(|i| n.val(i) < 0) {
         return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
     }
-    let mut dlambda = partials(&lambda);
+    let mut dlambda = Partial::of(&lambda);
     let mut total = 0.0;
     for i in 0..size {
         let (k, l) = (n.val(i), lambda.val(i));
         let lq = log_q(k, l)?;
         total += lq;
         if L::IS_VAR {
-            accumulate(&lambda, &mut dlambda, i, -(log_pmf(k as f64, l) - lq).exp());
+            dlambda.add(&lambda, i, -(log_pmf(k as f64, l) - lq).exp());
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&lambda, &dlambda);
+    ops.add_owned(&lambda, dlambda.into_vec());
     Ok(ops.build(total))
 }
 
@@ -180,7 +179,7 @@ where
     if any_empty(&[n.size(), lambda.size()]) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let mut dlambda = partials(&lambda);
+    let mut dlambda = Partial::of(&lambda);
     let mut total = 0.0;
     for i in 0..size {
         let (k, l) = (n.val(i), lambda.val(i));
@@ -190,11 +189,11 @@ where
         let lp = log_p(k, l)?;
         total += lp;
         if L::IS_VAR {
-            accumulate(&lambda, &mut dlambda, i, (log_pmf(k as f64, l) - lp).exp());
+            dlambda.add(&lambda, i, (log_pmf(k as f64, l) - lp).exp());
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&lambda, &dlambda);
+    ops.add_owned(&lambda, dlambda.into_vec());
     Ok(ops.build(total))
 }
 
@@ -225,14 +224,14 @@ where
         log_qs.push(log_q(n.val(i), lambda.val(i))?);
     }
     let cdf = log_qs.iter().sum::<f64>().exp();
-    let mut dlambda = partials(&lambda);
+    let mut dlambda = Partial::of(&lambda);
     if L::IS_VAR {
         for (i, lq) in log_qs.iter().enumerate() {
             let ratio = (log_pmf(n.val(i) as f64, lambda.val(i)) - lq).exp();
-            accumulate(&lambda, &mut dlambda, i, -cdf * ratio);
+            dlambda.add(&lambda, i, -cdf * ratio);
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&lambda, &dlambda);
+    ops.add_owned(&lambda, dlambda.into_vec());
     Ok(ops.build(cdf))
 }

@@ -3,8 +3,7 @@
 //! Value per element: n α − e^α − log n!; ∂/∂α = n − e^α.
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{check, require_int, Result};
@@ -46,7 +45,7 @@ where
     }) {
         return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
     }
-    let mut dalpha = partials(&alpha);
+    let mut dalpha = Partial::of(&alpha);
     let mut lp = 0.0;
     for i in 0..size {
         let (k, a) = (n.val(i) as f64, alpha.val(i));
@@ -58,9 +57,9 @@ where
             lp += k * a;
         }
         lp -= e;
-        accumulate(&alpha, &mut dalpha, i, k - e);
+        dalpha.add(&alpha, i, k - e);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&alpha, &dalpha);
+    ops.add_owned(&alpha, dalpha.into_vec());
     Ok(ops.build(lp))
 }

@@ -2,7 +2,7 @@
 //! log terms (a log density, `lcdf`, `lccdf`) or multiplies CDF factors, and the builders that
 //! turn per-element partials into one node.
 
-use super::args::{accumulate, partials, OperandsAndPartials, Out, ProbArg, ProbOutput};
+use super::args::{OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::{gamma_p_derivative, inc_gamma};
@@ -51,11 +51,11 @@ pub(super) fn add<A: ProbArg, const K: usize>(
     d: &[[f64; K]],
 ) {
     if A::IS_VAR {
-        let mut p = partials(a);
+        let mut p = Partial::of(a);
         for (i, di) in d.iter().enumerate() {
-            accumulate(a, &mut p, i, di[k]);
+            p.add(a, i, di[k]);
         }
-        ops.add_owned(a, p);
+        ops.add_owned(a, p.into_vec());
     }
 }
 
