@@ -3,6 +3,7 @@
 //! Messages follow Stan Math: which function, which argument, the offending value and the
 //! requirement, e.g. `gamma_p: first argument is -1, but must be positive`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Why a revad function refused its input or could not finish.
@@ -18,7 +19,7 @@ pub enum Error {
         /// The value it had.
         value: f64,
         /// What it must be ("positive", "in [0, 1]", ...).
-        requirement: &'static str,
+        requirement: Cow<'static, str>,
     },
     /// An integer argument (an order, a count) lies outside the function's domain.
     DomainInt {
@@ -29,7 +30,7 @@ pub enum Error {
         /// The value it had.
         value: i64,
         /// What it must be.
-        requirement: &'static str,
+        requirement: Cow<'static, str>,
     },
     /// Two arguments that must agree in size do not.
     Size {
@@ -148,7 +149,7 @@ pub(crate) fn require(
             function,
             argument,
             value,
-            requirement,
+            requirement: Cow::Borrowed(requirement),
         })
     }
 }
@@ -169,7 +170,50 @@ pub(crate) fn require_int(
             function,
             argument,
             value,
-            requirement,
+            requirement: Cow::Borrowed(requirement),
+        })
+    }
+}
+
+/// [`require_int`] with a requirement that depends on other arguments (Stan prints the bound:
+/// "in the interval [0, 3]"), formatted only on failure.
+#[inline]
+pub(crate) fn require_int_with(
+    ok: bool,
+    function: &'static str,
+    argument: &'static str,
+    value: i64,
+    requirement: impl FnOnce() -> String,
+) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::DomainInt {
+            function,
+            argument,
+            value,
+            requirement: Cow::Owned(requirement()),
+        })
+    }
+}
+
+/// [`require`] with a requirement that depends on other arguments, formatted only on failure.
+#[inline]
+pub(crate) fn require_with(
+    ok: bool,
+    function: &'static str,
+    argument: &'static str,
+    value: f64,
+    requirement: impl FnOnce() -> String,
+) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Domain {
+            function,
+            argument,
+            value,
+            requirement: Cow::Owned(requirement()),
         })
     }
 }

@@ -946,11 +946,11 @@ fn categorical_family_validation_follows_stan() {
     let cases: Vec<(revad::Result<f64>, &str)> = vec![
         (
             categorical_lpmf(4i64, &th[..], false),
-            "categorical_lpmf: Number of categories is 4, but must be in the interval [1, K] (K the size of the probabilities)",
+            "categorical_lpmf: Number of categories is 4, but must be in the interval [1, 3]",
         ),
         (
             categorical_lpmf(&[1i64, 0][..], &th[..], false),
-            "categorical_lpmf: Number of categories is 0, but must be in the interval [1, K] (K the size of the probabilities)",
+            "categorical_lpmf: Number of categories is 0, but must be in the interval [1, 3]",
         ),
         (
             categorical_lpmf(1i64, &[0.2, 0.5, 0.4][..], false),
@@ -966,7 +966,7 @@ fn categorical_family_validation_follows_stan() {
         ),
         (
             categorical_logit_lpmf(5i64, &th[..], false),
-            "categorical_logit_lpmf: categorical outcome out of support is 5, but must be in the interval [1, K] (K the size of the log odds)",
+            "categorical_logit_lpmf: categorical outcome out of support is 5, but must be in the interval [1, 3]",
         ),
         (
             categorical_logit_lpmf(1i64, &[0.0, f64::NAN][..], false),
@@ -982,7 +982,7 @@ fn categorical_family_validation_follows_stan() {
         ),
         (
             ordered_logistic_lpmf(3i64, 0.0, &[0.0][..], false),
-            "ordered_logistic_lpmf: Random variable is 3, but must be in the interval [1, K] (K the number of cut-points + 1)",
+            "ordered_logistic_lpmf: Random variable is 3, but must be in the interval [1, 2]",
         ),
         (
             ordered_logistic_lpmf(1i64, f64::NAN, &[0.0][..], false),
@@ -1010,7 +1010,7 @@ fn categorical_family_validation_follows_stan() {
         ),
         (
             hypergeometric_lpmf(5i64, 6i64, 4i64, 6i64, false),
-            "hypergeometric_lpmf: Successes variable is 5, but must be in the interval [0, a]",
+            "hypergeometric_lpmf: Successes variable is 5, but must be in the interval [0, 4]",
         ),
         (
             hypergeometric_lpmf(2i64, 1i64, 4i64, 6i64, false),
@@ -1018,7 +1018,7 @@ fn categorical_family_validation_follows_stan() {
         ),
         (
             hypergeometric_lpmf(1i64, 9i64, 4i64, 6i64, false),
-            "hypergeometric_lpmf: Draws parameter minus successes variable is 8, but must be in the interval [0, b]",
+            "hypergeometric_lpmf: Draws parameter minus successes variable is 8, but must be in the interval [0, 6]",
         ),
         (
             hypergeometric_lpmf(&[1i64, 2][..], 3i64, &[4i64, 4, 4][..], 6i64, false),

@@ -1696,9 +1696,8 @@ fn uniform_propto_gradients_validation() {
         "uniform_lcdf: Upper bound parameter is inf, but must be finite"
     );
     assert_eq!(
-        msg(uniform_lccdf(0.5, 1.0, 1.0)),
-        "uniform_lccdf: Upper bound parameter is 1, but must be greater than the lower bound \
-         parameter"
+        msg(uniform_lccdf(0.5, 1.5, 1.0)),
+        "uniform_lccdf: Upper bound parameter is 1, but must be greater than 1.5"
     );
     assert_eq!(
         msg(uniform_cdf(&[1.0, 2.0][..], 0.0, &[3.0, 4.0, 5.0][..])),

@@ -260,7 +260,7 @@ fn functionals_recover_after_errors_and_panics() {
         function: "f",
         argument: "x",
         value: -1.0,
-        requirement: "positive",
+        requirement: "positive".into(),
     };
     let r: Result<_, Error> = try_gradient(|_| Err(err.clone()), &[1.0, 2.0]);
     assert_eq!(r.unwrap_err(), err);

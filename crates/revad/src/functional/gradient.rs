@@ -79,7 +79,7 @@ pub fn gradient_into(f: impl FnOnce(&[Var]) -> Var, x: &[f64], grad: &mut [f64])
 /// fn sqrt_checked(x: Var) -> Result<Var, Error> {
 ///     if x.value() < 0.0 {
 ///         return Err(Error::Domain { function: "sqrt_checked", argument: "x",
-///                                    value: x.value(), requirement: "nonnegative" });
+///                                    value: x.value(), requirement: "nonnegative".into() });
 ///     }
 ///     Ok(x * x)
 /// }

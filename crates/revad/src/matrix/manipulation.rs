@@ -277,7 +277,7 @@ fn check_end(
             function,
             argument,
             value: int(end),
-            requirement,
+            requirement: requirement.into(),
         })
     }
 }
@@ -297,7 +297,7 @@ fn check_index(
             function,
             argument,
             value: int(index),
-            requirement,
+            requirement: requirement.into(),
         })
     }
 }
@@ -792,7 +792,7 @@ fn sort<S: VectorKind>(
             function,
             argument: "container argument",
             value: f64::NAN,
-            requirement: "not NaN",
+            requirement: "not NaN".into(),
         });
     }
     let perm = order(x, ascending);

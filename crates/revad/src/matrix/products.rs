@@ -366,7 +366,7 @@ fn quad<B: QuadForm>(
                         function,
                         argument: "the asymmetry |A[i,j] − A[j,i]| of the first argument",
                         value: d,
-                        requirement: "at most 1e-8",
+                        requirement: "at most 1e-8".into(),
                     });
                 }
             }

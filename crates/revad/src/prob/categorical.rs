@@ -5,7 +5,7 @@
 
 use super::args::{any_empty, OperandsAndPartials, Out, ProbArg, ProbOutput};
 use super::int_args::{check_all_int, IntArg};
-use crate::error::{require, require_int, Result};
+use crate::error::{require, require_int, require_int_with, Result};
 
 /// Stan's `CONSTRAINT_TOLERANCE` for the sum of a simplex.
 const SIMPLEX_TOLERANCE: f64 = 1e-8;
@@ -31,12 +31,12 @@ where
     const F: &str = "categorical_lpmf";
     let k = theta.size().unwrap_or(1);
     check_all_int(&n, |v| {
-        require_int(
+        require_int_with(
             v >= 1 && v <= k as i64,
             F,
             "Number of categories",
             v,
-            "in the interval [1, K] (K the size of the probabilities)",
+            || format!("in the interval [1, {k}]"),
         )
     })?;
     check_simplex(F, &theta, k)?;

@@ -5,7 +5,7 @@
 
 use super::args::{any_empty, OperandsAndPartials, Out, ProbArg, ProbOutput};
 use super::int_args::{check_all_int, IntArg};
-use crate::error::{check, require, require_int, Result};
+use crate::error::{check, require, require_int_with, Result};
 use crate::special::log_exp::log_sum_exp_all;
 
 /// `Σⱼ log softmax(β)[nⱼ − 1]` for outcomes `n` (a scalar or a container, 1-based) and log
@@ -34,12 +34,12 @@ where
     const ARG: &str = "log odds parameter";
     let k = beta.size().unwrap_or(1);
     check_all_int(&n, |v| {
-        require_int(
+        require_int_with(
             v >= 1 && v <= k as i64,
             F,
             "categorical outcome out of support",
             v,
-            "in the interval [1, K] (K the size of the log odds)",
+            || format!("in the interval [1, {k}]"),
         )
     })?;
     let vals: Vec<f64> = (0..k).map(|i| beta.val(i)).collect();

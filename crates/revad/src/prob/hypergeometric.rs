@@ -6,7 +6,7 @@
 
 use super::args::{any_empty, common_size};
 use super::int_args::IntArg;
-use crate::error::{require_int, Result};
+use crate::error::{require_int, require_int_with, Result};
 use crate::special::gamma::binomial_coefficient_log;
 
 /// `Σᵢ log Hypergeometric(nᵢ | Nᵢ, aᵢ, bᵢ)` = Σ log C(aᵢ, nᵢ) + log C(bᵢ, Nᵢ − nᵢ) −
@@ -44,13 +44,9 @@ pub fn hypergeometric_lpmf<N: IntArg, D: IntArg, A: IntArg, B: IntArg>(
     }
     for i in 0..size {
         let (k, ai) = (n.val(i), a.val(i));
-        require_int(
-            k >= 0 && k <= ai,
-            F,
-            "Successes variable",
-            k,
-            "in the interval [0, a]",
-        )?;
+        require_int_with(k >= 0 && k <= ai, F, "Successes variable", k, || {
+            format!("in the interval [0, {ai}]")
+        })?;
     }
     for i in 0..size {
         let (k, d) = (n.val(i), draws.val(i));
@@ -64,20 +60,16 @@ pub fn hypergeometric_lpmf<N: IntArg, D: IntArg, A: IntArg, B: IntArg>(
     }
     for i in 0..size {
         let (k, d, ai, bi) = (n.val(i), draws.val(i), a.val(i), b.val(i));
-        require_int(
+        require_int_with(
             d - k >= 0 && d - k <= bi,
             F,
             "Draws parameter minus successes variable",
             d - k,
-            "in the interval [0, b]",
+            || format!("in the interval [0, {bi}]"),
         )?;
-        require_int(
-            d >= 0 && d <= ai + bi,
-            F,
-            "Draws parameter",
-            d,
-            "in the interval [0, a + b]",
-        )?;
+        require_int_with(d >= 0 && d <= ai + bi, F, "Draws parameter", d, || {
+            format!("in the interval [0, {}]", ai + bi)
+        })?;
     }
     if propto {
         return Ok(0.0);

@@ -16,7 +16,7 @@ use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::int_args::IntArg;
-use crate::error::{require, require_int, Result};
+use crate::error::{require, require_int, require_int_with, Result};
 use crate::special::log_exp::{inv_logit, log1m_exp, log1p_exp};
 
 /// `Σᵢ log OrderedLogistic(yᵢ | ηᵢ, c)` for outcomes `y` (1-based, a scalar or a container),
@@ -51,13 +51,9 @@ where
     if !any_empty(&[y.size(), eta.size()]) {
         for i in 0..size {
             let yi = y.val(i);
-            require_int(
-                yi >= 1 && yi <= k,
-                F,
-                "Random variable",
-                yi,
-                "in the interval [1, K] (K the number of cut-points + 1)",
-            )?;
+            require_int_with(yi >= 1 && yi <= k, F, "Random variable", yi, || {
+                format!("in the interval [1, {k}]")
+            })?;
         }
     }
     check_all(&eta, |v| {

@@ -17,7 +17,7 @@ use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
 use super::tails::{build3 as build, run, Tail};
-use crate::error::{check, require, Result};
+use crate::error::{check, require, require_with, Result};
 
 fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
     function: &'static str,
@@ -54,14 +54,10 @@ fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
     )?;
     if !any_empty(&[y.size(), alpha.size(), beta.size()]) {
         for i in 0..n {
-            let b = beta.val(i);
-            require(
-                b > alpha.val(i),
-                function,
-                "Upper bound parameter",
-                b,
-                "greater than the lower bound parameter",
-            )?;
+            let (a, b) = (alpha.val(i), beta.val(i));
+            require_with(b > a, function, "Upper bound parameter", b, || {
+                format!("greater than {a}")
+            })?;
         }
     }
     Ok(n)
