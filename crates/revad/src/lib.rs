@@ -53,7 +53,7 @@ pub use prob::{
     scaled_inv_chi_square_lccdf, scaled_inv_chi_square_lcdf, scaled_inv_chi_square_lpdf,
     skew_normal_cdf, skew_normal_lccdf, skew_normal_lcdf, skew_normal_lpdf, student_t_lpdf,
     uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf, von_mises_lpdf, weibull_cdf,
-    weibull_lccdf, weibull_lcdf, weibull_lpdf,
+    weibull_lccdf, weibull_lcdf, weibull_lpdf, wiener_lpdf,
 };
 pub use scalar::*;
 pub use var::{Matrix, RowVector, Storage, Var, Vector};

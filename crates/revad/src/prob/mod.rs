@@ -49,6 +49,7 @@ mod tails;
 mod uniform;
 mod von_mises;
 mod weibull;
+mod wiener;
 
 pub use args::{
     accumulate, any_empty, check_all, common_size, partials, ConstArg, OperandsAndPartials, Out,
@@ -104,3 +105,4 @@ pub use student_t::student_t_lpdf;
 pub use uniform::{uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf};
 pub use von_mises::von_mises_lpdf;
 pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};
+pub use wiener::{wiener_lpdf, Out5};
