@@ -9,6 +9,7 @@
 //! | `multiply_scalar(a, c)` | c·a | ā += c·ḡ, c̄ += Σ ḡ ∘ a |
 //! | `add_scalar(a, c)` | a + c | ā += ḡ, c̄ += Σ ḡ |
 //! | `divide(a, c)` | a / c | ā += ḡ / c, c̄ −= Σ ḡ ∘ a / c² |
+//! | `pow(a, b)` | a ∘^ b (elementwise) | ā += ḡ ∘ b ∘ a^(b−1), b̄ += ḡ ∘ c ∘ ln a |
 
 use super::operand::{slot_of, Operand};
 use crate::error::Result;
@@ -91,6 +92,29 @@ pub fn elt_divide<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Resul
         |x, y| x / y,
         |_, y, _| 1.0 / y,
         |_, y, c| -c / y,
+    )
+}
+
+/// `aᵢ^bᵢ` elementwise (Stan's vectorised `pow`); the shapes must agree. The partials are those
+/// of the scalar [`pow`](crate::pow): `∂/∂a = b·a^(b−1)`, `∂/∂b = aᵇ·ln a` (0 where a = 0).
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// let a = Var::array(Vector::from(vec![2.0, 3.0]));
+/// let c = matrix::pow(&a, &Vector::from(vec![3.0, 2.0])).unwrap();
+/// let s = matrix::sum(&c);
+/// s.grad();
+/// assert_eq!((s.value(), a.adj().to_vec()), (17.0, vec![12.0, 6.0]));
+/// tape::reset();
+/// ```
+pub fn pow<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
+    elementwise(
+        "pow",
+        a,
+        b,
+        f64::powf,
+        crate::scalar::pow_dx,
+        crate::scalar::pow_dy,
     )
 }
 
