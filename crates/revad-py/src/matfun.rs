@@ -18,7 +18,7 @@ use crate::errors::{size_error, to_py};
 use crate::var::{arg, Arg, Out};
 
 /// An array argument: an array Var, a NumPy array, or a sequence of floats and scalar Vars.
-fn array(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
+pub(crate) fn array(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
     if let Some(a) = try_array(obj, function)? {
         return Ok(a);
     }
