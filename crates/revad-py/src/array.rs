@@ -469,7 +469,7 @@ pub fn elementwise(op: Op, a: X, b: X) -> PyResult<Res> {
 }
 
 /// A vector operand read as a row vector (the same elements and adjoint run).
-fn as_row(a: Arr<Vector>) -> Arr<RowVector> {
+pub fn as_row(a: Arr<Vector>) -> Arr<RowVector> {
     match a {
         Arr::V(v) => {
             let (val, key) = v.to_array_bits();

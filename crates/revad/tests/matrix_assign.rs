@@ -352,8 +352,13 @@ fn assignment_errors() {
 
 #[test]
 fn broadcast_matches_matvar_and_finite_differences() {
-    for (r, c, rows, cols) in [(1, 3, 2, 3), (2, 1, 2, 3), (1, 1, 2, 2), (2, 2, 2, 2), (1, 2, 1, 2)]
-    {
+    for (r, c, rows, cols) in [
+        (1, 3, 2, 3),
+        (2, 1, 2, 3),
+        (1, 1, 2, 2),
+        (2, 2, 2, 2),
+        (1, 2, 1, 2),
+    ] {
         let n = r * c;
         agree(
             |x| reduce(&matrix::broadcast(&mat(r, c, x), rows, cols).unwrap()),
@@ -429,6 +434,12 @@ fn pow_at_a_zero_base_and_shape_errors() {
     );
     assert_eq!(g, vec![1.0, 0.0]);
     let e = matrix::pow(&Vector::zeros(2), &Vector::zeros(3)).unwrap_err();
-    assert!(matches!(e, Error::Size { function: "pow", .. }));
+    assert!(matches!(
+        e,
+        Error::Size {
+            function: "pow",
+            ..
+        }
+    ));
     tape::reset();
 }
