@@ -1,8 +1,10 @@
 //! Array arguments and results: NumPy arrays (data) and array Vars (`Var<Vector>`,
-//! `Var<Matrix>`), NumPy-style elementwise operators and `@`.
+//! `Var<Matrix>`), NumPy-style elementwise operators (with broadcasting), `@`, and item
+//! assignment.
 //!
-//! A 1-D array is a Rust `Vector`, a 2-D array a `Matrix`; a `RowVector` appears only inside a
-//! product (`v @ M`) and comes back as a 1-D array of the same adjoint run. Data stays data: an
+//! A 1-D array is a Rust `Vector` (Stan's column vector), a 2-D array a `Matrix`; a `RowVector`
+//! appears only where Stan needs one (`v @ M`, `append_row(M, v)`, `m[i] = v`) and comes back
+//! as a 1-D array of the same adjoint run. Data stays data: an
 //! operation of data only gives a NumPy array (or a float), never a Var.
 
 use ndarray::{Array1, Array2};

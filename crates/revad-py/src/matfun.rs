@@ -583,16 +583,16 @@ pub fn multiply_lower_tri_self_transpose(
     Res::M(finish(r, d)).into_py(py)
 }
 
-/// `max(x)`: the largest element of an array or sequence (−∞ for an empty one); the gradient
-/// goes to the first largest element.
+/// `max(x)`: the largest element of an array or sequence (−∞ for an empty one); ∂/∂xᵢ = 1
+/// for the largest element, shared equally among ties (as in Stan).
 #[pyfunction]
 pub fn max(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let a = array(x, "max", "x")?;
     scalar_of!(a, |x| matrix::max(x)).into_py(py)
 }
 
-/// `min(x)`: the smallest element of an array or sequence (+∞ for an empty one); the
-/// gradient goes to the first smallest element.
+/// `min(x)`: the smallest element of an array or sequence (+∞ for an empty one); ∂/∂xᵢ = 1
+/// for the smallest element, shared equally among ties.
 #[pyfunction]
 pub fn min(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let a = array(x, "min", "x")?;

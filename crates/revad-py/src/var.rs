@@ -36,9 +36,10 @@ pub fn thread_id() -> u64 {
 ///
 /// ``Var(np.array(...))`` makes an array variable (1-D: a vector, 2-D: a matrix): one handle
 /// with one value array and one run of adjoints. It has ``.shape``, ``.ndim``, ``len``,
-/// ``.T``, ``.sum()``, ``@``, elementwise operators (equal shapes, or a scalar with an array),
-/// indexing and slicing (``v[i]`` is a scalar Var sharing the run); ``.value`` and ``.adj`` are
-/// NumPy arrays.
+/// ``.T``, ``.sum()``, ``@``, elementwise operators with NumPy's broadcasting rules (a
+/// ``ValueError`` when shapes do not broadcast), indexing and slicing (``v[i]`` is a scalar Var
+/// sharing the run), assignment in place (``v[i] = x``, ``m[a:b, c:d] = block``); ``.value`` and
+/// ``.adj`` are NumPy arrays.
 ///
 /// >>> import revad
 /// >>> with revad.Tape():
