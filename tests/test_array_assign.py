@@ -344,7 +344,9 @@ def test_broadcasting_values_gradients_and_matvar(
 
 
 @pytest.mark.parametrize("sa, sb", SHAPE_PAIRS)
-def test_broadcasting_records_no_per_element_nodes(sa: tuple[int, ...], sb: tuple[int, ...]) -> None:
+def test_broadcasting_records_no_per_element_nodes(
+    sa: tuple[int, ...], sb: tuple[int, ...]
+) -> None:
     with revad.Tape():
         x, y = Var(operand(sa, 1)), Var(operand(sb, 2))
         start = nodes()

@@ -523,15 +523,17 @@ pub fn divide(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyR
     crate::array::elementwise(Op::Div, x, y)?.into_py(py)
 }
 
+/// Two array arguments of one kind.
+enum Pair {
+    V(Arr<Vector>, Arr<Vector>),
+    M(Arr<Matrix>, Arr<Matrix>),
+}
+
 /// Two arrays of one kind (both 1-D or both 2-D), else a `SizeError`.
-fn same_kind(
-    a: Ax,
-    b: Ax,
-    function: &'static str,
-) -> PyResult<Result<(Arr<Vector>, Arr<Vector>), (Arr<Matrix>, Arr<Matrix>)>> {
+fn same_kind(a: Ax, b: Ax, function: &'static str) -> PyResult<Pair> {
     match (a, b) {
-        (Ax::V(a), Ax::V(b)) => Ok(Ok((a, b))),
-        (Ax::M(a), Ax::M(b)) => Ok(Err((a, b))),
+        (Ax::V(a), Ax::V(b)) => Ok(Pair::V(a, b)),
+        (Ax::M(a), Ax::M(b)) => Ok(Pair::M(a, b)),
         (a, b) => Err(size_error(format!(
             "{function}: the arguments must both be 1-D or both 2-D, not of shapes {} and {}",
             shape_str(&a.shape()),
@@ -550,8 +552,8 @@ pub fn columns_dot_product(
 ) -> PyResult<Py<PyAny>> {
     let f = "columns_dot_product";
     let (r, d) = match same_kind(array(a, f, "a")?, array(b, f, "b")?, f)? {
-        Ok((x, y)) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
-        Err((x, y)) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
+        Pair::V(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
+        Pair::M(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
     };
     Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
 }
@@ -566,8 +568,8 @@ pub fn rows_dot_product(
 ) -> PyResult<Py<PyAny>> {
     let f = "rows_dot_product";
     let (r, d) = match same_kind(array(a, f, "a")?, array(b, f, "b")?, f)? {
-        Ok((x, y)) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
-        Err((x, y)) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
+        Pair::V(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
+        Pair::M(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
     };
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
