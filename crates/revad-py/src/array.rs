@@ -429,8 +429,7 @@ fn broadcast_to(a: Arr<Matrix>, rows: usize, cols: usize) -> PyResult<Arr<Matrix
 
 /// `a op b` for any two operands, with NumPy's broadcasting rules: a scalar with anything, and
 /// two arrays whose shapes broadcast (`(n,)` with `(m, n)`, `(m, 1)` with `(1, n)` or `(n,)`,
-/// ...). Arrays of one shape take one node; otherwise each variable operand that must stretch
-/// takes one `broadcast` node first (data operands stretch in NumPy fashion).
+/// ...), each as one node (`matrix::broadcast_elementwise` when the shapes differ).
 pub fn elementwise(op: Op, a: X, b: X) -> PyResult<Res> {
     Ok(match (a, b) {
         (X::S(a), X::S(b)) => Res::S(op.scalar(a, b)),
@@ -458,9 +457,17 @@ pub fn elementwise(op: Op, a: X, b: X) -> PyResult<Res> {
                 [r, c] => (r, c),
                 _ => unreachable!("1-D or 2-D"),
             };
-            let a = broadcast_to(to_2d(a), r, c)?;
-            let b = broadcast_to(to_2d(b), r, c)?;
-            let m = arr_arr(op, a, b)?;
+            let bop = match op {
+                Op::Add => matrix::BinaryOp::Add,
+                Op::Sub => matrix::BinaryOp::Subtract,
+                Op::Mul => matrix::BinaryOp::Multiply,
+                Op::Div => matrix::BinaryOp::Divide,
+                Op::Pow => matrix::BinaryOp::Pow,
+            };
+            let (a, b) = (to_2d(a), to_2d(b));
+            let (m, d) = arr2!(a, b, |x, y| matrix::broadcast_elementwise(bop, x, y));
+            let m = finish(m.map_err(to_py)?, d);
+            debug_assert_eq!(m.value().dim(), (r, c));
             if out.len() == 1 {
                 Res::V(to_1d(m))
             } else {

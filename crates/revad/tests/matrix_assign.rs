@@ -443,3 +443,88 @@ fn pow_at_a_zero_base_and_shape_errors() {
     ));
     tape::reset();
 }
+
+#[test]
+fn broadcast_elementwise_matches_matvar_and_finite_differences() {
+    use revad::matrix::BinaryOp;
+    let ops: [(BinaryOp, fn(Var, Var) -> Var); 5] = [
+        (BinaryOp::Add, |x, y| x + y),
+        (BinaryOp::Subtract, |x, y| x - y),
+        (BinaryOp::Multiply, |x, y| x * y),
+        (BinaryOp::Divide, |x, y| x / y),
+        (BinaryOp::Pow, revad::pow),
+    ];
+    let shapes = [
+        ((1, 3), (2, 3)),
+        ((2, 3), (1, 3)),
+        ((2, 1), (1, 3)),
+        ((1, 3), (2, 1)),
+        ((2, 2), (2, 2)),
+        ((1, 1), (2, 3)),
+        ((3, 2), (3, 1)),
+    ];
+    // Positive points, for pow.
+    let x: Vec<f64> = X.iter().map(|v| v.abs() + 0.3).collect();
+    for (op, scalar) in ops {
+        for ((ra, ca), (rb, cb)) in shapes {
+            let (na, nb) = (ra * ca, rb * cb);
+            let (rows, cols) = (ra.max(rb), ca.max(cb));
+            agree(
+                |p| {
+                    let a = mat(ra, ca, &p[..na]);
+                    let b = mat(rb, cb, &p[na..na + nb]);
+                    reduce(&matrix::broadcast_elementwise(op, &a, &b).unwrap())
+                },
+                |p| {
+                    let out: Vec<Var> = (0..rows)
+                        .flat_map(|i| (0..cols).map(move |j| (i, j)))
+                        .map(|(i, j)| {
+                            scalar(p[(i % ra) * ca + j % ca], p[na + (i % rb) * cb + j % cb])
+                        })
+                        .collect();
+                    reduce_scalars(&out)
+                },
+                &x[..na + nb],
+            );
+        }
+    }
+}
+
+#[test]
+fn broadcast_elementwise_with_data_and_errors() {
+    use revad::matrix::BinaryOp;
+    let d: Matrix = array![[1.0, 2.0, 3.0]].into_shared();
+    // A data operand gets no adjoint work; the variable gets the sum over its copies.
+    let (_, g) = revad::gradient(
+        |p: &[Var]| {
+            let a = mat(2, 1, p);
+            matrix::sum(&matrix::broadcast_elementwise(BinaryOp::Multiply, &a, &d).unwrap())
+        },
+        &[0.5, 2.0],
+    );
+    assert_eq!(g, vec![6.0, 6.0]);
+    let c = matrix::broadcast_elementwise(BinaryOp::Subtract, &d, &d).unwrap();
+    assert_eq!(c.value(), &array![[0.0, 0.0, 0.0]].into_shared());
+    let e = matrix::broadcast_elementwise(
+        BinaryOp::Add,
+        &Array2::<f64>::zeros((2, 3)).into_shared(),
+        &Array2::<f64>::zeros((3, 1)).into_shared(),
+    )
+    .unwrap_err();
+    assert!(matches!(
+        e,
+        Error::Size {
+            function: "broadcast_elementwise",
+            expected: 2,
+            found: 3,
+            ..
+        }
+    ));
+    assert!(matrix::broadcast_elementwise(
+        BinaryOp::Pow,
+        &Array2::<f64>::zeros((2, 2)).into_shared(),
+        &Array2::<f64>::zeros((1, 3)).into_shared(),
+    )
+    .is_err());
+    tape::reset();
+}

@@ -29,7 +29,8 @@ mod special;
 mod unary;
 
 pub use arith::{
-    add, add_scalar, divide, elt_divide, elt_multiply, multiply_scalar, pow, subtract,
+    add, add_scalar, broadcast_elementwise, divide, elt_divide, elt_multiply, multiply_scalar, pow,
+    subtract, BinaryOp,
 };
 pub use multiply::{dot_product, multiply, Multiply};
 pub use operand::Operand;
