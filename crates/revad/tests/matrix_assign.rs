@@ -447,7 +447,8 @@ fn pow_at_a_zero_base_and_shape_errors() {
 #[test]
 fn broadcast_elementwise_matches_matvar_and_finite_differences() {
     use revad::matrix::BinaryOp;
-    let ops: [(BinaryOp, fn(Var, Var) -> Var); 5] = [
+    type Scalar = fn(Var, Var) -> Var;
+    let ops: [(BinaryOp, Scalar); 5] = [
         (BinaryOp::Add, |x, y| x + y),
         (BinaryOp::Subtract, |x, y| x - y),
         (BinaryOp::Multiply, |x, y| x * y),
