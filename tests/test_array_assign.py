@@ -249,11 +249,11 @@ def test_assignment_index_and_type_errors() -> None:
         with pytest.raises(IndexError, match="too many indices"):
             m[0, 0, 0] = 1.0
         with pytest.raises(TypeError, match="integers or slices"):
-            v["a"] = 1.0
+            v["a"] = 1.0  # type: ignore[index]
         with pytest.raises(TypeError):
-            v[0] = "x"
+            v[0] = "x"  # type: ignore[assignment]
         with pytest.raises(TypeError):
-            v[0:2] = object()
+            v[0:2] = object()  # type: ignore[assignment]
         with pytest.raises(TypeError, match="does not support item assignment"):
             Var(1.0)[0] = 2.0  # type: ignore[index]
         with pytest.raises(revad.SizeError, match="3 dimensions"):
@@ -380,9 +380,13 @@ def test_incompatible_shapes(sa: tuple[int, ...], sb: tuple[int, ...]) -> None:
 
     message = f"operands could not be broadcast together with shapes {shape(sa)} {shape(sb)}"
     with revad.Tape():
-        for x, y in [(Var(np.ones(sa)), Var(np.ones(sb))), (Var(np.ones(sa)), np.ones(sb)),
-                     (np.ones(sa), Var(np.ones(sb)))]:
-            for op in (operator.add, operator.mul, operator.pow, revad.subtract, revad.pow):
+        pairs: list[tuple[Any, Any]] = [(Var(np.ones(sa)), Var(np.ones(sb))),
+                                         (Var(np.ones(sa)), np.ones(sb)),
+                                         (np.ones(sa), Var(np.ones(sb)))]
+        ops: tuple[Callable[[Any, Any], Any], ...] = (
+            operator.add, operator.mul, operator.pow, revad.subtract, revad.pow)
+        for x, y in pairs:
+            for op in ops:
                 with pytest.raises(ValueError) as info:
                     op(x, y)
                 assert message in str(info.value)
@@ -430,7 +434,7 @@ def test_max_and_min() -> None:
     agree(lambda v: revad.min(v * v), lambda xs: min(x * x for x in xs), X8)
     agree(lambda v: revad.max(v), lambda xs: max(xs), M32)
     with pytest.raises(TypeError):
-        revad.max(3.0)
+        revad.max(3.0)  # type: ignore[call-overload]
 
 
 def test_append_col_and_append_row() -> None:
@@ -462,7 +466,7 @@ def test_append_col_and_append_row() -> None:
     with pytest.raises(revad.SizeError):
         revad.append_row(M23, np.ones(2))
     with pytest.raises(TypeError):
-        revad.append_col(1.0, np.ones(2))
+        revad.append_col(1.0, np.ones(2))  # type: ignore[call-overload]
 
 
 def test_to_matrix_to_row_vector_to_array_1d() -> None:
@@ -561,7 +565,7 @@ def test_integer_valued_functions() -> None:
     with pytest.raises(revad.SizeError, match="1-D"):
         revad.sort_indices_asc(M23)
     with pytest.raises(TypeError):
-        revad.rows(1.0)
+        revad.rows(1.0)  # type: ignore[arg-type]
 
 
 def test_add_subtract_divide_are_the_operators() -> None:
@@ -574,4 +578,4 @@ def test_add_subtract_divide_are_the_operators() -> None:
     agree(lambda p: reduce(revad.divide(revad.subtract(p, 1.0), revad.add(p, 3.0))),
           lambda xs: reduce_scalars([(x - 1.0) / (x + 3.0) for x in xs]), X8)
     with pytest.raises(TypeError, match="argument b"):
-        revad.add(np.ones(2), "x")
+        revad.add(np.ones(2), "x")  # type: ignore[call-overload]
