@@ -187,12 +187,14 @@ def test_a_slice_of_the_target_assigned_into_it() -> None:
         v = x * 1.0
         v[0:4] = v[4:8]
         v[1:8] = v[0:7]  # overlapping windows of one Var
+        v[::-1] = v  # the Var itself, reversed: copied first (one node), then assigned
         return reduce(v)
 
     def g(xs: list[Any]) -> Any:
         v = list(xs)
         v[0:4] = v[4:8]
         v[1:8] = v[0:7]
+        v = v[::-1]
         return reduce_scalars(v)
 
     agree(f, g, X8)

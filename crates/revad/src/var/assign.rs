@@ -88,9 +88,8 @@ impl<S: Storage> Var<S> {
             Source::Run(key) => inputs.push(Var::from_key(0.0, key)),
             Source::One(v) => inputs.push(v),
         }
-        for (j, &k) in ks.iter().enumerate() {
-            self.val.set(k, values[j.min(values.len() - 1)]);
-        }
+        // Recorded first, so that a refused (stale) handle leaves the value as it was.
+        let targets = ks.clone();
         tape::reverse_pass_callback(&inputs, move |adj: &mut Adjoints| {
             // Backwards, so that of two writes to one element the last one gets its adjoint.
             for (j, &k) in ks.iter().enumerate().rev() {
@@ -104,6 +103,9 @@ impl<S: Storage> Var<S> {
                 }
             }
         });
+        for (j, &k) in targets.iter().enumerate() {
+            self.val.set(k, values[j.min(values.len() - 1)]);
+        }
     }
 
     /// Assigns the elements of `src` (row-major, of any kind) to the elements at the row-major
