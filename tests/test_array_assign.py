@@ -497,6 +497,16 @@ def test_to_matrix_to_row_vector_to_array_1d() -> None:
 
 def test_rep_row_vector_sub_col_sub_row() -> None:
     assert np.array_equal(revad.rep_row_vector(1.5, 3), [1.5, 1.5, 1.5])
+    v = np.array([1.0, 2.0, 3.0])
+    assert np.array_equal(revad.rep_matrix(v, 2), np.column_stack([v, v]))
+    agree(lambda p: reduce(revad.rep_matrix(p, 2)),
+          lambda xs: reduce_scalars([xs[0], xs[0], xs[1], xs[1], xs[2], xs[2]]), v)
+    with pytest.raises(TypeError, match="rep_matrix"):
+        revad.rep_matrix(v, 2, 2)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="both sizes"):
+        revad.rep_matrix(1.0, 2)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="1-D array"):
+        revad.rep_matrix(M23, 2)
     m = np.arange(12.0).reshape(3, 4)
     assert np.array_equal(revad.sub_col(m, 1, 2, 2), m[1:3, 2])
     assert np.array_equal(revad.sub_row(m, 2, 1, 3), m[2, 1:4])

@@ -385,8 +385,36 @@ pub fn rep_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py
 }
 
 /// `rep_matrix(x, m, n)`: an m × n 2-D array with every element x (a float or a scalar Var).
+/// `rep_matrix(v, n)` of a 1-D array v (a column vector): the len(v) × n 2-D array whose every
+/// column is v (one node; each vᵢ gets the sum of its copies' adjoints).
 #[pyfunction]
-pub fn rep_matrix(py: Python<'_>, x: &Bound<'_, PyAny>, m: usize, n: usize) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (x, m, n = None))]
+pub fn rep_matrix(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    m: usize,
+    n: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    if let Some(a) = try_array(x, "rep_matrix")? {
+        let v = match (a, n) {
+            (Ax::V(v), None) => v,
+            (a, _) => {
+                return Err(PyTypeError::new_err(format!(
+                    "rep_matrix: give rep_matrix(v, n) for a 1-D array v, not an array of \
+                     shape {}{}",
+                    shape_str(&a.shape()),
+                    if n.is_some() { " with two sizes" } else { "" }
+                )))
+            }
+        };
+        let (r, d) = arr1!(v, |p| matrix::rep_matrix_vec(p, m));
+        return Res::M(finish(r, d)).into_py(py);
+    }
+    let Some(n) = n else {
+        return Err(PyTypeError::new_err(
+            "rep_matrix: a scalar x needs both sizes: rep_matrix(x, m, n)",
+        ));
+    };
     match arg(x, "rep_matrix", "x")? {
         Arg::F(c) => Res::M(Arr::D(ndarray::Array2::from_elem((m, n), c).into_shared())),
         Arg::V(v) => Res::M(Arr::V(matrix::rep_matrix(v, m, n))),
