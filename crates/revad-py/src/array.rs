@@ -1,8 +1,10 @@
 //! Array arguments and results: NumPy arrays (data) and array Vars (`Var<Vector>`,
-//! `Var<Matrix>`), NumPy-style elementwise operators and `@`.
+//! `Var<Matrix>`), NumPy-style elementwise operators (with broadcasting), `@`, and item
+//! assignment.
 //!
-//! A 1-D array is a Rust `Vector`, a 2-D array a `Matrix`; a `RowVector` appears only inside a
-//! product (`v @ M`) and comes back as a 1-D array of the same adjoint run. Data stays data: an
+//! A 1-D array is a Rust `Vector` (Stan's column vector), a 2-D array a `Matrix`; a `RowVector`
+//! appears only where Stan needs one (`v @ M`, `append_row(M, v)`, `m[i] = v`) and comes back
+//! as a 1-D array of the same adjoint run. Data stays data: an
 //! operation of data only gives a NumPy array (or a float), never a Var.
 
 use ndarray::{Array1, Array2};
@@ -31,14 +33,6 @@ impl<S: Storage> Arr<S> {
         match self {
             Arr::V(v) => v.value(),
             Arr::D(d) => d,
-        }
-    }
-
-    /// The elements as scalar arguments (views of the variable's run, or floats).
-    fn elements(&self) -> Vec<Arg> {
-        match self {
-            Arr::V(v) => v.to_vars().into_iter().map(Arg::V).collect(),
-            Arr::D(d) => Storage::as_slice(d).iter().map(|&x| Arg::F(x)).collect(),
         }
     }
 }
@@ -293,61 +287,30 @@ impl Op {
     }
 }
 
-/// `a op b` for arrays of one kind and shape: one node (pow: one node per element and one
-/// gathering node).
+/// `a op b` for arrays of one kind and shape: one node.
 fn arr_arr<S: Storage>(op: Op, a: Arr<S>, b: Arr<S>) -> PyResult<Arr<S>> {
     let (r, d) = match op {
         Op::Add => arr2!(a, b, |x, y| matrix::add(x, y)),
         Op::Sub => arr2!(a, b, |x, y| matrix::subtract(x, y)),
         Op::Mul => arr2!(a, b, |x, y| matrix::elt_multiply(x, y)),
         Op::Div => arr2!(a, b, |x, y| matrix::elt_divide(x, y)),
-        Op::Pow => return by_elements(op, Side::A(a), Side::A(b)),
+        Op::Pow => arr2!(a, b, |x, y| matrix::pow(x, y)),
     };
     Ok(finish(r.map_err(to_py)?, d))
 }
 
-/// One side of an elementwise operation done element by element.
-enum Side<S: Storage> {
-    A(Arr<S>),
-    S(Arg),
-}
-
-/// `a op b` element by element through scalar operations (the matvar way), gathered into one
-/// array Var; the operations the array layer has no single node for.
-fn by_elements<S: Storage>(op: Op, a: Side<S>, b: Side<S>) -> PyResult<Arr<S>> {
-    let like = match (&a, &b) {
-        (Side::A(x), _) | (_, Side::A(x)) => x.value().clone(),
-        _ => unreachable!("one side is an array"),
-    };
-    let n = like.len();
-    let expand = |s: &Side<S>| match s {
-        Side::A(x) => x.elements(),
-        Side::S(c) => vec![*c; n],
-    };
-    let (xa, xb) = (expand(&a), expand(&b));
-    let outs: Vec<Out> = xa
-        .into_iter()
-        .zip(xb)
-        .map(|(x, y)| op.scalar(x, y))
-        .collect();
-    if outs.iter().all(|o| matches!(o, Out::F(_))) {
-        let data = outs
-            .iter()
-            .map(|o| match o {
-                Out::F(x) => *x,
-                Out::V(v) => v.value(),
-            })
-            .collect();
-        return Ok(Arr::D(like.with_data(data)));
+/// The scalar `s` as an array of `a`'s kind and shape: data for a float, one `rep_matrix` node
+/// for a scalar Var.
+fn scalar_like<S: Storage>(a: &Arr<S>, s: Arg) -> Arr<S> {
+    let like = a.value();
+    match s {
+        Arg::F(c) => Arr::D(like.with_data(vec![c; like.len()])),
+        Arg::V(v) => {
+            let (r, c) = like.shape();
+            let (val, key) = matrix::rep_matrix(v, r, c).to_array_bits();
+            Arr::V(Var::from_array_bits(S::from2(val.into_owned()), key))
+        }
     }
-    let vars: Vec<Var> = outs
-        .into_iter()
-        .map(|o| match o {
-            Out::F(x) => Var::new(x),
-            Out::V(v) => v,
-        })
-        .collect();
-    Ok(Arr::V(Var::from_vars(&like, &vars).map_err(to_py)?))
 }
 
 /// `a op s` (or `s op a` when `reflected`) for an array and a scalar.
@@ -380,40 +343,93 @@ fn arr_scalar<S: Storage>(op: Op, a: Arr<S>, s: Arg, reflected: bool) -> PyResul
             }
         }
         (Op::Pow, false) if matches!(s, Arg::F(c) if c == 2.0) => arr1!(a, |x| matrix::square(x)),
-        (Op::Pow, false) => return by_elements(op, Side::A(a), Side::S(s)),
-        (Op::Pow, true) => return by_elements(op, Side::S(s), Side::A(a)),
+        (Op::Pow, false) => {
+            let e = scalar_like(&a, s);
+            return arr_arr(op, a, e);
+        }
+        (Op::Pow, true) => {
+            let base = scalar_like(&a, s);
+            return arr_arr(op, base, a);
+        }
     };
     Ok(finish(r, d))
 }
 
-/// The `SizeError` of two shapes that do not broadcast, or are not yet supported.
-fn broadcast_error(a: &[usize], b: &[usize]) -> PyErr {
-    let compatible = a.len() != b.len() && {
-        let (short, long) = if a.len() < b.len() { (a, b) } else { (b, a) };
-        short
-            .iter()
-            .rev()
-            .zip(long.iter().rev())
-            .all(|(x, y)| x == y || *x == 1 || *y == 1)
-    } || (a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| x == y || *x == 1 || *y == 1));
-    if compatible {
-        errors::size_error(format!(
-            "broadcasting shapes {} and {} is not yet supported by revad (only equal shapes, \
-             or a scalar with an array)",
-            shape_str(a),
-            shape_str(b)
-        ))
-    } else {
-        errors::size_error(format!(
-            "operands could not be broadcast together with shapes {} {}",
-            shape_str(a),
-            shape_str(b)
-        ))
+/// NumPy's broadcast shape of two shapes (axes aligned from the right; an axis of length 1
+/// stretches), or `None` if they do not broadcast.
+fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let pad = |s: &[usize]| {
+        let mut v = vec![1; n - s.len()];
+        v.extend_from_slice(s);
+        v
+    };
+    pad(a)
+        .into_iter()
+        .zip(pad(b))
+        .map(|(x, y)| match (x, y) {
+            _ if x == y || y == 1 => Some(x),
+            (1, _) => Some(y),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An array operand as 2-D, as NumPy pads shapes on the left: a 1-D `(n,)` is `(1, n)` (the
+/// same variable: its run read as a one-row matrix).
+fn to_2d(a: Ax) -> Arr<Matrix> {
+    let one_row = |v: Vector| {
+        let n = v.len();
+        Array2::from_shape_vec((1, n), v.to_vec())
+            .expect("one row")
+            .into_shared()
+    };
+    match a {
+        Ax::M(m) => m,
+        Ax::V(Arr::V(v)) => {
+            let (val, key) = v.to_array_bits();
+            Arr::V(Var::from_array_bits(one_row(val), key))
+        }
+        Ax::V(Arr::D(d)) => Arr::D(one_row(d)),
     }
 }
 
-/// `a op b` for any two operands (NumPy's elementwise rules for the supported shapes).
+/// A `(1, n)` 2-D result as 1-D (the same variable).
+fn to_1d(a: Arr<Matrix>) -> Arr<Vector> {
+    let flat = |m: Matrix| Vector::from(m.iter().copied().collect::<Vec<f64>>());
+    match a {
+        Arr::V(v) => {
+            let (val, key) = v.to_array_bits();
+            Arr::V(Var::from_array_bits(flat(val), key))
+        }
+        Arr::D(d) => Arr::D(flat(d)),
+    }
+}
+
+/// `a` broadcast to `rows × cols` (NumPy's rule): data in NumPy fashion, a variable by one
+/// `broadcast` node (none when the shape already fits).
+fn broadcast_to(a: Arr<Matrix>, rows: usize, cols: usize) -> PyResult<Arr<Matrix>> {
+    if a.value().dim() == (rows, cols) {
+        return Ok(a);
+    }
+    Ok(match a {
+        Arr::V(v) => Arr::V(matrix::broadcast(&v, rows, cols).map_err(to_py)?),
+        Arr::D(d) => {
+            let (r, c) = d.dim();
+            let view = d.broadcast((rows, cols)).ok_or_else(|| {
+                errors::size_error(format!(
+                    "could not broadcast input array from shape ({r}, {c}) into shape \
+                     ({rows}, {cols})"
+                ))
+            })?;
+            Arr::D(view.to_owned().into_shared())
+        }
+    })
+}
+
+/// `a op b` for any two operands, with NumPy's broadcasting rules: a scalar with anything, and
+/// two arrays whose shapes broadcast (`(n,)` with `(m, n)`, `(m, 1)` with `(1, n)` or `(n,)`,
+/// ...), each as one node (`matrix::broadcast_elementwise` when the shapes differ).
 pub fn elementwise(op: Op, a: X, b: X) -> PyResult<Res> {
     Ok(match (a, b) {
         (X::S(a), X::S(b)) => Res::S(op.scalar(a, b)),
@@ -421,22 +437,48 @@ pub fn elementwise(op: Op, a: X, b: X) -> PyResult<Res> {
         (X::A(Ax::M(a)), X::S(s)) => Res::M(arr_scalar(op, a, s, false)?),
         (X::S(s), X::A(Ax::V(a))) => Res::V(arr_scalar(op, a, s, true)?),
         (X::S(s), X::A(Ax::M(a))) => Res::M(arr_scalar(op, a, s, true)?),
+        (X::A(Ax::V(a)), X::A(Ax::V(b))) if a.value().len() == b.value().len() => {
+            Res::V(arr_arr(op, a, b)?)
+        }
+        (X::A(Ax::M(a)), X::A(Ax::M(b))) if a.value().dim() == b.value().dim() => {
+            Res::M(arr_arr(op, a, b)?)
+        }
         (X::A(a), X::A(b)) => {
             let (sa, sb) = (a.shape(), b.shape());
-            if sa != sb {
-                return Err(broadcast_error(&sa, &sb));
-            }
-            match (a, b) {
-                (Ax::V(a), Ax::V(b)) => Res::V(arr_arr(op, a, b)?),
-                (Ax::M(a), Ax::M(b)) => Res::M(arr_arr(op, a, b)?),
-                _ => return Err(broadcast_error(&sa, &sb)),
+            let out = broadcast_shape(&sa, &sb).ok_or_else(|| {
+                errors::size_error(format!(
+                    "operands could not be broadcast together with shapes {} {}",
+                    shape_str(&sa),
+                    shape_str(&sb)
+                ))
+            })?;
+            let (r, c) = match out[..] {
+                [n] => (1, n),
+                [r, c] => (r, c),
+                _ => unreachable!("1-D or 2-D"),
+            };
+            let bop = match op {
+                Op::Add => matrix::BinaryOp::Add,
+                Op::Sub => matrix::BinaryOp::Subtract,
+                Op::Mul => matrix::BinaryOp::Multiply,
+                Op::Div => matrix::BinaryOp::Divide,
+                Op::Pow => matrix::BinaryOp::Pow,
+            };
+            let (a, b) = (to_2d(a), to_2d(b));
+            let (m, d) = arr2!(a, b, |x, y| matrix::broadcast_elementwise(bop, x, y));
+            let m = finish(m.map_err(to_py)?, d);
+            debug_assert_eq!(m.value().dim(), (r, c));
+            if out.len() == 1 {
+                Res::V(to_1d(m))
+            } else {
+                Res::M(m)
             }
         }
     })
 }
 
 /// A vector operand read as a row vector (the same elements and adjoint run).
-fn as_row(a: Arr<Vector>) -> Arr<RowVector> {
+pub fn as_row(a: Arr<Vector>) -> Arr<RowVector> {
     match a {
         Arr::V(v) => {
             let (val, key) = v.to_array_bits();
@@ -620,4 +662,104 @@ pub fn getitem_matrix(m: &Var<Matrix>, key: &Bound<'_, PyAny>) -> PyResult<Res> 
             Ok(gather(m, &ks, (is.len(), js.len()), true))
         }
     }
+}
+
+/// The row-major positions that `key` selects in an array of NumPy shape `shape` (1-D or 2-D),
+/// and the NumPy shape of the selection (an integer index drops its axis).
+fn selection(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<(Vec<usize>, Vec<usize>)> {
+    let parts: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
+        Ok(t) => t.iter().collect(),
+        Err(_) => vec![key.clone()],
+    };
+    if parts.len() > shape.len() {
+        return Err(PyIndexError::new_err(format!(
+            "too many indices for a {}-D revad.Var: {} were indexed",
+            shape.len(),
+            parts.len()
+        )));
+    }
+    let picks: Vec<Pick> = (0..shape.len())
+        .map(|axis| match parts.get(axis) {
+            Some(p) => pick(p, shape[axis], axis),
+            None => Ok(Pick::Many((0..shape[axis]).collect())),
+        })
+        .collect::<PyResult<_>>()?;
+    let axis = |p: &Pick| match p {
+        Pick::One(i) => vec![*i],
+        Pick::Many(is) => is.clone(),
+    };
+    let out_shape: Vec<usize> = picks
+        .iter()
+        .filter_map(|p| match p {
+            Pick::One(_) => None,
+            Pick::Many(is) => Some(is.len()),
+        })
+        .collect();
+    let ks = match picks[..] {
+        [ref p] => axis(p),
+        [ref p, ref q] => {
+            let c = shape[1];
+            let (is, js) = (axis(p), axis(q));
+            is.iter()
+                .flat_map(|i| js.iter().map(move |j| i * c + j))
+                .collect()
+        }
+        _ => unreachable!("1-D or 2-D"),
+    };
+    Ok((ks, out_shape))
+}
+
+/// `a[key] = value` in place (seed 001's assignment, `Var::assign_indices`): `value` is a
+/// float or scalar Var (written to every selected element), or an array Var, NumPy array or
+/// sequence whose shape is the selection's, or broadcasts to it by NumPy's rule.
+pub fn setitem<S: Storage>(
+    a: &mut Var<S>,
+    shape: &[usize],
+    key: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let (ks, target) = selection(key, shape)?;
+    let src = match try_x(value, "__setitem__")? {
+        Some(x) => x,
+        None => X::A(crate::matfun::array(value, "__setitem__", "value")?),
+    };
+    let src = match src {
+        X::S(Arg::F(c)) => return a.fill_indices(&ks, c).map_err(to_py),
+        X::S(Arg::V(v)) => return a.fill_indices(&ks, v).map_err(to_py),
+        X::A(s) => s,
+    };
+    let have = src.shape();
+    if have == target {
+        return match src {
+            Ax::V(Arr::V(v)) => a.assign_indices(&ks, &v),
+            Ax::V(Arr::D(d)) => a.assign_indices(&ks, &d),
+            Ax::M(Arr::V(m)) => a.assign_indices(&ks, &m),
+            Ax::M(Arr::D(d)) => a.assign_indices(&ks, &d),
+        }
+        .map_err(to_py);
+    }
+    // NumPy's rule for the source: leading axes of length 1 go, then it must broadcast to the
+    // selection's shape without the selection stretching.
+    let mut trimmed: &[usize] = &have;
+    while trimmed.len() > target.len() && trimmed[0] == 1 {
+        trimmed = &trimmed[1..];
+    }
+    if broadcast_shape(trimmed, &target).as_deref() != Some(&target[..]) {
+        return Err(errors::size_error(format!(
+            "could not broadcast input array from shape {} into shape {}",
+            shape_str(&have),
+            shape_str(&target)
+        )));
+    }
+    let (r, c) = match target[..] {
+        [] => (1, 1),
+        [n] => (1, n),
+        [r, c] => (r, c),
+        _ => unreachable!("1-D or 2-D"),
+    };
+    match broadcast_to(to_2d(src), r, c)? {
+        Arr::V(m) => a.assign_indices(&ks, &m),
+        Arr::D(d) => a.assign_indices(&ks, &d),
+    }
+    .map_err(to_py)
 }

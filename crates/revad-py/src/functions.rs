@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyAny;
 use revad::Var;
 
-use crate::array::{arr1, finish, try_array, Arr, Ax, Res};
+use crate::array::{arr1, finish, try_array, Arr, Ax, Op, Res, X};
 use crate::errors::to_py;
 use crate::var::{arg, binop, Arg, Out};
 
@@ -209,7 +209,6 @@ unary_checked! {
 }
 
 binary! {
-    pow(x, y): "xʸ; ∂x = y·x^(y−1), ∂y = xʸ·ln x.",
     hypot(x, y): "√(x² + y²); ∂x = x/h, ∂y = y/h.",
     atan2(y, x): "The angle of (x, y); ∂y = x/(x² + y²), ∂x = −y/(x² + y²).",
     fdim(x, y): "max(x − y, 0); ∂x = 1, ∂y = −1 where x > y.",
@@ -261,6 +260,20 @@ logical2! {
     logical_lte: "a <= b by value.",
     logical_gt: "a > b by value.",
     logical_gte: "a >= b by value.",
+}
+
+/// `pow(x, y)`: xʸ; ∂x = y·x^(y−1), ∂y = xʸ·ln x (0 at x = 0).
+///
+/// With an array argument (an array Var or a NumPy array): elementwise with NumPy broadcasting,
+/// as ``x ** y``, one node.
+#[pyfunction]
+pub fn pow(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = crate::array::x_arg(x, "pow", "x")?;
+    let b = crate::array::x_arg(y, "pow", "y")?;
+    match (a, b) {
+        (X::S(a), X::S(b)) => binop!(a, b, revad::pow).into_py(py),
+        (a, b) => crate::array::elementwise(Op::Pow, a, b)?.into_py(py),
+    }
 }
 
 /// `fma(x, y, z) = x·y + z` in one rounding; ∂x = y, ∂y = x, ∂z = 1.

@@ -8,7 +8,7 @@ use ndarray::Array1;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyBytes, PyString};
-use revad::{matrix, Var, Vector};
+use revad::{matrix, Matrix, Var, Vector};
 
 use crate::array::{
     arr1, arr2, array_arg, finish, finish_scalar, from_row, matmul, shape_str, try_array, Arr, Ax,
@@ -18,7 +18,7 @@ use crate::errors::{size_error, to_py};
 use crate::var::{arg, Arg, Out};
 
 /// An array argument: an array Var, a NumPy array, or a sequence of floats and scalar Vars.
-fn array(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
+pub(crate) fn array(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
     if let Some(a) = try_array(obj, function)? {
         return Ok(a);
     }
@@ -212,7 +212,7 @@ pub fn multiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> P
     }
 }
 
-/// `a ∘ b` (elementwise product, as ``a * b``); the shapes must agree.
+/// `a ∘ b` (elementwise product, as ``a * b``, with NumPy broadcasting).
 #[pyfunction]
 pub fn elt_multiply(
     py: Python<'_>,
@@ -224,7 +224,7 @@ pub fn elt_multiply(
     crate::array::elementwise(Op::Mul, x, y)?.into_py(py)
 }
 
-/// `a ⊘ b` (elementwise quotient, as ``a / b``); the shapes must agree.
+/// `a ⊘ b` (elementwise quotient, as ``a / b``, with NumPy broadcasting).
 #[pyfunction]
 pub fn elt_divide(
     py: Python<'_>,
@@ -385,8 +385,36 @@ pub fn rep_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py
 }
 
 /// `rep_matrix(x, m, n)`: an m × n 2-D array with every element x (a float or a scalar Var).
+/// `rep_matrix(v, n)` of a 1-D array v (a column vector): the len(v) × n 2-D array whose every
+/// column is v (one node; each vᵢ gets the sum of its copies' adjoints).
 #[pyfunction]
-pub fn rep_matrix(py: Python<'_>, x: &Bound<'_, PyAny>, m: usize, n: usize) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (x, m, n = None))]
+pub fn rep_matrix(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    m: usize,
+    n: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    if let Some(a) = try_array(x, "rep_matrix")? {
+        let v = match (a, n) {
+            (Ax::V(v), None) => v,
+            (a, _) => {
+                return Err(PyTypeError::new_err(format!(
+                    "rep_matrix: give rep_matrix(v, n) for a 1-D array v, not an array of \
+                     shape {}{}",
+                    shape_str(&a.shape()),
+                    if n.is_some() { " with two sizes" } else { "" }
+                )))
+            }
+        };
+        let (r, d) = arr1!(v, |p| matrix::rep_matrix_vec(p, m));
+        return Res::M(finish(r, d)).into_py(py);
+    }
+    let Some(n) = n else {
+        return Err(PyTypeError::new_err(
+            "rep_matrix: a scalar x needs both sizes: rep_matrix(x, m, n)",
+        ));
+    };
     match arg(x, "rep_matrix", "x")? {
         Arg::F(c) => Res::M(Arr::D(ndarray::Array2::from_elem((m, n), c).into_shared())),
         Arg::V(v) => Res::M(Arr::V(matrix::rep_matrix(v, m, n))),
@@ -498,6 +526,333 @@ pub fn diag_post_multiply(
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
 }
 
+/// `add(a, b)`: a + b elementwise (as ``a + b``): arrays with NumPy broadcasting, scalars.
+#[pyfunction]
+pub fn add(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = crate::array::x_arg(a, "add", "a")?;
+    let y = crate::array::x_arg(b, "add", "b")?;
+    crate::array::elementwise(Op::Add, x, y)?.into_py(py)
+}
+
+/// `subtract(a, b)`: a − b elementwise (as ``a - b``), with NumPy broadcasting.
+#[pyfunction]
+pub fn subtract(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = crate::array::x_arg(a, "subtract", "a")?;
+    let y = crate::array::x_arg(b, "subtract", "b")?;
+    crate::array::elementwise(Op::Sub, x, y)?.into_py(py)
+}
+
+/// `divide(a, b)`: a / b elementwise (as ``a / b``; Stan's ``divide(matrix, real)``), with
+/// NumPy broadcasting.
+#[pyfunction]
+pub fn divide(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = crate::array::x_arg(a, "divide", "a")?;
+    let y = crate::array::x_arg(b, "divide", "b")?;
+    crate::array::elementwise(Op::Div, x, y)?.into_py(py)
+}
+
+/// Two array arguments of one kind.
+enum Pair {
+    V(Arr<Vector>, Arr<Vector>),
+    M(Arr<Matrix>, Arr<Matrix>),
+}
+
+/// Two arrays of one kind (both 1-D or both 2-D), else a `SizeError`.
+fn same_kind(a: Ax, b: Ax, function: &'static str) -> PyResult<Pair> {
+    match (a, b) {
+        (Ax::V(a), Ax::V(b)) => Ok(Pair::V(a, b)),
+        (Ax::M(a), Ax::M(b)) => Ok(Pair::M(a, b)),
+        (a, b) => Err(size_error(format!(
+            "{function}: the arguments must both be 1-D or both 2-D, not of shapes {} and {}",
+            shape_str(&a.shape()),
+            shape_str(&b.shape())
+        ))),
+    }
+}
+
+/// `columns_dot_product(a, b)`: Σᵢ aᵢⱼbᵢⱼ for each column j of two arrays of one shape (a
+/// 1-D array is one column), as a 1-D array.
+#[pyfunction]
+pub fn columns_dot_product(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let f = "columns_dot_product";
+    let (r, d) = match same_kind(array(a, f, "a")?, array(b, f, "b")?, f)? {
+        Pair::V(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
+        Pair::M(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
+    };
+    Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
+}
+
+/// `rows_dot_product(a, b)`: Σⱼ aᵢⱼbᵢⱼ for each row i of two arrays of one shape (a 1-D
+/// array is a column: each row is one element), as a 1-D array.
+#[pyfunction]
+pub fn rows_dot_product(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let f = "rows_dot_product";
+    let (r, d) = match same_kind(array(a, f, "a")?, array(b, f, "b")?, f)? {
+        Pair::V(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
+        Pair::M(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
+    };
+    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `multiply_lower_tri_self_transpose(m)`: L·Lᵀ with L the lower triangle of the 2-D m.
+#[pyfunction]
+pub fn multiply_lower_tri_self_transpose(
+    py: Python<'_>,
+    m: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "multiply_lower_tri_self_transpose")?;
+    let (r, d) = arr1!(a, |x| matrix::multiply_lower_tri_self_transpose(x));
+    Res::M(finish(r, d)).into_py(py)
+}
+
+/// `max(x)`: the largest element of an array or sequence (−∞ for an empty one); ∂/∂xᵢ = 1
+/// for the largest element, shared equally among ties (as in Stan).
+#[pyfunction]
+pub fn max(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array(x, "max", "x")?;
+    scalar_of!(a, |x| matrix::max(x)).into_py(py)
+}
+
+/// `min(x)`: the smallest element of an array or sequence (+∞ for an empty one); ∂/∂xᵢ = 1
+/// for the smallest element, shared equally among ties.
+#[pyfunction]
+pub fn min(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array(x, "min", "x")?;
+    scalar_of!(a, |x| matrix::min(x)).into_py(py)
+}
+
+/// A scalar argument as a 1-element vector (data, or one gathering node for a Var).
+fn one_element(x: Arg) -> PyResult<Arr<Vector>> {
+    Ok(match x {
+        Arg::F(c) => Arr::D(Array1::from_elem(1, c).into_shared()),
+        Arg::V(v) => {
+            let like: Vector = Array1::zeros(1).into_shared();
+            Arr::V(Var::from_vars(&like, &[v]).map_err(to_py)?)
+        }
+    })
+}
+
+/// An argument of `append_row`: an array, or a scalar as a 1-element vector.
+fn array_or_scalar(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
+    match crate::array::try_x(obj, function)? {
+        Some(X::S(s)) => Ok(Ax::V(one_element(s)?)),
+        _ => array(obj, function, name),
+    }
+}
+
+/// `append_col(a, b)`: the columns of a followed by those of b (``np.hstack`` of columns); a
+/// 1-D array is a column, so two 1-D arrays give an n × 2 array. The row counts must agree.
+#[pyfunction]
+pub fn append_col(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let f = "append_col";
+    let (r, d) = match (array(a, f, "a")?, array(b, f, "b")?) {
+        (Ax::M(x), Ax::M(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
+        (Ax::M(x), Ax::V(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
+        (Ax::V(x), Ax::M(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
+        (Ax::V(x), Ax::V(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
+    };
+    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `append_row(a, b)`: the rows of a followed by those of b. Two 1-D arrays (or a scalar and a
+/// 1-D array) give their concatenation (Stan's vectors); with a 2-D array, a 1-D array is one
+/// row (``np.vstack``). The column counts must agree.
+#[pyfunction]
+pub fn append_row(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    use crate::array::as_row;
+    let f = "append_row";
+    match (array_or_scalar(a, f, "a")?, array_or_scalar(b, f, "b")?) {
+        (Ax::V(x), Ax::V(y)) => {
+            let (r, d) = arr2!(x, y, |p, q| matrix::append_row(p, q));
+            Res::V(finish(r.map_err(to_py)?, d))
+        }
+        (Ax::M(x), Ax::M(y)) => {
+            let (r, d) = arr2!(x, y, |p, q| matrix::append_row(p, q));
+            Res::M(finish(r.map_err(to_py)?, d))
+        }
+        (Ax::M(x), Ax::V(y)) => {
+            let y = as_row(y);
+            let (r, d) = arr2!(x, y, |p, q| matrix::append_row(p, q));
+            Res::M(finish(r.map_err(to_py)?, d))
+        }
+        (Ax::V(x), Ax::M(y)) => {
+            let x = as_row(x);
+            let (r, d) = arr2!(x, y, |p, q| matrix::append_row(p, q));
+            Res::M(finish(r.map_err(to_py)?, d))
+        }
+    }
+    .into_py(py)
+}
+
+/// `to_matrix(a, m, n)`: the elements of a (read in column-major order, as Stan does) in an
+/// m × n 2-D array filled column by column; without m and n, a 1-D array becomes one column
+/// and a 2-D array stays as it is.
+#[pyfunction]
+#[pyo3(signature = (a, m = None, n = None))]
+pub fn to_matrix(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    m: Option<usize>,
+    n: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let x = array(a, "to_matrix", "a")?;
+    let (rows, cols) = match (m, n, &x) {
+        (Some(m), Some(n), _) => (m, n),
+        (None, None, Ax::V(v)) => (v.value().len(), 1),
+        (None, None, Ax::M(v)) => v.value().dim(),
+        _ => {
+            return Err(PyTypeError::new_err(
+                "to_matrix: give both m and n, or neither",
+            ))
+        }
+    };
+    let (r, d) = match x {
+        Ax::V(v) => arr1!(v, |p| matrix::to_matrix(p, rows, cols)),
+        Ax::M(v) => arr1!(v, |p| matrix::to_matrix(p, rows, cols)),
+    };
+    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `to_row_vector(a)`: the elements in column-major order (Stan's order) as a 1-D array (1-D
+/// arrays have no orientation in Python, so this equals ``to_vector``).
+#[pyfunction]
+pub fn to_row_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let (r, d) = match array(a, "to_row_vector", "a")? {
+        Ax::V(v) => arr1!(v, |x| matrix::to_row_vector(x)),
+        Ax::M(m) => arr1!(m, |x| matrix::to_row_vector(x)),
+    };
+    Res::V(from_row(finish(r, d))).into_py(py)
+}
+
+/// `to_array_1d(a)`: the elements in column-major order (Stan's order) as a list: scalar Vars
+/// that share the array Var's adjoint run (no node), or floats for data.
+#[pyfunction]
+pub fn to_array_1d(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
+    let out: Vec<Out> = match array(a, "to_array_1d", "a")? {
+        Ax::V(Arr::V(v)) => matrix::to_array_1d(&v).into_iter().map(Out::V).collect(),
+        Ax::M(Arr::V(m)) => matrix::to_array_1d(&m).into_iter().map(Out::V).collect(),
+        Ax::V(Arr::D(d)) => d.iter().map(|&x| Out::F(x)).collect(),
+        Ax::M(Arr::D(d)) => d.t().iter().map(|&x| Out::F(x)).collect(),
+    };
+    out.into_iter().map(|o| o.into_py(py)).collect()
+}
+
+/// `rep_row_vector(x, n)`: n copies of x as a 1-D array (as ``rep_vector``).
+#[pyfunction]
+pub fn rep_row_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py<PyAny>> {
+    rep_vector(py, x, n)
+}
+
+/// `sub_col(m, i, j, nrows)`: the nrows elements of column j of a 2-D array from row i on
+/// (0-based, unlike Stan): m[i:i + nrows, j], as a 1-D array.
+#[pyfunction]
+pub fn sub_col(
+    py: Python<'_>,
+    m: &Bound<'_, PyAny>,
+    i: usize,
+    j: usize,
+    nrows: usize,
+) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "sub_col")?;
+    let (r, d) = arr1!(a, |x| matrix::sub_col(x, i, j, nrows));
+    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+}
+
+/// `sub_row(m, i, j, ncols)`: the ncols elements of row i of a 2-D array from column j on
+/// (0-based, unlike Stan): m[i, j:j + ncols], as a 1-D array.
+#[pyfunction]
+pub fn sub_row(
+    py: Python<'_>,
+    m: &Bound<'_, PyAny>,
+    i: usize,
+    j: usize,
+    ncols: usize,
+) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "sub_row")?;
+    let (r, d) = arr1!(a, |x| matrix::sub_row(x, i, j, ncols));
+    Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
+}
+
+/// `sort_indices_asc(v)`: the indices (0-based, unlike Stan) that sort a 1-D array ascending;
+/// ties keep their order.
+#[pyfunction]
+pub fn sort_indices_asc(v: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    Ok(match vector(v, "sort_indices_asc", "v")? {
+        Arr::V(x) => matrix::sort_indices_asc(&x),
+        Arr::D(x) => matrix::sort_indices_asc(&x),
+    })
+}
+
+/// `sort_indices_desc(v)`: the indices (0-based) that sort a 1-D array descending; ties keep
+/// their order.
+#[pyfunction]
+pub fn sort_indices_desc(v: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    Ok(match vector(v, "sort_indices_desc", "v")? {
+        Arr::V(x) => matrix::sort_indices_desc(&x),
+        Arr::D(x) => matrix::sort_indices_desc(&x),
+    })
+}
+
+/// `rank(v, s)`: the number of elements of a 1-D array less than v[s] (s 0-based).
+#[pyfunction]
+pub fn rank(v: &Bound<'_, PyAny>, s: usize) -> PyResult<usize> {
+    match vector(v, "rank", "v")? {
+        Arr::V(x) => matrix::rank(&x, s),
+        Arr::D(x) => matrix::rank(&x, s),
+    }
+    .map_err(to_py)
+}
+
+/// The NumPy shape of an argument: a float or scalar Var has `[]`.
+fn shape_of(x: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Vec<usize>> {
+    match crate::array::try_x(x, function)? {
+        Some(X::S(_)) => Ok(vec![]),
+        Some(X::A(a)) => Ok(a.shape()),
+        None => Ok(array(x, function, "x")?.shape()),
+    }
+}
+
+/// `dims(x)`: the dimensions, as Stan gives them: `[]` for a scalar, `[n]` for a 1-D array,
+/// `[rows, cols]` for a 2-D one.
+#[pyfunction]
+pub fn dims(x: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    shape_of(x, "dims")
+}
+
+/// `num_elements(x)`: the number of elements of an array (1 for a scalar).
+#[pyfunction]
+pub fn num_elements(x: &Bound<'_, PyAny>) -> PyResult<usize> {
+    Ok(shape_of(x, "num_elements")?.iter().product())
+}
+
+/// `rows(x)`: the number of rows: n for a 1-D array (a column vector), r for an r × c one.
+#[pyfunction]
+pub fn rows(x: &Bound<'_, PyAny>) -> PyResult<usize> {
+    Ok(array(x, "rows", "x")?.shape()[0])
+}
+
+/// `cols(x)`: the number of columns: 1 for a 1-D array (a column vector), c for an r × c one.
+#[pyfunction]
+pub fn cols(x: &Bound<'_, PyAny>) -> PyResult<usize> {
+    Ok(*array(x, "cols", "x")?.shape().get(1).unwrap_or(&1))
+}
+
 /// Adds the functions to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     macro_rules! add {
@@ -541,6 +896,29 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         quad_form_diag,
         diag_pre_multiply,
         diag_post_multiply,
+        add,
+        subtract,
+        divide,
+        columns_dot_product,
+        rows_dot_product,
+        multiply_lower_tri_self_transpose,
+        max,
+        min,
+        append_col,
+        append_row,
+        to_matrix,
+        to_row_vector,
+        to_array_1d,
+        rep_row_vector,
+        sub_col,
+        sub_row,
+        sort_indices_asc,
+        sort_indices_desc,
+        rank,
+        dims,
+        num_elements,
+        rows,
+        cols,
     );
     Ok(())
 }

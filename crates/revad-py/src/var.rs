@@ -5,6 +5,7 @@
 //! or foreign handle raises an exception instead of reaching the core (where it would panic).
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::RwLock;
 
 use numpy::ToPyArray;
 use pyo3::basic::CompareOp;
@@ -35,9 +36,10 @@ pub fn thread_id() -> u64 {
 ///
 /// ``Var(np.array(...))`` makes an array variable (1-D: a vector, 2-D: a matrix): one handle
 /// with one value array and one run of adjoints. It has ``.shape``, ``.ndim``, ``len``,
-/// ``.T``, ``.sum()``, ``@``, elementwise operators (equal shapes, or a scalar with an array),
-/// indexing and slicing (``v[i]`` is a scalar Var sharing the run); ``.value`` and ``.adj`` are
-/// NumPy arrays.
+/// ``.T``, ``.sum()``, ``@``, elementwise operators with NumPy's broadcasting rules (a
+/// ``ValueError`` when shapes do not broadcast), indexing and slicing (``v[i]`` is a scalar Var
+/// sharing the run), assignment in place (``v[i] = x``, ``m[a:b, c:d] = block``); ``.value`` and
+/// ``.adj`` are NumPy arrays.
 ///
 /// >>> import revad
 /// >>> with revad.Tape():
@@ -54,10 +56,22 @@ pub struct PyVar {
 }
 
 /// The value a handle holds: a scalar, a 1-D array (a Rust vector) or a 2-D array (a matrix).
+/// An array value sits behind a lock because assignment (`v[i] = x`) replaces it in place (the
+/// adjoint run stays); a scalar never changes, so it needs none.
 enum Val {
     S(f64),
-    V(Vector),
-    M(Matrix),
+    V(RwLock<Vector>),
+    M(RwLock<Matrix>),
+}
+
+/// The array behind a lock (a cheap clone of a shared array).
+fn read<T: Clone>(l: &RwLock<T>) -> T {
+    l.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// Replaces the array behind a lock.
+fn write<T>(l: &RwLock<T>, value: T) {
+    *l.write().unwrap_or_else(|e| e.into_inner()) = value;
 }
 
 impl PyVar {
@@ -75,7 +89,7 @@ impl PyVar {
     pub fn wrap_vector(v: &Var<Vector>) -> PyVar {
         let (value, key) = v.to_array_bits();
         PyVar {
-            val: Val::V(value),
+            val: Val::V(RwLock::new(value)),
             key,
             thread: thread_id(),
         }
@@ -85,7 +99,7 @@ impl PyVar {
     pub fn wrap_matrix(v: &Var<Matrix>) -> PyVar {
         let (value, key) = v.to_array_bits();
         PyVar {
-            val: Val::M(value),
+            val: Val::M(RwLock::new(value)),
             key,
             thread: thread_id(),
         }
@@ -105,8 +119,11 @@ impl PyVar {
     fn shape_vec(&self) -> Vec<usize> {
         match &self.val {
             Val::S(_) => vec![],
-            Val::V(v) => vec![v.len()],
-            Val::M(m) => vec![m.nrows(), m.ncols()],
+            Val::V(v) => vec![read(v).len()],
+            Val::M(m) => {
+                let m = read(m);
+                vec![m.nrows(), m.ncols()]
+            }
         }
     }
 
@@ -133,14 +150,14 @@ impl PyVar {
         Ok(match &self.val {
             Val::S(_) => X::S(Arg::V(self.var(function)?)),
             Val::V(v) => {
-                let v = Var::from_array_bits(v.clone(), self.key);
+                let v = Var::from_array_bits(read(v), self.key);
                 if !v.is_live() {
                     return Err(stale());
                 }
                 X::A(Ax::V(Arr::V(v)))
             }
             Val::M(m) => {
-                let m = Var::from_array_bits(m.clone(), self.key);
+                let m = Var::from_array_bits(read(m), self.key);
                 if !m.is_live() {
                     return Err(stale());
                 }
@@ -153,8 +170,8 @@ impl PyVar {
     fn value_obj(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(match &self.val {
             Val::S(x) => x.into_pyobject(py)?.into_any().unbind(),
-            Val::V(v) => v.to_pyarray(py).into_any().unbind(),
-            Val::M(m) => m.to_pyarray(py).into_any().unbind(),
+            Val::V(v) => read(v).to_pyarray(py).into_any().unbind(),
+            Val::M(m) => read(m).to_pyarray(py).into_any().unbind(),
         })
     }
 
@@ -436,8 +453,8 @@ impl PyVar {
     fn __len__(&self) -> PyResult<usize> {
         match &self.val {
             Val::S(_) => Err(PyTypeError::new_err("len() of a scalar revad.Var")),
-            Val::V(v) => Ok(v.len()),
-            Val::M(m) => Ok(m.nrows()),
+            Val::V(v) => Ok(read(v).len()),
+            Val::M(m) => Ok(read(m).nrows()),
         }
     }
 
@@ -451,6 +468,34 @@ impl PyVar {
                 "a scalar revad.Var is not subscriptable",
             )),
         }
+    }
+
+    /// Assignment in place: ``v[i] = x``, ``v[a:b] = w``, ``m[i, j] = x``, ``m[i] = row``,
+    /// ``m[i, :] = row``, ``m[:, j] = col``, ``m[a:b, c:d] = block`` (steps allowed). The value
+    /// is a float or scalar Var (written to every selected element), or an array Var, NumPy
+    /// array or sequence of the selection's shape (or one that broadcasts to it, as in NumPy);
+    /// otherwise ``ValueError``. The Var keeps its adjoint run (seed 001): the gradient flows
+    /// to the assigned values, and the overwritten elements' ``.adj`` holds only what the
+    /// operations before the assignment contributed. Results computed before, and other
+    /// handles to the old value (``Var(v)``, slices), keep the old values.
+    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let shape = self.shape_vec();
+        match (self.x("__setitem__")?, &self.val) {
+            (X::A(Ax::V(Arr::V(mut v))), Val::V(l)) => {
+                array::setitem(&mut v, &shape, key, value)?;
+                write(l, v.value().clone());
+            }
+            (X::A(Ax::M(Arr::V(mut m))), Val::M(l)) => {
+                array::setitem(&mut m, &shape, key, value)?;
+                write(l, m.value().clone());
+            }
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "a scalar revad.Var does not support item assignment",
+                ))
+            }
+        }
+        Ok(())
     }
 
     /// Iterates over the elements of a 1-D array Var (scalar Vars) or the rows of a 2-D one.

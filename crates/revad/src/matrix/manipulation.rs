@@ -16,6 +16,7 @@
 //! | `diag_matrix(v)` | `C = diag(v)` | `v̄ᵢ += C̄ᵢᵢ` (off-diagonal adjoints go nowhere) |
 //! | `rep_vector(x, n)`, `rep_row_vector`, `rep_matrix` | every element `x` | `x̄ += Σₖ c̄ₖ` |
 //! | `rep_matrix_vec(v, k)` | `k` copies of `v` | `v̄ᵢ += Σ` of the adjoints of the copies of `vᵢ` |
+//! | `broadcast(a, m, n)` | NumPy's broadcast of `a` to `m × n` | `ā` += the sum over the copies |
 //! | `sort_asc`, `sort_desc` | `cₖ = a[π(k)]`, `π` the sorting permutation | `ā[π(k)] += c̄ₖ` |
 //!
 //! `to_array_1d` records nothing: it returns scalar views that share the input's adjoint run.
@@ -757,6 +758,45 @@ pub fn rep_matrix_vec<S: VectorKind>(v: &impl Operand<S>, k: usize) -> Var<Matri
     };
     let shape = if S::COLUMN { (len, k) } else { (k, len) };
     permute(v, shape, perm)
+}
+
+/// `a` (an `r × c` matrix) repeated to `rows × cols` by NumPy's broadcasting rule: an axis of
+/// length 1 is repeated, an axis of the target length is kept; `cᵢⱼ = a[i mod r, j mod c]`,
+/// and in the reverse pass `āₚq += Σ` of the adjoints of its copies. One node (a copy when
+/// the shape is already `rows × cols`).
+///
+/// ```
+/// use revad::{matrix, tape, Var};
+/// use ndarray::array;
+/// let a = Var::array(array![[1.0], [2.0]].into_shared());
+/// let b = matrix::broadcast(&a, 2, 3).unwrap(); // [[1, 1, 1], [2, 2, 2]]
+/// let s = matrix::sum(&b);
+/// s.grad();
+/// assert_eq!(a.adj(), array![[3.0], [3.0]].into_shared());
+/// tape::reset();
+/// ```
+///
+/// # Errors
+/// [`Error::Size`] if an axis of `a` is neither 1 nor the target length.
+pub fn broadcast(a: &impl Operand<Matrix>, rows: usize, cols: usize) -> Result<Var<Matrix>> {
+    let (r, c) = a.value().dim();
+    for (have, want, what) in [
+        (r, rows, "the rows (1 or the target)"),
+        (c, cols, "the columns (1 or the target)"),
+    ] {
+        if have != 1 && have != want {
+            return Err(Error::Size {
+                function: "broadcast",
+                what,
+                expected: want,
+                found: have,
+            });
+        }
+    }
+    let perm: Vec<usize> = (0..rows)
+        .flat_map(|i| (0..cols).map(move |j| (i % r) * c + j % c))
+        .collect();
+    Ok(permute(a, (rows, cols), perm))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,7 +28,10 @@ mod reduce;
 mod special;
 mod unary;
 
-pub use arith::{add, add_scalar, divide, elt_divide, elt_multiply, multiply_scalar, subtract};
+pub use arith::{
+    add, add_scalar, broadcast_elementwise, divide, elt_divide, elt_multiply, multiply_scalar, pow,
+    subtract, BinaryOp,
+};
 pub use multiply::{dot_product, multiply, Multiply};
 pub use operand::Operand;
 pub use reduce::{dot_self, mean, sum};

@@ -261,7 +261,7 @@ pub fn pow<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
 
 /// ∂xʸ/∂x = y·x^{y−1}, as y·xʸ/x when xʸ is a normal number (no second `pow`), else directly.
 #[inline(always)]
-fn pow_dx(x: f64, y: f64, v: f64) -> f64 {
+pub(crate) fn pow_dx(x: f64, y: f64, v: f64) -> f64 {
     let d = y * v / x;
     if v.is_normal() && d.is_finite() {
         d
@@ -274,7 +274,7 @@ fn pow_dx(x: f64, y: f64, v: f64) -> f64 {
 
 /// ∂xʸ/∂y = xʸ·ln x; 0 when x = 0 (Stan) or when xʸ is 0 (the limit, also for x = ∞, y < 0).
 #[inline(always)]
-fn pow_dy(x: f64, _: f64, v: f64) -> f64 {
+pub(crate) fn pow_dy(x: f64, _: f64, v: f64) -> f64 {
     if x == 0.0 || v == 0.0 {
         0.0
     } else {

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::tape::{self, Slot};
 
 mod array;
+mod assign;
 
 pub(crate) use array::same_shape;
 pub use array::{Matrix, RowVector, Storage, Vector};
