@@ -293,7 +293,7 @@ fn assignment_errors() {
     assert_eq!(
         e.to_string(),
         "assign_segment: start + size of the source is 4, but must be at most the size of the \
-         vector"
+         vector (3)"
     );
     assert!(matches!(
         v.fill_segment(1, 3, 0.0),

@@ -881,55 +881,55 @@ fn out_of_range_indices_and_wrong_sizes_are_refused() {
         ),
         (
             matrix::block(&m, 1, 0, 2, 1).map(drop),
-            "block: i + nrows is 3, but must be at most the number of rows",
+            "block: i + nrows is 3, but must be at most the number of rows (2)",
         ),
         (
             matrix::block(&m, 0, 2, 1, 2).map(drop),
-            "block: j + ncols is 4, but must be at most the number of columns",
+            "block: j + ncols is 4, but must be at most the number of columns (3)",
         ),
         (
             matrix::block(&m, usize::MAX, 0, 2, 1).map(drop),
-            "block: i + nrows is 9223372036854775807, but must be at most the number of rows",
+            "block: i + nrows is 9223372036854775807, but must be at most the number of rows (2)",
         ),
         (
             matrix::col(&m, 3).map(drop),
-            "col: j is 3, but must be less than the number of columns",
+            "col: j is 3, but must be less than the number of columns (3)",
         ),
         (
             matrix::row(&m, 2).map(drop),
-            "row: i is 2, but must be less than the number of rows",
+            "row: i is 2, but must be less than the number of rows (2)",
         ),
         (
             matrix::sub_col(&m, 1, 0, 2).map(drop),
-            "sub_col: i + nrows is 3, but must be at most the number of rows",
+            "sub_col: i + nrows is 3, but must be at most the number of rows (2)",
         ),
         (
             matrix::sub_col(&m, 0, 3, 1).map(drop),
-            "sub_col: j is 3, but must be less than the number of columns",
+            "sub_col: j is 3, but must be less than the number of columns (3)",
         ),
         (
             matrix::sub_row(&m, 2, 0, 1).map(drop),
-            "sub_row: i is 2, but must be less than the number of rows",
+            "sub_row: i is 2, but must be less than the number of rows (2)",
         ),
         (
             matrix::sub_row(&m, 0, 1, 3).map(drop),
-            "sub_row: j + ncols is 4, but must be at most the number of columns",
+            "sub_row: j + ncols is 4, but must be at most the number of columns (3)",
         ),
         (
             matrix::head(&v, 4).map(drop),
-            "head: n is 4, but must be at most the size of the vector",
+            "head: n is 4, but must be at most the size of the vector (3)",
         ),
         (
             matrix::tail(&r, 5).map(drop),
-            "tail: n is 5, but must be at most the size of the vector",
+            "tail: n is 5, but must be at most the size of the vector (4)",
         ),
         (
             matrix::segment(&v, 2, 2).map(drop),
-            "segment: i + n is 4, but must be at most the size of the vector",
+            "segment: i + n is 4, but must be at most the size of the vector (3)",
         ),
         (
             matrix::segment(&r, 5, 0).map(drop),
-            "segment: i + n is 5, but must be at most the size of the vector",
+            "segment: i + n is 5, but must be at most the size of the vector (4)",
         ),
         (
             matrix::to_matrix(&m, 4, 2).map(drop),
@@ -941,7 +941,7 @@ fn out_of_range_indices_and_wrong_sizes_are_refused() {
         ),
         (
             matrix::rank(&v, 3).map(drop),
-            "rank: s is 3, but must be less than the size of the vector",
+            "rank: s is 3, but must be less than the size of the vector (3)",
         ),
     ];
     for (result, expected) in cases {

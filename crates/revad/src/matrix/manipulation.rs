@@ -278,7 +278,7 @@ fn check_end(
             function,
             argument,
             value: int(end),
-            requirement: requirement.into(),
+            requirement: format!("{requirement} ({len})").into(),
         })
     }
 }
@@ -298,7 +298,7 @@ fn check_index(
             function,
             argument,
             value: int(index),
-            requirement: requirement.into(),
+            requirement: format!("{requirement} ({len})").into(),
         })
     }
 }

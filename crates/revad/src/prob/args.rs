@@ -185,6 +185,14 @@ where
         >>::Output;
 }
 
+impl<A: ProbArg, B: ProbArg, C: ProbArg, D: ProbArg, E: ProbArg> ProbOutput for (A, B, C, D, E)
+where
+    (A, B, C, D): ProbOutput,
+    Out<(A, B, C, D)>: Promote<E::Scalar>,
+{
+    type Out = <Out<(A, B, C, D)> as Promote<E::Scalar>>::Output;
+}
+
 /// The result of a probability function of arguments `T` (a tuple).
 pub type Out<T> = <T as ProbOutput>::Out;
 

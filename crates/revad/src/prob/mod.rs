@@ -105,4 +105,4 @@ pub use student_t::student_t_lpdf;
 pub use uniform::{uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf};
 pub use von_mises::von_mises_lpdf;
 pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};
-pub use wiener::{wiener_lpdf, Out5};
+pub use wiener::wiener_lpdf;

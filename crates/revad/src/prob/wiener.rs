@@ -186,10 +186,6 @@ fn small_time(u: f64, w: f64, b: f64) -> (f64, f64, f64) {
     (lf, -1.5 / u + su / s, sw / s)
 }
 
-/// The result of a probability function of five arguments (the tuples of [`ProbOutput`] stop
-/// at four): `f64` when all are constants, `Var` otherwise.
-pub type Out5<Y, A, T, B, D> = Out<(Out<(Y, A, T, B)>, D)>;
-
 /// Stan's argument checks of the Wiener distribution; the common size.
 fn check_args<Y: ProbArg, A: ProbArg, T: ProbArg, B: ProbArg, D: ProbArg>(
     function: &'static str,
@@ -291,10 +287,9 @@ pub fn wiener_lpdf<Y: ProbArg, A: ProbArg, T: ProbArg, B: ProbArg, D: ProbArg>(
     beta: B,
     delta: D,
     propto: bool,
-) -> Result<Out5<Y, A, T, B, D>>
+) -> Result<Out<(Y, A, T, B, D)>>
 where
-    (Y, A, T, B): ProbOutput,
-    (Out<(Y, A, T, B)>, D): ProbOutput,
+    (Y, A, T, B, D): ProbOutput,
 {
     const F: &str = "wiener_lpdf";
     let n = check_args(F, &y, &alpha, &tau, &beta, &delta)?;

@@ -49,7 +49,7 @@ fn check_at_most(
             function,
             argument,
             value: i64::try_from(value).unwrap_or(i64::MAX),
-            requirement,
+            requirement: format!("{requirement} ({limit})").into(),
         })
     }
 }
@@ -190,7 +190,7 @@ impl<S: Storage> Var<S> {
                 function: "assign",
                 argument: "the position",
                 value: i64::try_from(k).unwrap_or(i64::MAX),
-                requirement: "less than the number of elements",
+                requirement: format!("less than the number of elements ({})", self.len()).into(),
             }),
         }
     }
