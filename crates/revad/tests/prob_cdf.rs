@@ -895,6 +895,52 @@ fn student_t_values() {
 }
 
 #[test]
+fn student_t_large_nu() {
+    // mpmath at 160 digits: the tail as ½(1 − 2∫₀^|t| f), f the density, by mp.quad. Near 1
+    // the log of the complement of a tiny tail (here about 1e-75 and 1e-89) must survive.
+    // The accuracy is that of the incomplete beta function with one large shape: the
+    // tolerances are the measured errors (module notes), rounded up.
+    let rows: &[([f64; 4], f64)] = &[
+        (
+            [-20.0, 1000.0, -171.98528267046822, -2.0311442497623856e-75],
+            1e-13,
+        ),
+        (
+            [3.0, 1000.0, -0.0013843122403304705, -6.583243916330419],
+            1e-13,
+        ),
+        (
+            [-3.0, 100000.0, -6.607480003297264, -0.0013511428245325497],
+            3e-12,
+        ),
+        (
+            [20.0, 100000.0, -4.111746955327181e-89, -203.5162252883121],
+            1e-13,
+        ),
+        (
+            [-3.0, 10000000.0, -6.607723759187777, -0.001350813293129661],
+            5e-10,
+        ),
+        (
+            [
+                -20.0,
+                10000000.0,
+                -203.91313550267049,
+                -2.7647156034788506e-89,
+            ],
+            2e-12,
+        ),
+    ];
+    for (r, tol) in rows {
+        let ctx = format!("student_t {r:?}");
+        let lcdf: f64 = student_t_lcdf(r[0], r[1], 0.0, 1.0).unwrap();
+        let lccdf: f64 = student_t_lccdf(r[0], r[1], 0.0, 1.0).unwrap();
+        close(lcdf, r[2], *tol, &ctx);
+        close(lccdf, r[3], *tol, &ctx);
+    }
+}
+
+#[test]
 fn student_t_gradients() {
     let o = opts();
     let pts: &[&[f64]] = &[
