@@ -1039,6 +1039,17 @@ fn student_t_edges() {
     );
     assert_eq!(v, v1);
     assert_eq!(g, g1);
+    // t so small that t²/ν underflows, or so large that ν/t² does: finite partials.
+    for y in [1e-300, -1e-300, 1e200] {
+        let (v, g) = revad::gradient(
+            |v| student_t_lcdf(v[0], v[1], v[2], v[3]).unwrap(),
+            &[y, 3.0, 0.0, 1.0],
+        );
+        assert!(
+            v.is_finite() && g.iter().all(|d| d.is_finite()),
+            "{y:e}: {v} {g:?}"
+        );
+    }
     let empty: &[f64] = &[];
     assert_eq!(student_t_cdf(empty, 3.0, 0.0, 1.0).unwrap(), 1.0);
     assert_eq!(student_t_lccdf(empty, 3.0, 0.0, 1.0).unwrap(), 0.0);

@@ -79,7 +79,11 @@ pub(super) fn discrete_cdf<const K: usize>(
 /// The smaller of the two is handed to the incomplete beta function, through
 /// Iₓ(a, b) = 1 − I_y(b, a) (DLMF 8.17.4), so that neither 1 − x nor 1 − y is formed where
 /// it would lose digits (for instance the success probability β/(1 + β) of a negative
-/// binomial with large β). a, b > 0 and x, y ∈ [0, 1] are the caller's to check.
+/// binomial with large β). a, b > 0 and x, y ∈ [0, 1] are the caller's to check. The
+/// accuracy is that of [`crate::special::inc_beta`]: measured for the negative binomial
+/// against mpmath over n ≤ 300, α ∈ [0.001, 3000], β ∈ [1e-4, 400], 2e-13 relative or better
+/// in both logs, except where a tiny shape (α = 0.001) puts the directly computed side of I
+/// near 1 (1.4e-12 there).
 pub(super) fn log_inc_beta_xy(
     function: &'static str,
     a: f64,

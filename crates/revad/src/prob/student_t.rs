@@ -19,7 +19,8 @@
 //! log space, so `student_t_lcdf` keeps its accuracy deep in the lower tail, close to 1 and
 //! near t = 0. `student_t_lccdf` is log F(−t). For large ν the accuracy is that of
 //! [`crate::special::inc_beta`] with one large shape: measured against mpmath, 4e-14
-//! relative at ν = 1000, 2e-12 at ν = 10⁵ and 3e-10 at ν = 10⁷.
+//! relative at ν = 1000, 2e-12 at ν = 10⁵ and 3e-10 at ν = 10⁷. Beyond |t| ≈ 10¹⁵⁴√ν the
+//! argument ν/(ν + t²) underflows and the far tail's log is −∞ (with zero partials).
 //!
 //! | function | value per element | ∂/∂y | ∂/∂ν | ∂/∂μ | ∂/∂σ |
 //! |---|---|---|---|---|---|
@@ -181,12 +182,20 @@ fn log_cdf_std(function: &'static str, t: f64, nu: f64, grad_nu: bool) -> Result
         // ½ I_x(ν/2, ½) with x = 1/(1 + s); dx/dν = x(1 − x)/ν = x²s/ν.
         let x = 1.0 / (1.0 + s);
         let (li, [dx, da, _]) = log_tail(function, 0.5 * nu, 0.5, x, false, grad_nu)?;
-        (li - LN_2, 0.5 * da + dx * (x * x * s / nu))
+        // (at x = 0, where s overflowed, the x-term's limit is 0, not ∞·0)
+        let dx_term = if x > 0.0 { dx * (x * x * s / nu) } else { 0.0 };
+        (li - LN_2, 0.5 * da + dx_term)
     } else {
         // ½(1 − I_w(½, ν/2)) with w = s/(1 + s); dw/dν = −w(1 − w)/ν = −w/((1 + s)ν).
         let w = s / (1.0 + s);
         let (lc, [dw, _, db]) = log_tail(function, 0.5, 0.5 * nu, w, true, grad_nu)?;
-        (lc - LN_2, 0.5 * db - dw * (w / (1.0 + s) / nu))
+        // (at w = 0, where s underflowed, the w-term's limit is 0, not ∞·0)
+        let dw_term = if w > 0.0 {
+            dw * (w / (1.0 + s) / nu)
+        } else {
+            0.0
+        };
+        (lc - LN_2, 0.5 * db - dw_term)
     };
     // F(t) is that tail for t < 0 and its complement (≥ ½, by log1p) for t > 0.
     let (lv, dnu) = if t < 0.0 {
@@ -198,6 +207,8 @@ fn log_cdf_std(function: &'static str, t: f64, nu: f64, grad_nu: bool) -> Result
     Ok((lv, (log_dens - lv).exp(), if grad_nu { dnu } else { 0.0 }))
 }
 
+/// The CDFs' checks (as `student_t_lpdf`) and their common value: log F(tᵢ) (or log F(−tᵢ)
+/// when `upper`) per element, combined by `tail`.
 fn cdf_impl<Y: ProbArg, N: ProbArg, M: ProbArg, S: ProbArg>(
     function: &'static str,
     y: Y,
