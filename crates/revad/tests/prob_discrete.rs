@@ -224,15 +224,15 @@ fn binomial_gradients_and_propto() {
 fn binomial_validation_follows_stan() {
     assert_eq!(
         msg(binomial_lpmf(4i64, 3i64, 0.3, false)),
-        "binomial_lpmf: Successes variable is 4, but must be in the interval [0, N]"
+        "binomial_lpmf: Successes variable is 4, but must be in the interval [0, 3]"
     );
     assert_eq!(
         msg(binomial_lpmf(-1i64, 3i64, 0.3, false)),
-        "binomial_lpmf: Successes variable is -1, but must be in the interval [0, N]"
+        "binomial_lpmf: Successes variable is -1, but must be in the interval [0, 3]"
     );
     assert_eq!(
         msg(binomial_lpmf(&[0i64, 0][..], &[2i64, -1][..], 0.3, false)),
-        "binomial_lpmf: Successes variable is 0, but must be in the interval [0, N]"
+        "binomial_lpmf: Successes variable is 0, but must be in the interval [0, -1]"
     );
     assert_eq!(
         msg(binomial_lpmf(1i64, 3i64, 1.3, false)),
@@ -257,7 +257,7 @@ fn binomial_validation_follows_stan() {
     );
     assert_eq!(
         msg(binomial_logit_lpmf(5i64, 3i64, 0.0, false)),
-        "binomial_logit_lpmf: Successes variable is 5, but must be in the interval [0, N]"
+        "binomial_logit_lpmf: Successes variable is 5, but must be in the interval [0, 3]"
     );
     let empty: &[i64] = &[];
     assert_eq!(binomial_lpmf(empty, 3i64, 0.3, false).unwrap(), 0.0);

@@ -1,20 +1,39 @@
-//! The beta-binomial distribution: `beta_binomial_lpmf` (its CDFs need the regularised
-//! incomplete beta function, which `crate::special` does not have yet).
+//! The beta-binomial distribution: `beta_binomial_lpmf`, `beta_binomial_cdf`,
+//! `beta_binomial_lcdf`, `beta_binomial_lccdf`.
 //!
-//! Value per element: log C(N, n) + log B(n + α, N − n + β) − log B(α, β), formed as
+//! lpmf per element: log C(N, n) + log B(n + α, N − n + β) − log B(α, β), formed as
 //! log C(N, n) + [ln Γ(n + α) − ln Γ(α)] + [ln Γ(N − n + β) − ln Γ(β)]
-//! − [ln Γ(N + α + β) − ln Γ(α + β)] (each bracket by `lgamma_shift`).
-//!
+//! − [ln Γ(N + α + β) − ln Γ(α + β)] (each bracket by `lgamma_shift`);
 //! ∂/∂α = ψ(n + α) − ψ(α) − ψ(N + α + β) + ψ(α + β);
 //! ∂/∂β = ψ(N − n + β) − ψ(β) − ψ(N + α + β) + ψ(α + β).
+//!
+//! CDFs: Stan sums a ₃F₂ hypergeometric series; here the finite sums of the pmf
+//! L = Σ_{k≤n} pₖ and U = Σ_{k>n} pₖ = 1 − L, both of positive terms, accumulated in log
+//! space (a running log-sum-exp), with ∂ log S/∂θ = Σₖ (pₖ/S) ∂ log pₖ/∂θ and the per-term
+//! log-derivatives of the lpmf above. The shorter of the two sums is taken first, and the
+//! other one only if the first exceeds ½; the result comes from a sum S ≤ ½, as log S or
+//! log1p(−S) (no digits lost either way). So `beta_binomial_lcdf` and `beta_binomial_lccdf` keep their
+//! relative accuracy in both tails, and a call costs at most N + 1 terms per element. The
+//! log pmf terms carry the rounding of their ln Γ parts, which grow with N: measured against
+//! mpmath, the probabilities (the logs' absolute error) are good to 2e-14 for N ≤ 60, 9e-13
+//! at N = 500 and 1.2e-12 at N = 1000.
+//!
+//! | function | value per element | ∂/∂α, ∂/∂β |
+//! |---|---|---|
+//! | `beta_binomial_lcdf` | log L | Σ_{k≤n} (pₖ/L) ∂ log pₖ |
+//! | `beta_binomial_lccdf` | log U | Σ_{k>n} (pₖ/U) ∂ log pₖ |
+//! | `beta_binomial_cdf` | Π L | Π·(lcdf partial) |
 
 use super::args::{
     accumulate, any_empty, common_size, partials, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
+use super::discrete_cdf::{discrete_cdf, Which};
 use super::int_args::IntArg;
 use super::neg_binomial_2::{nonnegative_int, positive_finite};
+use super::tails::build2;
 use crate::error::Result;
 use crate::special::gamma::{binomial_coefficient_log, digamma_shift, lgamma_shift};
+use crate::special::log_exp::log1m_exp;
 
 /// `Σᵢ log BetaBinomial(nᵢ | Nᵢ, αᵢ, βᵢ)`, with the partials of the module notes; −∞ (as
 /// Stan) if some nᵢ lies outside [0, Nᵢ]. With `propto` the binomial coefficient is dropped
@@ -80,4 +99,188 @@ where
     ops.add(&alpha, &dalpha);
     ops.add(&beta, &dbeta);
     Ok(ops.build(lp))
+}
+
+/// log Σ_{k ∈ ks} p(k | N, α, β) with its derivatives in α and β (those only when `grad`),
+/// by a running log-sum-exp of the log pmf terms and their log-derivatives.
+fn log_pmf_sum(
+    ks: std::ops::RangeInclusive<i64>,
+    big_n: f64,
+    a: f64,
+    b: f64,
+    grad: bool,
+) -> (f64, f64, f64) {
+    // The k-independent parts of log pₖ and of its derivatives.
+    let norm = lgamma_shift(a + b, big_n);
+    let dnorm = if grad {
+        digamma_shift(a + b, big_n)
+    } else {
+        0.0
+    };
+    // Σ e^(lₖ − m), Σ e^(lₖ − m) ∂ₐ lₖ, Σ e^(lₖ − m) ∂ᵦ lₖ with m the largest lₖ so far.
+    let (mut m, mut s, mut sa, mut sb) = (f64::NEG_INFINITY, 0.0, 0.0, 0.0);
+    for k in ks {
+        let k = k as f64;
+        let l =
+            binomial_coefficient_log(big_n, k) + lgamma_shift(a, k) + lgamma_shift(b, big_n - k);
+        let (da, db) = if grad {
+            (digamma_shift(a, k), digamma_shift(b, big_n - k))
+        } else {
+            (0.0, 0.0)
+        };
+        if l > m {
+            let r = (m - l).exp();
+            s *= r;
+            sa *= r;
+            sb *= r;
+            m = l;
+        }
+        let w = (l - m).exp();
+        s += w;
+        sa += w * da;
+        sb += w * db;
+    }
+    (m + s.ln() - norm, sa / s - dnorm, sb / s - dnorm)
+}
+
+/// log P(X ≤ n) (or log P(X > n) when `upper`) for 0 ≤ n < N, with its derivatives in α
+/// and β, always from a sum that is at most ½ (module notes): the shorter side if it is, else
+/// the longer; the wanted side is that sum or its complement.
+fn log_tail(n: i64, big_n: i64, a: f64, b: f64, upper: bool, grad: bool) -> (f64, [f64; 2]) {
+    let m = big_n as f64;
+    let lower_shorter = n < big_n - n;
+    let side = |lower: bool| {
+        let ks = if lower { 0..=n } else { n + 1..=big_n };
+        let s = log_pmf_sum(ks, m, a, b, grad);
+        (lower, s)
+    };
+    let (mut lower, mut s) = side(lower_shorter);
+    if s.0 > -std::f64::consts::LN_2 {
+        (lower, s) = side(!lower_shorter);
+    }
+    let (ls, da, db) = s;
+    if lower != upper {
+        return (ls, [da, db]);
+    }
+    let lv = log1m_exp(ls);
+    // ∂ log(1 − S) = −S/(1 − S)·∂ log S
+    let w = -(ls - lv).exp();
+    (lv, [w * da, w * db])
+}
+
+/// The CDFs' checks (Stan's: `N` nonnegative, `alpha`, `beta` positive finite, sizes; `n` is
+/// free) and their common value.
+fn cdf_impl<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
+    function: &'static str,
+    n: N,
+    big_n: M,
+    alpha: A,
+    beta: B,
+    which: Which,
+) -> Result<Out<(A, B)>>
+where
+    (A, B): ProbOutput,
+{
+    nonnegative_int(function, "Population size parameter", &big_n)?;
+    positive_finite(function, "First prior sample size parameter", &alpha)?;
+    positive_finite(function, "Second prior sample size parameter", &beta)?;
+    let size = common_size(
+        function,
+        &[
+            ("Successes variable", n.size()),
+            ("Population size parameter", big_n.size()),
+            ("First prior sample size parameter", alpha.size()),
+            ("Second prior sample size parameter", beta.size()),
+        ],
+    )?;
+    if any_empty(&[n.size(), big_n.size(), alpha.size(), beta.size()]) {
+        let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
+        return Ok(OperandsAndPartials::new().build(empty));
+    }
+    let grad = A::IS_VAR || B::IS_VAR;
+    let (v, d) = discrete_cdf(
+        size,
+        which,
+        |i| n.val(i) < 0,
+        |i| n.val(i) >= big_n.val(i),
+        |i, upper| {
+            Ok(log_tail(
+                n.val(i),
+                big_n.val(i),
+                alpha.val(i),
+                beta.val(i),
+                upper,
+                grad,
+            ))
+        },
+    )?;
+    Ok(build2(&alpha, &beta, v, &d))
+}
+
+/// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ), each factor a finite sum of the pmf
+/// (module notes); as Stan: 0 if some nᵢ < 0, a factor 1 where nᵢ ≥ Nᵢ.
+///
+/// Errors (Stan's messages): `N` negative, `alpha` or `beta` not positive finite, containers
+/// of different sizes. An empty container gives 1.
+///
+/// ```
+/// use revad::prob::beta_binomial_cdf;
+/// // α = β = 1: uniform on {0, …, N}.
+/// let f: f64 = beta_binomial_cdf(2i64, 5i64, 1.0, 1.0).unwrap();
+/// assert!((f - 0.5).abs() < 1e-15);
+/// ```
+pub fn beta_binomial_cdf<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
+    n: N,
+    big_n: M,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(A, B)>>
+where
+    (A, B): ProbOutput,
+{
+    cdf_impl("beta_binomial_cdf", n, big_n, alpha, beta, Which::Cdf)
+}
+
+/// `Σᵢ log P(Xᵢ ≤ nᵢ)` for Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ), accurate also where the CDF
+/// underflows; as Stan: −∞ if some nᵢ < 0, a term 0 where nᵢ ≥ Nᵢ. Errors as
+/// [`beta_binomial_cdf`]; an empty container gives 0.
+///
+/// ```
+/// use revad::prob::beta_binomial_lcdf;
+/// // P(X ≤ 0) = B(α, N + β)/B(α, β); for α = 1 that is β/(N + β).
+/// let l: f64 = beta_binomial_lcdf(0i64, 10i64, 1.0, 2.0).unwrap();
+/// assert!((l - (2.0f64 / 12.0).ln()).abs() < 1e-14);
+/// ```
+pub fn beta_binomial_lcdf<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
+    n: N,
+    big_n: M,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(A, B)>>
+where
+    (A, B): ProbOutput,
+{
+    cdf_impl("beta_binomial_lcdf", n, big_n, alpha, beta, Which::Lcdf)
+}
+
+/// `Σᵢ log P(Xᵢ > nᵢ)` for Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ), the complement summed directly
+/// where it is small; as Stan −∞ if some nᵢ ≥ Nᵢ; a term is 0 where nᵢ < 0 (Stan returns 0
+/// for the whole sum then). Errors as [`beta_binomial_cdf`]; an empty container gives 0.
+///
+/// ```
+/// use revad::prob::beta_binomial_lccdf;
+/// // P(X > N − 1) = P(X = N) = B(N + α, β)/B(α, β); for β = 1 that is α/(N + α).
+/// let l: f64 = beta_binomial_lccdf(9i64, 10i64, 3.0, 1.0).unwrap();
+/// assert!((l - (3.0f64 / 13.0).ln()).abs() < 1e-14);
+/// ```
+pub fn beta_binomial_lccdf<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
+    n: N,
+    big_n: M,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(A, B)>>
+where
+    (A, B): ProbOutput,
+{
+    cdf_impl("beta_binomial_lccdf", n, big_n, alpha, beta, Which::Lccdf)
 }

@@ -1,15 +1,27 @@
-//! The binomial distribution: `binomial_lpmf` (its CDFs need the regularised incomplete beta
-//! function, which `crate::special` does not have yet).
+//! The binomial distribution: `binomial_lpmf`, `binomial_cdf`, `binomial_lcdf`,
+//! `binomial_lccdf`.
 //!
-//! Value per element: log C(N, n) + n log θ + (N − n) log(1 − θ) (the terms with a zero
-//! count left out, so θ = 0 or 1 are allowed where they have mass); ∂/∂θ = n/θ − (N − n)/(1 − θ).
+//! | function | value per element | ∂/∂θ |
+//! |---|---|---|
+//! | `binomial_lpmf` | log C(N, n) + n log θ + (N − n) log(1 − θ) | n/θ − (N − n)/(1 − θ) |
+//! | `binomial_lcdf` | log I_{1−θ}(N − n, n + 1) | −p/F |
+//! | `binomial_lccdf` | log I_θ(n + 1, N − n) | p/(1 − F) |
+//! | `binomial_cdf` | Π I_{1−θ}(N − n, n + 1) | −F·p/Fᵢ |
+//!
+//! with I the regularised incomplete beta function, F = P(X ≤ n) = I_{1−θ}(N − n, n + 1)
+//! (DLMF 8.17.5) and p = θⁿ(1 − θ)^(N−n−1)/B(n + 1, N − n), its derivative in 1 − θ. In the
+//! lpmf the terms with a zero count are left out, so θ = 0 or 1 are allowed where they have
+//! mass. The CDFs take the log of the smaller of F and 1 − F directly (never log(1 − F) from
+//! a rounded F), so the log CDFs keep their accuracy in both tails.
 
 use super::args::{
     accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
     ProbOutput,
 };
-use super::int_args::IntArg;
-use crate::error::{require, require_int, Result};
+use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
+use super::int_args::{check_all_int, IntArg};
+use super::tails::add;
+use crate::error::{require, require_int, require_int_with, Result};
 use crate::special::gamma::binomial_coefficient_log;
 use crate::special::log_exp::log1m;
 
@@ -30,13 +42,9 @@ pub(crate) fn check_counts<N: IntArg, M: IntArg>(
         )?;
         for i in 0..size {
             let (k, m) = (n.val(i), big_n.val(i));
-            require_int(
-                k >= 0 && k <= m,
-                function,
-                "Successes variable",
-                k,
-                "in the interval [0, N]",
-            )?;
+            require_int_with(k >= 0 && k <= m, function, "Successes variable", k, || {
+                format!("in the interval [0, {m}]")
+            })?;
         }
         for i in 0..size {
             let m = big_n.val(i);
@@ -121,4 +129,126 @@ where
     let mut ops = OperandsAndPartials::new();
     ops.add(&theta, &dtheta);
     Ok(ops.build(lp))
+}
+
+/// The CDFs' checks (Stan's: `N` nonnegative, `theta` in [0, 1], sizes; `n` is free) and
+/// their common value, `which` telling the form.
+fn cdf_impl<N: IntArg, M: IntArg, T: ProbArg>(
+    function: &'static str,
+    n: N,
+    big_n: M,
+    theta: T,
+    which: Which,
+) -> Result<Out<(T,)>>
+where
+    (T,): ProbOutput,
+{
+    check_all_int(&big_n, |v| {
+        require_int(
+            v >= 0,
+            function,
+            "Population size parameter",
+            v,
+            "nonnegative",
+        )
+    })?;
+    check_all(&theta, |v| {
+        require(
+            (0.0..=1.0).contains(&v),
+            function,
+            "Probability parameter",
+            v,
+            "in the interval [0, 1]",
+        )
+    })?;
+    let size = common_size(
+        function,
+        &[
+            ("Successes variable", n.size()),
+            ("Population size parameter", big_n.size()),
+            ("Probability parameter", theta.size()),
+        ],
+    )?;
+    if any_empty(&[n.size(), big_n.size(), theta.size()]) {
+        let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
+        return Ok(OperandsAndPartials::new().build(empty));
+    }
+    let (v, d) = discrete_cdf(
+        size,
+        which,
+        |i| n.val(i) < 0,
+        |i| n.val(i) >= big_n.val(i),
+        |i, upper| {
+            let (k, m, t) = (n.val(i) as f64, big_n.val(i) as f64, theta.val(i));
+            // P(X ≤ n) = I_{1−θ}(N − n, n + 1); ∂/∂θ = −∂/∂(1 − θ).
+            let (lv, [dx, _, _]) =
+                log_inc_beta_xy(function, m - k, k + 1.0, 1.0 - t, t, upper, false)?;
+            Ok((lv, [-dx]))
+        },
+    )?;
+    let mut ops = OperandsAndPartials::new();
+    add(&mut ops, &theta, 0, &d);
+    Ok(ops.build(v))
+}
+
+/// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ Binomial(Nᵢ, θᵢ), each factor I_{1−θ}(N − n, n + 1) (I the
+/// regularised incomplete beta function); partials in the module table. As Stan: 0 if some
+/// nᵢ < 0, a factor 1 where nᵢ ≥ Nᵢ (with zero partials there).
+///
+/// Errors (Stan's messages): `N` negative, `theta` outside [0, 1] or NaN, containers of
+/// different sizes. An empty container gives 1.
+///
+/// ```
+/// use revad::prob::binomial_cdf;
+/// // P(X ≤ 1) = (1 − θ)³ + 3θ(1 − θ)² for N = 3.
+/// let f: f64 = binomial_cdf(1i64, 3i64, 0.25).unwrap();
+/// assert!((f - (0.75f64.powi(3) + 0.75 * 0.75f64.powi(2))).abs() < 1e-15);
+/// ```
+pub fn binomial_cdf<N: IntArg, M: IntArg, T: ProbArg>(n: N, big_n: M, theta: T) -> Result<Out<(T,)>>
+where
+    (T,): ProbOutput,
+{
+    cdf_impl("binomial_cdf", n, big_n, theta, Which::Cdf)
+}
+
+/// `Σᵢ log P(Xᵢ ≤ nᵢ)` for Xᵢ ~ Binomial(Nᵢ, θᵢ), accurate also where the CDF underflows.
+/// As Stan: −∞ if some nᵢ < 0, a term 0 where nᵢ ≥ Nᵢ. Errors as [`binomial_cdf`]; an empty
+/// container gives 0.
+///
+/// ```
+/// use revad::prob::binomial_lcdf;
+/// // P(X ≤ 0) = (1 − θ)^N, far below the smallest double here.
+/// let l: f64 = binomial_lcdf(0i64, 2000i64, 0.5).unwrap();
+/// assert!((l / (2000.0 * 0.5f64.ln()) - 1.0).abs() < 1e-14);
+/// ```
+pub fn binomial_lcdf<N: IntArg, M: IntArg, T: ProbArg>(
+    n: N,
+    big_n: M,
+    theta: T,
+) -> Result<Out<(T,)>>
+where
+    (T,): ProbOutput,
+{
+    cdf_impl("binomial_lcdf", n, big_n, theta, Which::Lcdf)
+}
+
+/// `Σᵢ log P(Xᵢ > nᵢ)` for Xᵢ ~ Binomial(Nᵢ, θᵢ), the complement computed directly where it
+/// is small. As Stan: −∞ if some nᵢ ≥ Nᵢ; a term is 0 where nᵢ < 0 (Stan returns 0 for the
+/// whole sum then). Errors as [`binomial_cdf`]; an empty container gives 0.
+///
+/// ```
+/// use revad::prob::binomial_lccdf;
+/// // P(X > N − 1) = θ^N.
+/// let l: f64 = binomial_lccdf(9i64, 10i64, 1e-40).unwrap();
+/// assert!((l / (10.0 * 1e-40f64.ln()) - 1.0).abs() < 1e-14);
+/// ```
+pub fn binomial_lccdf<N: IntArg, M: IntArg, T: ProbArg>(
+    n: N,
+    big_n: M,
+    theta: T,
+) -> Result<Out<(T,)>>
+where
+    (T,): ProbOutput,
+{
+    cdf_impl("binomial_lccdf", n, big_n, theta, Which::Lccdf)
 }

@@ -19,6 +19,7 @@ mod categorical;
 mod categorical_logit;
 mod cauchy;
 mod chi_square;
+mod discrete_cdf;
 mod double_exponential;
 mod elementwise;
 mod exp_mod_normal;
@@ -58,8 +59,10 @@ pub use args::{
 pub use bernoulli::{bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_lpmf};
 pub use bernoulli_logit::bernoulli_logit_lpmf;
 pub use beta::{beta_cdf, beta_lccdf, beta_lcdf, beta_lpdf};
-pub use beta_binomial::beta_binomial_lpmf;
-pub use binomial::binomial_lpmf;
+pub use beta_binomial::{
+    beta_binomial_cdf, beta_binomial_lccdf, beta_binomial_lcdf, beta_binomial_lpmf,
+};
+pub use binomial::{binomial_cdf, binomial_lccdf, binomial_lcdf, binomial_lpmf};
 pub use binomial_logit::binomial_logit_lpmf;
 pub use categorical::categorical_lpmf;
 pub use categorical_logit::categorical_logit_lpmf;
@@ -84,8 +87,12 @@ pub use inv_chi_square::{
 pub use inv_gamma::{inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf};
 pub use logistic::{logistic_cdf, logistic_lccdf, logistic_lcdf, logistic_lpdf};
 pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lpdf};
-pub use neg_binomial::neg_binomial_lpmf;
-pub use neg_binomial_2::neg_binomial_2_lpmf;
+pub use neg_binomial::{
+    neg_binomial_cdf, neg_binomial_lccdf, neg_binomial_lcdf, neg_binomial_lpmf,
+};
+pub use neg_binomial_2::{
+    neg_binomial_2_cdf, neg_binomial_2_lccdf, neg_binomial_2_lcdf, neg_binomial_2_lpmf,
+};
 pub use neg_binomial_2_log::neg_binomial_2_log_lpmf;
 pub use normal::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf};
 pub use ordered_logistic::ordered_logistic_lpmf;
@@ -101,7 +108,7 @@ pub use scaled_inv_chi_square::{
     scaled_inv_chi_square_lpdf,
 };
 pub use skew_normal::{skew_normal_cdf, skew_normal_lccdf, skew_normal_lcdf, skew_normal_lpdf};
-pub use student_t::student_t_lpdf;
+pub use student_t::{student_t_cdf, student_t_lccdf, student_t_lcdf, student_t_lpdf};
 pub use uniform::{uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf};
 pub use von_mises::von_mises_lpdf;
 pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};

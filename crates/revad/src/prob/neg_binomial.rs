@@ -1,17 +1,30 @@
-//! The negative binomial distribution with shape α and inverse scale β: `neg_binomial_lpmf`
-//! (its CDFs need the regularised incomplete beta function, which `crate::special` does not
-//! have yet).
+//! The negative binomial distribution with shape α and inverse scale β: `neg_binomial_lpmf`,
+//! `neg_binomial_cdf`, `neg_binomial_lcdf`, `neg_binomial_lccdf`.
 //!
-//! Value per element: log C(n + α − 1, n) + α log(β/(1 + β)) − n log1p(β), formed as
-//! [ln Γ(n + α) − ln Γ(α)] − ln n! − α log1p(1/β) − n log1p(β).
-//!
+//! lpmf per element: log C(n + α − 1, n) + α log(β/(1 + β)) − n log1p(β), formed as
+//! [ln Γ(n + α) − ln Γ(α)] − ln n! − α log1p(1/β) − n log1p(β);
 //! ∂/∂α = ψ(n + α) − ψ(α) − log1p(1/β); ∂/∂β = α/β − (α + n)/(1 + β) = (α − nβ)/(β(1 + β)).
+//!
+//! CDFs: with p = β/(1 + β), F = P(X ≤ n) = I_p(α, n + 1) (I the regularised incomplete beta
+//! function; DLMF 8.17.5 with the pmf written in p):
+//!
+//! | function | value per element | ∂/∂α | ∂/∂β |
+//! |---|---|---|---|
+//! | `neg_binomial_lcdf` | log I_p(α, n + 1) | ∂ₐI/F | I′/((1 + β)² F) |
+//! | `neg_binomial_lccdf` | log(1 − I_p(α, n + 1)) | −∂ₐI/(1 − F) | −I′/((1 + β)²(1 − F)) |
+//! | `neg_binomial_cdf` | Π I_p(α, n + 1) | Π·∂ₐI/Fᵢ | Π·I′/((1 + β)² Fᵢ) |
+//!
+//! with I′ = p^(α−1)(1 − p)ⁿ/B(α, n + 1) the x-derivative of I and ∂ₐI its shape derivative.
+//! p and 1 − p = 1/(1 + β) are both formed directly and the smaller is handed to I, so the
+//! upper tail stays accurate for large β.
 
 use super::args::{
     accumulate, any_empty, common_size, partials, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
+use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
 use super::int_args::IntArg;
 use super::neg_binomial_2::{nonnegative_int, positive_finite};
+use super::tails::build2;
 use crate::error::Result;
 use crate::special::gamma::{digamma_shift, lgamma, lgamma_shift};
 
@@ -77,4 +90,112 @@ where
     ops.add(&alpha, &dalpha);
     ops.add(&beta, &dbeta);
     Ok(ops.build(lp))
+}
+
+/// The CDFs' checks (Stan's: `alpha`, `beta` positive finite, sizes; `n` is free) and their
+/// common value.
+fn cdf_impl<N: IntArg, A: ProbArg, B: ProbArg>(
+    function: &'static str,
+    n: N,
+    alpha: A,
+    beta: B,
+    which: Which,
+) -> Result<Out<(A, B)>>
+where
+    (A, B): ProbOutput,
+{
+    positive_finite(function, "Shape parameter", &alpha)?;
+    positive_finite(function, "Inverse scale parameter", &beta)?;
+    let size = common_size(
+        function,
+        &[
+            ("Failures variable", n.size()),
+            ("Shape parameter", alpha.size()),
+            ("Inverse scale parameter", beta.size()),
+        ],
+    )?;
+    if any_empty(&[n.size(), alpha.size(), beta.size()]) {
+        let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
+        return Ok(OperandsAndPartials::new().build(empty));
+    }
+    let (v, d) = discrete_cdf(
+        size,
+        which,
+        |i| n.val(i) < 0,
+        |_| false,
+        |i, upper| {
+            let (k, a, b) = (n.val(i) as f64, alpha.val(i), beta.val(i));
+            let q = 1.0 / (1.0 + b);
+            let p = b * q;
+            let (lv, [dx, da, _]) = log_inc_beta_xy(function, a, k + 1.0, p, q, upper, A::IS_VAR)?;
+            // dp/dβ = 1/(1 + β)²
+            Ok((lv, [da, dx * q * q]))
+        },
+    )?;
+    Ok(build2(&alpha, &beta, v, &d))
+}
+
+/// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ NegBinomial(αᵢ, βᵢ), each factor I_{β/(1+β)}(α, n + 1);
+/// partials in the module table. As Stan: 0 if some nᵢ < 0.
+///
+/// Errors (Stan's messages): `alpha` or `beta` not positive finite, containers of different
+/// sizes. An empty container gives 1.
+///
+/// ```
+/// use revad::prob::neg_binomial_cdf;
+/// // α = 1 is geometric: P(X ≤ n) = 1 − (1/(1 + β))^(n+1).
+/// let f: f64 = neg_binomial_cdf(2i64, 1.0, 0.5).unwrap();
+/// assert!((f - (1.0 - (2.0f64 / 3.0).powi(3))).abs() < 1e-15);
+/// ```
+pub fn neg_binomial_cdf<N: IntArg, A: ProbArg, B: ProbArg>(
+    n: N,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(A, B)>>
+where
+    (A, B): ProbOutput,
+{
+    cdf_impl("neg_binomial_cdf", n, alpha, beta, Which::Cdf)
+}
+
+/// `Σᵢ log P(Xᵢ ≤ nᵢ)` for Xᵢ ~ NegBinomial(αᵢ, βᵢ), accurate also where the CDF
+/// underflows; −∞ if some nᵢ < 0 (as Stan). Errors as [`neg_binomial_cdf`]; an empty
+/// container gives 0.
+///
+/// ```
+/// use revad::prob::neg_binomial_lcdf;
+/// // P(X ≤ 0) = (β/(1 + β))^α.
+/// let l: f64 = neg_binomial_lcdf(0i64, 500.0, 0.01).unwrap();
+/// assert!((l / (500.0 * (0.01f64 / 1.01).ln()) - 1.0).abs() < 1e-14);
+/// ```
+pub fn neg_binomial_lcdf<N: IntArg, A: ProbArg, B: ProbArg>(
+    n: N,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(A, B)>>
+where
+    (A, B): ProbOutput,
+{
+    cdf_impl("neg_binomial_lcdf", n, alpha, beta, Which::Lcdf)
+}
+
+/// `Σᵢ log P(Xᵢ > nᵢ)` for Xᵢ ~ NegBinomial(αᵢ, βᵢ), the complement computed directly where
+/// it is small; a term is 0 where nᵢ < 0 (Stan returns 0 for the whole sum then). Errors as
+/// [`neg_binomial_cdf`]; an empty container gives 0.
+///
+/// ```
+/// use revad::prob::neg_binomial_lccdf;
+/// // α = 1: P(X > n) = (1/(1 + β))^(n+1), here 1e-400.
+/// let l: f64 = neg_binomial_lccdf(399i64, 1.0, 9.0).unwrap();
+/// assert!((l / (-400.0 * 10f64.ln()) - 1.0).abs() < 1e-14);
+/// ```
+pub fn neg_binomial_lccdf<N: IntArg, A: ProbArg, B: ProbArg>(
+    n: N,
+    alpha: A,
+    beta: B,
+) -> Result<Out<(A, B)>>
+where
+    (A, B): ProbOutput,
+{
+    cdf_impl("neg_binomial_lccdf", n, alpha, beta, Which::Lccdf)
 }

@@ -1,18 +1,30 @@
-//! The negative binomial distribution with mean μ and precision φ: `neg_binomial_2_lpmf` (its
-//! CDFs need the regularised incomplete beta function, which `crate::special` does not have
-//! yet).
+//! The negative binomial distribution with mean μ and precision φ: `neg_binomial_2_lpmf`,
+//! `neg_binomial_2_cdf`, `neg_binomial_2_lcdf`, `neg_binomial_2_lccdf`.
 //!
-//! Value per element: log C(n + φ − 1, n) + n log μ + φ log φ − (n + φ) log(μ + φ), formed as
-//! [ln Γ(n + φ) − ln Γ(φ)] − ln n! + n log μ − φ log1p(μ/φ) − n log(μ + φ).
-//!
+//! lpmf per element: log C(n + φ − 1, n) + n log μ + φ log φ − (n + φ) log(μ + φ), formed as
+//! [ln Γ(n + φ) − ln Γ(φ)] − ln n! + n log μ − φ log1p(μ/φ) − n log(μ + φ);
 //! ∂/∂μ = n/μ − (n + φ)/(μ + φ) = φ(n − μ)/(μ(μ + φ));
 //! ∂/∂φ = ψ(n + φ) − ψ(φ) − log1p(μ/φ) + (μ − n)/(μ + φ).
+//!
+//! CDFs: it is the negative binomial with α = φ, β = φ/μ, so with p = φ/(μ + φ),
+//! F = P(X ≤ n) = I_p(φ, n + 1) (I the regularised incomplete beta function):
+//!
+//! | function | value per element | ∂/∂μ | ∂/∂φ |
+//! |---|---|---|---|
+//! | `neg_binomial_2_lcdf` | log I_p(φ, n + 1) | −I′φ/((μ + φ)² F) | (∂ₐI + I′μ/(μ + φ)²)/F |
+//! | `neg_binomial_2_lccdf` | log(1 − I_p(φ, n + 1)) | I′φ/((μ + φ)²(1 − F)) | −(∂ₐI + I′μ/(μ + φ)²)/(1 − F) |
+//! | `neg_binomial_2_cdf` | Π I_p(φ, n + 1) | Π·(lcdf partial) | Π·(lcdf partial) |
+//!
+//! with I′ = p^(φ−1)(1 − p)ⁿ/B(φ, n + 1) and ∂ₐI the shape derivative. p and
+//! 1 − p = μ/(μ + φ) are both formed directly and the smaller is handed to I.
 
 use super::args::{
     accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
     ProbOutput,
 };
+use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
 use super::int_args::{check_all_int, IntArg};
+use super::tails::build2;
 use crate::error::{require, require_int, Result};
 use crate::special::gamma::{digamma_shift, lgamma, lgamma_shift};
 use crate::special::log_exp::multiply_log;
@@ -111,4 +123,112 @@ where
     ops.add(&mu, &dmu);
     ops.add(&phi, &dphi);
     Ok(ops.build(lp))
+}
+
+/// The CDFs' checks (Stan's: `mu`, `phi` positive finite, sizes; `n` is free) and their
+/// common value.
+fn cdf_impl<N: IntArg, M: ProbArg, P: ProbArg>(
+    function: &'static str,
+    n: N,
+    mu: M,
+    phi: P,
+    which: Which,
+) -> Result<Out<(M, P)>>
+where
+    (M, P): ProbOutput,
+{
+    positive_finite(function, "Location parameter", &mu)?;
+    positive_finite(function, "Precision parameter", &phi)?;
+    let size = common_size(
+        function,
+        &[
+            ("Random variable", n.size()),
+            ("Location parameter", mu.size()),
+            ("Precision parameter", phi.size()),
+        ],
+    )?;
+    if any_empty(&[n.size(), mu.size(), phi.size()]) {
+        let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
+        return Ok(OperandsAndPartials::new().build(empty));
+    }
+    let (v, d) = discrete_cdf(
+        size,
+        which,
+        |i| n.val(i) < 0,
+        |_| false,
+        |i, upper| {
+            let (k, m, f) = (n.val(i) as f64, mu.val(i), phi.val(i));
+            let s = m + f;
+            let (p, q) = (f / s, m / s);
+            let (lv, [dx, da, _]) = log_inc_beta_xy(function, f, k + 1.0, p, q, upper, P::IS_VAR)?;
+            // dp/dμ = −φ/(μ + φ)² = −p/(μ + φ), dp/dφ = μ/(μ + φ)² = q/(μ + φ)
+            Ok((lv, [-dx * p / s, da + dx * q / s]))
+        },
+    )?;
+    Ok(build2(&mu, &phi, v, &d))
+}
+
+/// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ NegBinomial2(μᵢ, φᵢ), each factor I_{φ/(μ+φ)}(φ, n + 1);
+/// partials in the module table. As Stan: 0 if some nᵢ < 0.
+///
+/// Errors (Stan's messages): `mu` or `phi` not positive finite, containers of different
+/// sizes. An empty container gives 1.
+///
+/// ```
+/// use revad::prob::neg_binomial_2_cdf;
+/// // φ = 1 is geometric: P(X ≤ n) = 1 − (μ/(1 + μ))^(n+1).
+/// let f: f64 = neg_binomial_2_cdf(2i64, 3.0, 1.0).unwrap();
+/// assert!((f - (1.0 - 0.75f64.powi(3))).abs() < 1e-15);
+/// ```
+pub fn neg_binomial_2_cdf<N: IntArg, M: ProbArg, P: ProbArg>(
+    n: N,
+    mu: M,
+    phi: P,
+) -> Result<Out<(M, P)>>
+where
+    (M, P): ProbOutput,
+{
+    cdf_impl("neg_binomial_2_cdf", n, mu, phi, Which::Cdf)
+}
+
+/// `Σᵢ log P(Xᵢ ≤ nᵢ)` for Xᵢ ~ NegBinomial2(μᵢ, φᵢ), accurate also where the CDF
+/// underflows; −∞ if some nᵢ < 0 (as Stan). Errors as [`neg_binomial_2_cdf`]; an empty
+/// container gives 0.
+///
+/// ```
+/// use revad::prob::neg_binomial_2_lcdf;
+/// // P(X ≤ 0) = (φ/(μ + φ))^φ.
+/// let l: f64 = neg_binomial_2_lcdf(0i64, 1000.0, 100.0).unwrap();
+/// assert!((l / (100.0 * (100.0f64 / 1100.0).ln()) - 1.0).abs() < 1e-14);
+/// ```
+pub fn neg_binomial_2_lcdf<N: IntArg, M: ProbArg, P: ProbArg>(
+    n: N,
+    mu: M,
+    phi: P,
+) -> Result<Out<(M, P)>>
+where
+    (M, P): ProbOutput,
+{
+    cdf_impl("neg_binomial_2_lcdf", n, mu, phi, Which::Lcdf)
+}
+
+/// `Σᵢ log P(Xᵢ > nᵢ)` for Xᵢ ~ NegBinomial2(μᵢ, φᵢ), the complement computed directly
+/// where it is small; a term is 0 where nᵢ < 0 (Stan returns 0 for the whole sum then).
+/// Errors as [`neg_binomial_2_cdf`]; an empty container gives 0.
+///
+/// ```
+/// use revad::prob::neg_binomial_2_lccdf;
+/// // φ = 1: P(X > n) = (μ/(1 + μ))^(n+1).
+/// let l: f64 = neg_binomial_2_lccdf(999i64, 0.5, 1.0).unwrap();
+/// assert!((l / (1000.0 * (1.0f64 / 3.0).ln()) - 1.0).abs() < 1e-14);
+/// ```
+pub fn neg_binomial_2_lccdf<N: IntArg, M: ProbArg, P: ProbArg>(
+    n: N,
+    mu: M,
+    phi: P,
+) -> Result<Out<(M, P)>>
+where
+    (M, P): ProbOutput,
+{
+    cdf_impl("neg_binomial_2_lccdf", n, mu, phi, Which::Lccdf)
 }

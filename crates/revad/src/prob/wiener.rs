@@ -280,6 +280,7 @@ fn check_args<Y: ProbArg, A: ProbArg, T: ProbArg, B: ProbArg, D: ProbArg>(
 /// assert!((delta.adj() - (1.5 * 0.6 - 0.8 * 0.9)).abs() < 1e-14);
 /// revad::tape::reset();
 /// ```
+#[allow(clippy::type_complexity)] // the five-argument result type, spelled out
 pub fn wiener_lpdf<Y: ProbArg, A: ProbArg, T: ProbArg, B: ProbArg, D: ProbArg>(
     y: Y,
     alpha: A,
