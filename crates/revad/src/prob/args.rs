@@ -4,6 +4,11 @@ use crate::error::{Error, Result};
 use crate::scalar::{Promote, Real};
 use crate::tape::{self, Slot};
 use crate::var::{Matrix, RowVector, Storage, Var, Vector};
+use smallvec::SmallVec;
+
+/// The keys of a call's variable arguments, gathered to check they are live (inline up to
+/// eight: no allocation for the usual few scalar and array arguments).
+pub type Keys = SmallVec<[u64; 8]>;
 
 /// An argument of a probability function: a scalar (`f64`, `Var`) that broadcasts, or a
 /// container of constants (`&[f64]`, `&Vec<f64>`, `&Vector`, `&RowVector`, `&Matrix`) or of
@@ -23,7 +28,7 @@ pub trait ProbArg {
     fn slot(&self, i: usize) -> Slot;
     /// The keys of the variables, to check they are live.
     #[doc(hidden)]
-    fn keys(&self, out: &mut Vec<u64>);
+    fn keys(&self, out: &mut Keys);
     /// The first slot when the elements' slots are one contiguous run (an array variable).
     #[doc(hidden)]
     fn run(&self) -> Option<Slot> {
@@ -43,7 +48,7 @@ impl ProbArg for f64 {
     fn slot(&self, _: usize) -> Slot {
         unreachable!("a constant has no slot")
     }
-    fn keys(&self, _: &mut Vec<u64>) {}
+    fn keys(&self, _: &mut Keys) {}
 }
 
 impl ProbArg for Var {
@@ -58,7 +63,7 @@ impl ProbArg for Var {
     fn slot(&self, _: usize) -> Slot {
         Var::slot(self)
     }
-    fn keys(&self, out: &mut Vec<u64>) {
+    fn keys(&self, out: &mut Keys) {
         out.push(self.key());
     }
 }
@@ -80,7 +85,7 @@ macro_rules! data_container {
             fn slot(&self, _: usize) -> Slot {
                 unreachable!("a constant has no slot")
             }
-            fn keys(&self, _: &mut Vec<u64>) {}
+            fn keys(&self, _: &mut Keys) {}
         }
     )*};
 }
@@ -105,7 +110,7 @@ impl ProbArg for &[Var] {
     fn slot(&self, i: usize) -> Slot {
         self[i].slot()
     }
-    fn keys(&self, out: &mut Vec<u64>) {
+    fn keys(&self, out: &mut Keys) {
         out.extend(self.iter().map(|v| v.key()));
     }
 }
@@ -122,7 +127,7 @@ impl ProbArg for &Vec<Var> {
     fn slot(&self, i: usize) -> Slot {
         self[i].slot()
     }
-    fn keys(&self, out: &mut Vec<u64>) {
+    fn keys(&self, out: &mut Keys) {
         out.extend(self.iter().map(|v| v.key()));
     }
 }
@@ -139,7 +144,7 @@ impl<S: Storage> ProbArg for &Var<S> {
     fn slot(&self, i: usize) -> Slot {
         Slot(self.first_slot().0 + i as u32)
     }
-    fn keys(&self, out: &mut Vec<u64>) {
+    fn keys(&self, out: &mut Keys) {
         out.push(self.key());
     }
     fn run(&self) -> Option<Slot> {
@@ -345,9 +350,9 @@ pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result
 /// ```
 #[derive(Default)]
 pub struct OperandsAndPartials<'a> {
-    keys: Vec<u64>,
-    pairs: Vec<(Slot, f64)>,
-    runs: Vec<(Slot, std::borrow::Cow<'a, [f64]>)>,
+    keys: Keys,
+    pairs: SmallVec<[(Slot, f64); 8]>,
+    runs: SmallVec<[(Slot, std::borrow::Cow<'a, [f64]>); 4]>,
 }
 
 impl<'a> OperandsAndPartials<'a> {
@@ -397,7 +402,8 @@ impl<'a> OperandsAndPartials<'a> {
     /// The result: `value` as an `f64`, or a variable recorded with the partials gathered.
     pub fn build<O: Real>(self, value: f64) -> O {
         O::from_value_or(value, || {
-            let runs: Vec<(Slot, &[f64])> = self.runs.iter().map(|(s, d)| (*s, &d[..])).collect();
+            let runs: SmallVec<[(Slot, &[f64]); 4]> =
+                self.runs.iter().map(|(s, d)| (*s, &d[..])).collect();
             tape::partials_node(value, &self.keys, &self.pairs, &runs)
         })
     }
@@ -431,7 +437,7 @@ impl ProbArg for ConstArg {
     fn slot(&self, _: usize) -> Slot {
         unreachable!("a constant has no slot")
     }
-    fn keys(&self, _: &mut Vec<u64>) {}
+    fn keys(&self, _: &mut Keys) {}
 }
 
 /// A variable argument whose shape is known only at run time (for bindings): a scalar
@@ -470,7 +476,7 @@ impl ProbArg for VarArg {
             VarArg::List(v) => v[i].slot(),
         }
     }
-    fn keys(&self, out: &mut Vec<u64>) {
+    fn keys(&self, out: &mut Keys) {
         match self {
             VarArg::Scalar(x) => out.push(x.key()),
             VarArg::Array(a) => out.push(a.key()),

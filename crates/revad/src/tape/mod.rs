@@ -707,7 +707,7 @@ pub(crate) fn partials_node(
         // in an f64), then each run's partials; the closure keeps the runs' first slots and
         // lengths (at most MAX_RUNS, one per argument of a density; more fall back to pairs).
         const MAX_RUNS: usize = 6;
-        let mut spill = Vec::new();
+        let mut spill: smallvec::SmallVec<[(Slot, f64); 4]> = smallvec::SmallVec::new();
         let mut meta = [(Slot(0), 0u32); MAX_RUNS];
         let mut n_runs = 0;
         for &(first, d) in runs {
@@ -723,7 +723,7 @@ pub(crate) fn partials_node(
             }
         }
         let n_pairs = pairs.len() + spill.len();
-        let encoded: Vec<f64> = pairs
+        let encoded: smallvec::SmallVec<[f64; 16]> = pairs
             .iter()
             .chain(&spill)
             .flat_map(|&(s, w)| [s.0 as f64, w])
