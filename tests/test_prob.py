@@ -614,6 +614,10 @@ def test_arrays_of_any_real_dtype_and_layout() -> None:
     frozen.flags.writeable = False
     assert revad.exponential_lpdf(frozen, 1.5) == expected
     assert revad.exponential_lpdf(np.array(0.5), 1.5) == revad.exponential_lpdf(0.5, 1.5)
+    # One array as two arguments (two shared borrows), and a strided integer array.
+    assert revad.normal_lpdf(y, y, 1.0) == revad.normal_lpdf(y, y.copy(), 1.0)
+    counts = np.array([3, 99, 0, 99, 5])
+    assert revad.poisson_lpmf(counts[::2], 2.0) == revad.poisson_lpmf([3, 0, 5], 2.0)
     assert revad.exponential_lpdf(np.float64(0.5), np.int64(2)) == revad.exponential_lpdf(0.5, 2.0)
 
 

@@ -163,12 +163,10 @@ fn read_real_sequence<'py>(
             }
         } else {
             let what = || format!("a list holding {}", type_name(&item));
-            match item.is_instance_of::<PyList>() || item.is_instance_of::<PyTuple>() {
-                true => return Err(real_error(function, name, &what())),
-                false => {
-                    try_arg(&item, function)?.ok_or_else(|| real_error(function, name, &what()))?
-                }
+            if item.is_instance_of::<PyList>() || item.is_instance_of::<PyTuple>() {
+                return Err(real_error(function, name, &what()));
             }
+            try_arg(&item, function)?.ok_or_else(|| real_error(function, name, &what()))?
         };
         match (element, &mut vars) {
             (Arg::F(x), None) => values.push(x),
