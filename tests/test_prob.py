@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import mpmath as mp
 import numpy as np
 import pytest
 import scipy.special as sc
@@ -31,6 +32,7 @@ from revad import Var
 from revad.testing import check_gradient
 
 HALF_LOG_TWO_PI = 0.5 * math.log(2 * math.pi)
+mp.mp.dps = 40
 
 
 def rel_close(a: float, b: float, rtol: float) -> bool:
@@ -80,10 +82,26 @@ class Dist:
 
 
 class Closed:
-    """A frozen 'distribution' given by closed forms (for the logit parameterisations)."""
+    """A frozen 'distribution' given by a closed form or a series (SciPy has no such one)."""
 
-    def __init__(self, logpmf: Callable[[Any], float]) -> None:
-        self.logpmf = logpmf
+    def __init__(self, logp: Callable[[Any], float]) -> None:
+        self.logpmf = self.logpdf = logp
+
+
+def wiener_log_density(y: float, alpha: float, tau: float, beta: float, delta: float) -> float:
+    """log of the Wiener first-passage density at the upper boundary in 40-digit mpmath:
+    δα(1 − β) − δ²t/2 − 2 log α + log f(t/α² | 1 − β), t = y − τ, with f the standard density
+    (unit separation, no drift) summed by its small-time series (t/α² < 2) or its large-time
+    series, 80 terms each (Navarro & Fuss 2009)."""
+    t = mp.mpf(y) - tau
+    u, w = t / mp.mpf(alpha) ** 2, 1 - mp.mpf(beta)
+    if u < 2:
+        f = sum((w + 2 * k) * mp.exp(-((w + 2 * k) ** 2) / (2 * u)) for k in range(-40, 41))
+        f /= mp.sqrt(2 * mp.pi * u**3)
+    else:
+        f = mp.pi * sum(k * mp.exp(-(k**2) * mp.pi**2 * u / 2) * mp.sin(k * mp.pi * w)
+                        for k in range(1, 81))
+    return float(delta * alpha * w - delta**2 * t / 2 - 2 * mp.log(alpha) + mp.log(f))
 
 
 def log_factorial(n: int) -> float:
@@ -174,6 +192,15 @@ DISTS = [
         kinds=("lpdf",),
         dropped=lambda *p: -math.log(2 * math.pi),
         rtol=1e-10,
+    ),
+    Dist(
+        "wiener", ("y", "alpha", "tau", "beta", "delta"),
+        [(1.2, 1.5, 0.3, 0.4, 0.8), (0.5, 1.0, 0.2, 0.5, -1.0), (3.0, 2.0, 0.1, 0.3, 2.0),
+         (0.35, 0.8, 0.3, 0.7, 0.0), (10.0, 1.0, 0.5, 0.5, 0.5)],
+        lambda *p: (Closed(lambda _: wiener_log_density(*p)), None),
+        (3, 1.0, "A-priori bias is 1, but must be in (0, 1)"),
+        kinds=("lpdf",),
+        rtol=1e-12,
     ),
     Dist(
         "exponential", ("y", "beta"),

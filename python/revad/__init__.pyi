@@ -283,6 +283,7 @@ from ._revad import (
     weibull_lccdf,
     weibull_lcdf,
     weibull_lpdf,
+    wiener_lpdf,
 )
 
 # END prob imports
@@ -580,5 +581,6 @@ __all__ += [
     "weibull_lccdf",
     "weibull_lcdf",
     "weibull_lpdf",
+    "wiener_lpdf",
 ]
 # END prob

@@ -1134,6 +1134,7 @@ __all__ += [
     "gumbel_lccdf",
     "student_t_lpdf",
     "von_mises_lpdf",
+    "wiener_lpdf",
     "exponential_lpdf",
     "exponential_cdf",
     "exponential_lcdf",
@@ -1610,6 +1611,34 @@ def von_mises_lpdf(y: _PConst, mu: _PVar, kappa: _PAny, *, propto: bool = False)
 def von_mises_lpdf(y: _PConst, mu: _PConst, kappa: _PVar, *, propto: bool = False) -> Var: ...
 @overload
 def von_mises_lpdf(y: _PAny, mu: _PAny, kappa: _PAny, *, propto: bool = False) -> Var | float: ...
+@overload
+def wiener_lpdf(
+    y: _PConst, alpha: _PConst, tau: _PConst, beta: _PConst, delta: _PConst, *, propto: bool = False
+) -> float: ...
+@overload
+def wiener_lpdf(
+    y: _PVar, alpha: _PAny, tau: _PAny, beta: _PAny, delta: _PAny, *, propto: bool = False
+) -> Var: ...
+@overload
+def wiener_lpdf(
+    y: _PConst, alpha: _PVar, tau: _PAny, beta: _PAny, delta: _PAny, *, propto: bool = False
+) -> Var: ...
+@overload
+def wiener_lpdf(
+    y: _PConst, alpha: _PConst, tau: _PVar, beta: _PAny, delta: _PAny, *, propto: bool = False
+) -> Var: ...
+@overload
+def wiener_lpdf(
+    y: _PConst, alpha: _PConst, tau: _PConst, beta: _PVar, delta: _PAny, *, propto: bool = False
+) -> Var: ...
+@overload
+def wiener_lpdf(
+    y: _PConst, alpha: _PConst, tau: _PConst, beta: _PConst, delta: _PVar, *, propto: bool = False
+) -> Var: ...
+@overload
+def wiener_lpdf(
+    y: _PAny, alpha: _PAny, tau: _PAny, beta: _PAny, delta: _PAny, *, propto: bool = False
+) -> Var | float: ...
 @overload
 def exponential_lpdf(y: _PConst, beta: _PConst, *, propto: bool = False) -> float: ...
 @overload

@@ -350,9 +350,7 @@ macro_rules! dispatch {
 ///
 /// To add a function of the core (re-exported from `revad`): add its line, run
 /// `python3 scripts/prob_stubs.py` (the `.pyi` stubs), and add its kind or row to
-/// `tests/test_prob.py`. For example `binomial_cdf(n: I, N: I, theta: R) "Πᵢ …" "…";` or
-/// `wiener_lpdf(y: R, alpha: R, tau: R, beta: R, delta: R; propto) "…" "…";` (a real argument
-/// more than four needs `ProbOutput` for 5-tuples in the core).
+/// `tests/test_prob.py`. For example `binomial_cdf(n: I, N: I, theta: R) "Πᵢ …" "…";`.
 macro_rules! prob_functions {
     ($($name:ident($($x:ident: $k:ident),* $(; $propto:ident)?) $math:literal $req:literal;)*) => {
         $(
@@ -427,6 +425,7 @@ prob_functions! {
     gumbel_lccdf(y: R, mu: R, beta: R) "Σᵢ log(1 − exp(−e^(−zᵢ))), zᵢ = (yᵢ − μᵢ)/βᵢ." "y not NaN; mu finite; beta positive.";
     student_t_lpdf(y: R, nu: R, mu: R, sigma: R; propto) "Σᵢ log Γ((νᵢ+1)/2) − log Γ(νᵢ/2) − ½log(νᵢπ) − log σᵢ − (νᵢ+1)/2 · log(1 + zᵢ²/νᵢ), zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; nu positive finite; mu finite; sigma positive finite.";
     von_mises_lpdf(y: R, mu: R, kappa: R; propto) "Σᵢ κᵢ cos(yᵢ − μᵢ) − log(2π) − log I₀(κᵢ), I₀ the modified Bessel function." "y finite; mu finite; kappa nonnegative finite.";
+    wiener_lpdf(y: R, alpha: R, tau: R, beta: R, delta: R; propto) "Σᵢ log of the first-passage density at the upper boundary: δᵢαᵢ(1 − βᵢ) − δᵢ²(yᵢ − τᵢ)/2 − 2 log αᵢ + log f((yᵢ − τᵢ)/αᵢ² | 1 − βᵢ), f the standard Wiener first-passage density (boundary separation α, non-decision time τ, a-priori bias β, drift δ; for the lower boundary pass 1 − β and −δ)." "y positive finite and greater than tau; alpha positive finite; tau nonnegative finite; beta in (0, 1); delta finite.";
     // positive support
     exponential_lpdf(y: R, beta: R; propto) "Σᵢ log βᵢ − βᵢyᵢ." "y nonnegative; beta positive finite.";
     exponential_cdf(y: R, beta: R) "Πᵢ 1 − e^(−βᵢyᵢ)." "y nonnegative; beta positive finite.";
