@@ -1094,9 +1094,9 @@ def cols(x: _ArrayArg) -> int: ...
 # (constants) or a Var, a list of Vars (variables); an integer argument an int, a 1-D integer
 # array or a list of ints. All constants give a float, any variable a Var.
 
-_PConst = float | _Data | Sequence[float]
+_PConst = float | np.integer[Any] | _Data | Sequence[float]
 _PVar = Var | Sequence[Var]
-_PAny = float | _Data | Var | Sequence[Var | float]
+_PAny = float | np.integer[Any] | _Data | Var | Sequence[Var | float]
 _PInt = int | npt.NDArray[np.integer[Any]] | Sequence[int]
 
 __all__ += [
