@@ -468,6 +468,34 @@ def test_gradient(d: Dist, kind: str) -> None:
         )
 
 
+@pytest.mark.parametrize(("d", "kind"), FUNCTIONS, ids=IDS)
+def test_every_mix_of_constants_and_variables(d: Dist, kind: str) -> None:
+    """Each of the 2^k combinations is its own instantiation of the core function: each gives
+    the value of the all-constant call and, for its variables, the all-variable gradient."""
+    f = fn(d, kind)
+    p = finite_points(d, kind)[0]
+    reals = d.reals()
+    value = f(*p)
+    with revad.Tape():
+        all_vars = [Var(float(p[j])) for j in reals]
+        r = f(*with_reals(d, p, all_vars))
+        r.grad()
+        gradient = [v.adj for v in all_vars]
+    for mask in range(2 ** len(reals)):
+        with revad.Tape():
+            args = [Var(float(p[j])) if mask >> i & 1 else p[j] for i, j in enumerate(reals)]
+            r = f(*with_reals(d, p, args))
+            if mask == 0:
+                assert type(r) is float and r == value
+                continue
+            assert isinstance(r, Var)
+            assert_rel(r.value, value, 1e-15, f"mask {mask:b}")
+            r.grad()
+            for i, a in enumerate(args):
+                if isinstance(a, Var):
+                    assert_rel(a.adj, gradient[i], 1e-14, f"∂/∂{d.args[reals[i]]}, mask {mask:b}")
+
+
 @pytest.mark.parametrize("d", DENSITIES, ids=[d.name for d in DENSITIES])
 def test_propto_drops_exactly_the_constant(d: Dist) -> None:
     f = fn(d, d.kinds[0])
