@@ -78,7 +78,14 @@ class Dist:
             "lcdf": "logcdf",
             "lccdf": "logsf",
         }[kind]
-        return float(getattr(rv, method)(x))
+        r = float(getattr(rv, method)(x))
+        # SciPy's log of a probability within an ulp of 1 can round to 0; the complement is
+        # accurate there.
+        if r == 0.0 and kind == "lccdf":
+            r = math.log1p(-float(rv.cdf(x)))
+        if r == 0.0 and kind == "lcdf":
+            r = math.log1p(-float(rv.sf(x)))
+        return r
 
 
 class Closed:
@@ -180,7 +187,6 @@ DISTS = [
          (0.5, 1e4, 0.0, 1.0)],
         lambda y, nu, m, s: (st.t(nu, m, s), y),
         (1, 0.0, "Degrees of freedom parameter is 0"),
-        kinds=("lpdf",),
         dropped=lambda *p: -0.5 * math.log(math.pi),
         rtol=1e-10,
     ),
@@ -317,7 +323,7 @@ DISTS = [
         [(3, 10, 0.3), (0, 5, 0.01), (20, 20, 0.9), (7, 100, 0.5)],
         lambda n, N, t: (st.binom(N, t), n),
         (2, 1.5, "Probability parameter is 1.5"),
-        kinds=("lpmf",),
+        kinds=("lpmf", "cdf", "lcdf", "lccdf"),
         ints=(0, 1),
         dropped=lambda n, N, t: log_choose(N, n),
     ),
@@ -338,7 +344,7 @@ DISTS = [
         [(3, 10, 1.5, 2.0), (0, 5, 0.5, 0.5), (20, 20, 3.0, 1.0), (7, 100, 10.0, 20.0)],
         lambda n, N, a, b: (st.betabinom(N, a, b), n),
         (2, 0.0, "is 0, but must be positive finite"),
-        kinds=("lpmf",),
+        kinds=("lpmf", "cdf", "lcdf", "lccdf"),
         ints=(0, 1),
         dropped=lambda n, N, a, b: log_choose(N, n),
         rtol=1e-10,
@@ -348,7 +354,7 @@ DISTS = [
         [(3, 1.5, 2.0), (0, 0.5, 0.5), (20, 3.0, 0.1), (7, 10.0, 20.0)],
         lambda n, a, b: (st.nbinom(a, b / (1 + b)), n),
         (1, 0.0, "is 0, but must be positive finite"),
-        kinds=("lpmf",),
+        kinds=("lpmf", "cdf", "lcdf", "lccdf"),
         ints=(0,),
         dropped=lambda n, a, b: -log_factorial(n),
         rtol=1e-10,
@@ -358,7 +364,7 @@ DISTS = [
         [(3, 1.5, 2.0), (0, 0.5, 0.5), (20, 3.0, 0.1), (7, 10.0, 1e3)],
         lambda n, m, phi: (st.nbinom(phi, phi / (m + phi)), n),
         (1, -1.0, "Location parameter is -1"),
-        kinds=("lpmf",),
+        kinds=("lpmf", "cdf", "lcdf", "lccdf"),
         ints=(0,),
         dropped=lambda n, m, phi: -log_factorial(n),
         rtol=1e-10,
@@ -449,6 +455,10 @@ def test_values_against_scipy(d: Dist, kind: str) -> None:
     for p, e in zip(d.points, expected):
         got = fn(d, kind)(*p)
         assert type(got) is float
+        if kind in ("lcdf", "lccdf") and abs(e) < 1e-15:
+            # A log probability within 1e-15 of 0: the probability is right to an ulp.
+            assert abs(got - e) <= 1e-15, f"{d.name}_{kind}{p}: {got!r} vs {e!r}"
+            continue
         assert_rel(got, e, d.rtol, f"{d.name}_{kind}{p}")
     got = fn(d, kind)(*columns(d, d.points))
     assert type(got) is float
@@ -537,7 +547,7 @@ def test_scalars_broadcast_against_arrays(d: Dist, kind: str) -> None:
             args = list(p)
             args[j] = values
             expected = combine(kind, [f(*(p[:j] + (v,) + p[j + 1 :])) for v in values.tolist()])
-            assert_rel(f(*args), expected, 1e-14, f"{d.name}_{kind} broadcast {d.args[j]}")
+            assert_rel(f(*args), expected, 1e-13, f"{d.name}_{kind} broadcast {d.args[j]}")
 
 
 @pytest.mark.parametrize(("d", "kind"), FUNCTIONS, ids=IDS)

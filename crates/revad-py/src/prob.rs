@@ -424,6 +424,9 @@ prob_functions! {
     gumbel_lcdf(y: R, mu: R, beta: R) "Σᵢ −e^(−zᵢ), zᵢ = (yᵢ − μᵢ)/βᵢ." "y not NaN; mu finite; beta positive.";
     gumbel_lccdf(y: R, mu: R, beta: R) "Σᵢ log(1 − exp(−e^(−zᵢ))), zᵢ = (yᵢ − μᵢ)/βᵢ." "y not NaN; mu finite; beta positive.";
     student_t_lpdf(y: R, nu: R, mu: R, sigma: R; propto) "Σᵢ log Γ((νᵢ+1)/2) − log Γ(νᵢ/2) − ½log(νᵢπ) − log σᵢ − (νᵢ+1)/2 · log(1 + zᵢ²/νᵢ), zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; nu positive finite; mu finite; sigma positive finite.";
+    student_t_cdf(y: R, nu: R, mu: R, sigma: R) "Πᵢ F(yᵢ | νᵢ, μᵢ, σᵢ), F the Student-t CDF (through the regularised incomplete beta function)." "y not NaN; nu positive finite; mu finite; sigma positive finite.";
+    student_t_lcdf(y: R, nu: R, mu: R, sigma: R) "Σᵢ log F(yᵢ | νᵢ, μᵢ, σᵢ), F the Student-t CDF." "y not NaN; nu positive finite; mu finite; sigma positive finite.";
+    student_t_lccdf(y: R, nu: R, mu: R, sigma: R) "Σᵢ log(1 − F(yᵢ | νᵢ, μᵢ, σᵢ)), F the Student-t CDF." "y not NaN; nu positive finite; mu finite; sigma positive finite.";
     von_mises_lpdf(y: R, mu: R, kappa: R; propto) "Σᵢ κᵢ cos(yᵢ − μᵢ) − log(2π) − log I₀(κᵢ), I₀ the modified Bessel function." "y finite; mu finite; kappa nonnegative finite.";
     wiener_lpdf(y: R, alpha: R, tau: R, beta: R, delta: R; propto) "Σᵢ log of the first-passage density at the upper boundary: δᵢαᵢ(1 − βᵢ) − δᵢ²(yᵢ − τᵢ)/2 − 2 log αᵢ + log f((yᵢ − τᵢ)/αᵢ² | 1 − βᵢ), f the standard Wiener first-passage density (boundary separation α, non-decision time τ, a-priori bias β, drift δ; for the lower boundary pass 1 − β and −δ)." "y positive finite and greater than tau; alpha positive finite; tau nonnegative finite; beta in (0, 1); delta finite.";
     // positive support
@@ -487,10 +490,22 @@ prob_functions! {
     bernoulli_lccdf(n: I, theta: R) "Σᵢ log(1 − F(nᵢ | θᵢ)), F = 0 for n < 0, 1 − θ for n = 0, 1 for n ≥ 1." "n ints; theta in [0, 1].";
     bernoulli_logit_lpmf(n: I, alpha: R; propto) "Σᵢ log inv_logit((2nᵢ − 1)αᵢ), Bernoulli with θ = inv_logit(α)." "n ints in {0, 1}; alpha not NaN.";
     binomial_lpmf(n: I, N: I, theta: R; propto) "Σᵢ log C(Nᵢ, nᵢ) + nᵢ log θᵢ + (Nᵢ − nᵢ) log(1 − θᵢ)." "n, N ints with 0 ≤ n ≤ N; theta in [0, 1].";
+    binomial_cdf(n: I, N: I, theta: R) "Πᵢ P(Xᵢ ≤ nᵢ) = Πᵢ I_{1−θᵢ}(Nᵢ − nᵢ, nᵢ + 1), Xᵢ ~ Binomial(Nᵢ, θᵢ), I the regularised incomplete beta function (0 for n < 0, 1 for n ≥ N)." "n ints; N nonnegative ints; theta in [0, 1].";
+    binomial_lcdf(n: I, N: I, theta: R) "Σᵢ log P(Xᵢ ≤ nᵢ), Xᵢ ~ Binomial(Nᵢ, θᵢ)." "n ints; N nonnegative ints; theta in [0, 1].";
+    binomial_lccdf(n: I, N: I, theta: R) "Σᵢ log P(Xᵢ > nᵢ), Xᵢ ~ Binomial(Nᵢ, θᵢ)." "n ints; N nonnegative ints; theta in [0, 1].";
     binomial_logit_lpmf(n: I, N: I, alpha: R; propto) "Σᵢ log C(Nᵢ, nᵢ) + nᵢ log inv_logit(αᵢ) + (Nᵢ − nᵢ) log inv_logit(−αᵢ)." "n, N ints with 0 ≤ n ≤ N; alpha finite.";
     beta_binomial_lpmf(n: I, N: I, alpha: R, beta: R; propto) "Σᵢ log C(Nᵢ, nᵢ) + log B(nᵢ + αᵢ, Nᵢ − nᵢ + βᵢ) − log B(αᵢ, βᵢ) (−∞ for n outside [0, N])." "n ints; N nonnegative ints; alpha and beta positive finite.";
+    beta_binomial_cdf(n: I, N: I, alpha: R, beta: R) "Πᵢ P(Xᵢ ≤ nᵢ), Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ) (0 for n < 0, 1 for n ≥ N)." "n ints; N nonnegative ints; alpha and beta positive finite.";
+    beta_binomial_lcdf(n: I, N: I, alpha: R, beta: R) "Σᵢ log P(Xᵢ ≤ nᵢ), Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ)." "n ints; N nonnegative ints; alpha and beta positive finite.";
+    beta_binomial_lccdf(n: I, N: I, alpha: R, beta: R) "Σᵢ log P(Xᵢ > nᵢ), Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ)." "n ints; N nonnegative ints; alpha and beta positive finite.";
     neg_binomial_lpmf(n: I, alpha: R, beta: R; propto) "Σᵢ log C(nᵢ + αᵢ − 1, nᵢ) + αᵢ log(βᵢ/(1 + βᵢ)) − nᵢ log(1 + βᵢ) (shape α, inverse scale β)." "n nonnegative ints; alpha and beta positive finite.";
+    neg_binomial_cdf(n: I, alpha: R, beta: R) "Πᵢ P(Xᵢ ≤ nᵢ) = Πᵢ I_{βᵢ/(1+βᵢ)}(αᵢ, nᵢ + 1), Xᵢ ~ NegBinomial(αᵢ, βᵢ), I the regularised incomplete beta function (0 for n < 0)." "n ints; alpha and beta positive finite.";
+    neg_binomial_lcdf(n: I, alpha: R, beta: R) "Σᵢ log P(Xᵢ ≤ nᵢ), Xᵢ ~ NegBinomial(αᵢ, βᵢ)." "n ints; alpha and beta positive finite.";
+    neg_binomial_lccdf(n: I, alpha: R, beta: R) "Σᵢ log P(Xᵢ > nᵢ), Xᵢ ~ NegBinomial(αᵢ, βᵢ)." "n ints; alpha and beta positive finite.";
     neg_binomial_2_lpmf(n: I, mu: R, phi: R; propto) "Σᵢ log C(nᵢ + φᵢ − 1, nᵢ) + nᵢ log(μᵢ/(μᵢ + φᵢ)) + φᵢ log(φᵢ/(μᵢ + φᵢ)) (mean μ, precision φ)." "n nonnegative ints; mu and phi positive finite.";
+    neg_binomial_2_cdf(n: I, mu: R, phi: R) "Πᵢ P(Xᵢ ≤ nᵢ) = Πᵢ I_{φᵢ/(μᵢ+φᵢ)}(φᵢ, nᵢ + 1), Xᵢ ~ NegBinomial2(μᵢ, φᵢ), I the regularised incomplete beta function (0 for n < 0)." "n ints; mu and phi positive finite.";
+    neg_binomial_2_lcdf(n: I, mu: R, phi: R) "Σᵢ log P(Xᵢ ≤ nᵢ), Xᵢ ~ NegBinomial2(μᵢ, φᵢ)." "n ints; mu and phi positive finite.";
+    neg_binomial_2_lccdf(n: I, mu: R, phi: R) "Σᵢ log P(Xᵢ > nᵢ), Xᵢ ~ NegBinomial2(μᵢ, φᵢ)." "n ints; mu and phi positive finite.";
     neg_binomial_2_log_lpmf(n: I, eta: R, phi: R; propto) "neg_binomial_2_lpmf with μ = e^η: Σᵢ log C(nᵢ + φᵢ − 1, nᵢ) + nᵢ log(μᵢ/(μᵢ + φᵢ)) + φᵢ log(φᵢ/(μᵢ + φᵢ))." "n nonnegative ints; eta finite; phi positive finite.";
     poisson_lpmf(n: I, lambda_: R; propto) "Σᵢ nᵢ log λᵢ − λᵢ − log nᵢ!." "n nonnegative ints; lambda_ nonnegative, not NaN.";
     poisson_cdf(n: I, lambda_: R) "Πᵢ Q(nᵢ + 1, λᵢ), Q the regularised upper incomplete gamma function (0 for n < 0)." "n ints; lambda_ nonnegative, not NaN.";
