@@ -12,7 +12,9 @@ Two ways to differentiate:
 6.0
 
 Every scalar function of Stan Math is here under its Stan name; each accepts floats or Vars
-and returns a float for float arguments, a Var otherwise.
+and returns a float for float arguments, a Var otherwise. So are the probability functions
+(``normal_lpdf(y, mu, sigma, *, propto=False)``, ``poisson_cdf(n, lambda_)``, ...), which also
+take NumPy arrays and lists for any argument.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ mod errors;
 mod functional;
 mod functions;
 mod matfun;
+mod prob;
 mod var;
 
 /// revad's compiled core.
@@ -19,6 +20,7 @@ fn _revad(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     functions::register(m)?;
     matfun::register(m)?;
+    prob::register(m)?;
     m.add_class::<var::PyVar>()?;
     m.add_class::<functional::PyTape>()?;
     m.add_function(wrap_pyfunction!(functional::gradient, m)?)?;

@@ -409,29 +409,43 @@ impl<'a> OperandsAndPartials<'a> {
     }
 }
 
-/// A constant argument whose shape is known only at run time (for bindings): a scalar or a
-/// vector of constants.
+/// A constant argument whose shape is known only at run time (for bindings): a scalar, or a
+/// container of constants, owned or borrowed (a binding reads a NumPy array in place).
+///
+/// ```
+/// use revad::prob::{normal_lpdf, ConstArg};
+/// let data = [0.5, -1.0];
+/// let borrowed: f64 =
+///     normal_lpdf(ConstArg::Slice(&data), ConstArg::Scalar(0.0), 1.0, false).unwrap();
+/// let owned: f64 = normal_lpdf(ConstArg::Vector(data.to_vec()), 0.0, 1.0, false).unwrap();
+/// assert_eq!(borrowed, owned);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
-pub enum ConstArg {
+pub enum ConstArg<'a> {
     /// A scalar, broadcast.
     Scalar(f64),
     /// A container.
     Vector(Vec<f64>),
+    /// A borrowed container (no copy).
+    Slice(&'a [f64]),
 }
 
-impl ProbArg for ConstArg {
+impl ProbArg for ConstArg<'_> {
     type Scalar = f64;
     const IS_VAR: bool = false;
     fn size(&self) -> Option<usize> {
         match self {
             ConstArg::Scalar(_) => None,
             ConstArg::Vector(v) => Some(v.len()),
+            ConstArg::Slice(s) => Some(s.len()),
         }
     }
+    #[inline]
     fn val(&self, i: usize) -> f64 {
         match self {
             ConstArg::Scalar(x) => *x,
             ConstArg::Vector(v) => v[i],
+            ConstArg::Slice(s) => s[i],
         }
     }
     fn slot(&self, _: usize) -> Slot {
