@@ -14,7 +14,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
-ruff check python tests benches
+ruff check python tests benches scripts
 rm -rf target/wheels
 maturin build --out target/wheels
 python3 -m pip install --quiet --force-reinstall --no-deps target/wheels/revad-*.whl
