@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::RwLock;
 
-use numpy::ToPyArray;
+use numpy::{IntoPyArray, ToPyArray};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -356,16 +356,19 @@ impl PyVar {
                 .into_pyobject(py)?
                 .into_any()
                 .unbind(),
+            // The adjoints are copied out of the tape once, into an array NumPy then owns.
             X::A(Ax::V(Arr::V(v))) => v
                 .try_adj()
                 .map_err(errors::to_py)?
-                .to_pyarray(py)
+                .into_owned()
+                .into_pyarray(py)
                 .into_any()
                 .unbind(),
             X::A(Ax::M(Arr::V(v))) => v
                 .try_adj()
                 .map_err(errors::to_py)?
-                .to_pyarray(py)
+                .into_owned()
+                .into_pyarray(py)
                 .into_any()
                 .unbind(),
             _ => unreachable!("a Var is a variable"),

@@ -141,7 +141,9 @@ fn one_node_per_call_and_the_same_result_for_every_container_kind() {
     let data: Vector = Array1::from(vec![0.3, -1.2, 2.0]).into_shared();
     let b: f64 = normal_lpdf(&data, 0.5, 1.5, false).unwrap();
     let c: f64 = normal_lpdf(&vec![0.3, -1.2, 2.0], 0.5, 1.5, false).unwrap();
-    assert_eq!(a.value(), b);
+    // The list of scalar variables takes the general loop, the others the lanes of the
+    // scalar-σ loop: equal up to the order of summation.
+    assert_close(a.value(), b, 1e-15);
     assert_eq!(b, c);
     tape::reset();
 }

@@ -34,6 +34,29 @@ pub trait ProbArg {
     fn run(&self) -> Option<Slot> {
         None
     }
+    /// A container's values when they are contiguous in memory (for loops that read them as a
+    /// slice, hoisting the per-element dispatch); `None` for scalars and scattered variables.
+    #[doc(hidden)]
+    fn values(&self) -> Option<&[f64]> {
+        None
+    }
+}
+
+/// One argument inside a hot loop: a broadcast scalar or contiguous values.
+#[derive(Clone, Copy)]
+pub(crate) enum Lane<'a> {
+    One(f64),
+    Many(&'a [f64]),
+}
+
+impl<'a> Lane<'a> {
+    /// `a` as a lane, or `None` when its elements are scattered (a list of scalar variables).
+    pub(crate) fn of<A: ProbArg>(a: &'a A) -> Option<Self> {
+        match a.size() {
+            None => Some(Lane::One(a.val(0))),
+            Some(_) => a.values().map(Lane::Many),
+        }
+    }
 }
 
 impl ProbArg for f64 {
@@ -86,6 +109,10 @@ macro_rules! data_container {
                 unreachable!("a constant has no slot")
             }
             fn keys(&self, _: &mut Keys) {}
+            fn values(&self) -> Option<&[f64]> {
+                let $s = self;
+                Some($slice)
+            }
         }
     )*};
 }
@@ -149,6 +176,9 @@ impl<S: Storage> ProbArg for &Var<S> {
     }
     fn run(&self) -> Option<Slot> {
         Some(self.first_slot())
+    }
+    fn values(&self) -> Option<&[f64]> {
+        Some(self.value().as_slice())
     }
 }
 
@@ -324,6 +354,9 @@ impl Partial {
 
 /// Checks every element of `a` with `check(value)`; the first failure is returned.
 pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result<()> {
+    if let Some(values) = a.values() {
+        return values.iter().try_for_each(|&v| check(v));
+    }
     for i in 0..a.size().unwrap_or(1) {
         check(a.val(i))?;
     }
@@ -452,6 +485,13 @@ impl ProbArg for ConstArg<'_> {
         unreachable!("a constant has no slot")
     }
     fn keys(&self, _: &mut Keys) {}
+    fn values(&self) -> Option<&[f64]> {
+        match self {
+            ConstArg::Scalar(_) => None,
+            ConstArg::Vector(v) => Some(v),
+            ConstArg::Slice(s) => Some(s),
+        }
+    }
 }
 
 /// A variable argument whose shape is known only at run time (for bindings): a scalar
@@ -476,6 +516,7 @@ impl ProbArg for VarArg {
             VarArg::List(v) => Some(v.len()),
         }
     }
+    #[inline]
     fn val(&self, i: usize) -> f64 {
         match self {
             VarArg::Scalar(x) => x.value(),
@@ -495,6 +536,12 @@ impl ProbArg for VarArg {
             VarArg::Scalar(x) => out.push(x.key()),
             VarArg::Array(a) => out.push(a.key()),
             VarArg::List(v) => out.extend(v.iter().map(|x| x.key())),
+        }
+    }
+    fn values(&self) -> Option<&[f64]> {
+        match self {
+            VarArg::Array(a) => Some(a.value().as_slice()),
+            _ => None,
         }
     }
     fn run(&self) -> Option<Slot> {

@@ -13,7 +13,7 @@
 //! itself underflows.
 
 use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
+    any_empty, check_all, common_size, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use crate::error::{check, require, Result};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
@@ -85,6 +85,11 @@ where
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
+    if sigma.size().is_none() {
+        if let (Some(ys), Some(ms)) = (Lane::of(&y), Lane::of(&mu)) {
+            return Ok(normal_lpdf_scalar_sigma(&y, &mu, &sigma, ys, ms, n, propto));
+        }
+    }
     let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
     let mut lp = 0.0;
     for i in 0..n {
@@ -108,6 +113,115 @@ where
     ops.add_owned(&mu, dmu.into_vec());
     ops.add_owned(&sigma, dsigma.into_vec());
     Ok(ops.build(lp))
+}
+
+/// `normal_lpdf` with a scalar σ and y, μ scalars or contiguous values: log σ and 1/σ once,
+/// four independent sums (the loop is not bound by one addition's latency), partials of the
+/// containers written in order, those of the scalars from Σz and Σz².
+fn normal_lpdf_scalar_sigma<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    y: &Y,
+    mu: &M,
+    sigma: &S,
+    ys: Lane<'_>,
+    ms: Lane<'_>,
+    n: usize,
+    propto: bool,
+) -> Out<(Y, M, S)>
+where
+    (Y, M, S): ProbOutput,
+{
+    let s = sigma.val(0);
+    let inv_s = 1.0 / s;
+    let y_each = Y::IS_VAR && y.size().is_some();
+    let mu_each = M::IS_VAR && mu.size().is_some();
+    let mut dy = Vec::with_capacity(if y_each { n } else { 0 });
+    let mut dmu = Vec::with_capacity(if mu_each { n } else { 0 });
+    let mut each = |z: f64| {
+        if y_each {
+            dy.push(-z * inv_s);
+        }
+        if mu_each {
+            dmu.push(z * inv_s);
+        }
+    };
+    let (sum_z, sum_z2) = match (ys, ms) {
+        (Lane::Many(a), Lane::One(m)) => lane_sums(a, |yi| (yi - m) * inv_s, &mut each),
+        (Lane::One(yv), Lane::Many(b)) => lane_sums(b, |mi| (yv - mi) * inv_s, &mut each),
+        (Lane::Many(a), Lane::Many(b)) => lane_sums2(a, b, |yi, mi| (yi - mi) * inv_s, &mut each),
+        (Lane::One(yv), Lane::One(m)) => {
+            let z = (yv - m) * inv_s;
+            each(z);
+            (z, z * z)
+        }
+    };
+    let nf = n as f64;
+    let mut lp = -0.5 * sum_z2;
+    if !propto {
+        lp -= nf * HALF_LOG_TWO_PI;
+    }
+    if !propto || S::IS_VAR {
+        lp -= nf * s.ln();
+    }
+    let mut ops = OperandsAndPartials::new();
+    ops.add_owned(y, if y_each { dy } else { vec![-sum_z * inv_s] });
+    ops.add_owned(mu, if mu_each { dmu } else { vec![sum_z * inv_s] });
+    ops.add_owned(sigma, vec![(sum_z2 - nf) * inv_s]);
+    ops.build(lp)
+}
+
+/// `(Σ zᵢ, Σ zᵢ²)` with `zᵢ = z(aᵢ)`, calling `each(zᵢ)` in order; four lanes of sums.
+#[inline(always)]
+fn lane_sums(a: &[f64], z: impl Fn(f64) -> f64, each: &mut impl FnMut(f64)) -> (f64, f64) {
+    let (mut s1, mut s2) = ([0.0; 4], [0.0; 4]);
+    let mut chunks = a.chunks_exact(4);
+    for c in &mut chunks {
+        for k in 0..4 {
+            let zk = z(c[k]);
+            s1[k] += zk;
+            s2[k] += zk * zk;
+            each(zk);
+        }
+    }
+    for &x in chunks.remainder() {
+        let zk = z(x);
+        s1[0] += zk;
+        s2[0] += zk * zk;
+        each(zk);
+    }
+    (
+        (s1[0] + s1[1]) + (s1[2] + s1[3]),
+        (s2[0] + s2[1]) + (s2[2] + s2[3]),
+    )
+}
+
+/// [`lane_sums`] of two equally long containers, `zᵢ = z(aᵢ, bᵢ)`.
+#[inline(always)]
+fn lane_sums2(
+    a: &[f64],
+    b: &[f64],
+    z: impl Fn(f64, f64) -> f64,
+    each: &mut impl FnMut(f64),
+) -> (f64, f64) {
+    let (mut s1, mut s2) = ([0.0; 4], [0.0; 4]);
+    let (mut ca, mut cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        for k in 0..4 {
+            let zk = z(x[k], y[k]);
+            s1[k] += zk;
+            s2[k] += zk * zk;
+            each(zk);
+        }
+    }
+    for (&x, &y) in ca.remainder().iter().zip(cb.remainder()) {
+        let zk = z(x, y);
+        s1[0] += zk;
+        s2[0] += zk * zk;
+        each(zk);
+    }
+    (
+        (s1[0] + s1[1]) + (s1[2] + s1[3]),
+        (s2[0] + s2[1]) + (s2[2] + s2[3]),
+    )
 }
 
 /// The shared loop of the log CDFs: `Σ log Φ(sign·zᵢ)` and its partials.
