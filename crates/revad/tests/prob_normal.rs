@@ -181,3 +181,28 @@ fn validation_follows_stan() {
     assert_eq!(normal_lpdf(empty, 0.0, 1.0, false).unwrap(), 0.0);
     assert_eq!(normal_cdf(empty, 0.0, 1.0).unwrap(), 1.0);
 }
+
+#[test]
+fn long_containers_keep_their_partials_in_the_node() {
+    // From 1024 partials on, the node owns them instead of copying them into the arena: the
+    // sweep must give the same adjoints, and a node that never runs must be freed at reset.
+    let n = 3000;
+    let y: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
+    for sweep in [true, false] {
+        let vy = Var::array(Array1::from(y.clone()).into_shared());
+        let (m, s) = (Var::new(0.4), Var::new(1.7));
+        let lp = normal_lpdf(&vy, m, s, false).unwrap();
+        if sweep {
+            lp.grad();
+            let adj = vy.adj();
+            let mut sum_z = 0.0;
+            for (i, yi) in y.iter().enumerate() {
+                let z = (yi - 0.4) / 1.7;
+                sum_z += z;
+                assert_close(adj[i], -z / 1.7, 1e-14);
+            }
+            assert_close(m.adj(), sum_z / 1.7, 1e-12);
+        }
+        tape::reset();
+    }
+}
