@@ -280,7 +280,7 @@ def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
-    parser.add_argument("--plot", default="benches/python/densities.png", help="PNG path")
+    parser.add_argument("--plot", default="docs/densities.png", help="PNG path")
     args = parser.parse_args()
     print(f"Python {platform.python_version()} on {platform.machine()}, "
           f"revad {getattr(revad, '__version__', '?')}, NumPy {np.__version__}\n")
