@@ -267,32 +267,12 @@ pub fn any_empty(sizes: &[Option<usize>]) -> bool {
     sizes.contains(&Some(0))
 }
 
-/// Storage for the partials of argument `a`: one entry per element of a container, one
-/// (summed over the broadcast) for a scalar, none for a constant.
-pub fn partials<A: ProbArg>(a: &A) -> Vec<f64> {
-    if A::IS_VAR {
-        vec![0.0; a.size().unwrap_or(1)]
-    } else {
-        Vec::new()
-    }
-}
-
-/// Adds `d` to the partial of element `i` of `a` (the single entry of a scalar); nothing for a
-/// constant.
-#[inline]
-pub fn accumulate<A: ProbArg>(a: &A, p: &mut [f64], i: usize, d: f64) {
-    if A::IS_VAR {
-        let k = if a.size().is_some() { i } else { 0 };
-        p[k] += d;
-    }
-}
-
 /// The partials of one argument, gathered in the forward loop: a running sum (kept in a
 /// register) for a scalar, one entry per element for a container, nothing for a constant.
 ///
-/// Prefer it to [`partials`] + [`accumulate`] in hot loops: a scalar's partial summed through
-/// `p[0]` goes through memory every iteration because the compiler cannot prove it does not
-/// alias the containers' partials.
+/// A scalar's partial is a field of this local value, so it stays in a register (summed through
+/// a `Vec`'s `p[0]` it would go through memory every element: the compiler cannot prove it does
+/// not alias the containers' partials).
 ///
 /// ```
 /// use revad::prob::{OperandsAndPartials, Out, Partial};

@@ -24,9 +24,7 @@
 //! | `beta_binomial_lccdf` | log U | Σ_{k>n} (pₖ/U) ∂ log pₖ |
 //! | `beta_binomial_cdf` | Π L | Π·(lcdf partial) |
 
-use super::args::{
-    accumulate, any_empty, common_size, partials, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
+use super::args::{any_empty, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use super::discrete_cdf::{discrete_cdf, Which};
 use super::int_args::IntArg;
 use super::neg_binomial_2::{nonnegative_int, positive_finite};
@@ -78,7 +76,7 @@ where
     if (0..size).any(|i| n.val(i) < 0 || n.val(i) > big_n.val(i)) {
         return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
     }
-    let (mut dalpha, mut dbeta) = (partials(&alpha), partials(&beta));
+    let (mut dalpha, mut dbeta) = (Partial::of(&alpha), Partial::of(&beta));
     let mut lp = 0.0;
     for i in 0..size {
         let (k, m) = (n.val(i) as f64, big_n.val(i) as f64);
@@ -89,15 +87,15 @@ where
         lp += lgamma_shift(a, k) + lgamma_shift(b, m - k) - lgamma_shift(a + b, m);
         let common = digamma_shift(a + b, m);
         if A::IS_VAR {
-            accumulate(&alpha, &mut dalpha, i, digamma_shift(a, k) - common);
+            dalpha.add(&alpha, i, digamma_shift(a, k) - common);
         }
         if B::IS_VAR {
-            accumulate(&beta, &mut dbeta, i, digamma_shift(b, m - k) - common);
+            dbeta.add(&beta, i, digamma_shift(b, m - k) - common);
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&alpha, &dalpha);
-    ops.add(&beta, &dbeta);
+    ops.add_owned(&alpha, dalpha.into_vec());
+    ops.add_owned(&beta, dbeta.into_vec());
     Ok(ops.build(lp))
 }
 

@@ -15,8 +15,7 @@
 //! a rounded F), so the log CDFs keep their accuracy in both tails.
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
 use super::int_args::{check_all_int, IntArg};
@@ -104,7 +103,7 @@ where
     if any_empty(&[n.size(), big_n.size(), theta.size()]) || (propto && !T::IS_VAR) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let mut dtheta = partials(&theta);
+    let mut dtheta = Partial::of(&theta);
     let mut lp = 0.0;
     for i in 0..size {
         let (k, m, t) = (n.val(i) as f64, big_n.val(i) as f64, theta.val(i));
@@ -124,10 +123,10 @@ where
             d -= (m - k) / (1.0 - t);
         }
         lp += v;
-        accumulate(&theta, &mut dtheta, i, d);
+        dtheta.add(&theta, i, d);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&theta, &dtheta);
+    ops.add_owned(&theta, dtheta.into_vec());
     Ok(ops.build(lp))
 }
 

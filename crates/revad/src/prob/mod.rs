@@ -53,8 +53,8 @@ mod weibull;
 mod wiener;
 
 pub use args::{
-    accumulate, any_empty, check_all, common_size, partials, ConstArg, Keys, OperandsAndPartials,
-    Out, Partial, ProbArg, ProbOutput, VarArg,
+    any_empty, check_all, common_size, ConstArg, Keys, OperandsAndPartials, Out, Partial, ProbArg,
+    ProbOutput, VarArg,
 };
 pub use bernoulli::{bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_lpmf};
 pub use bernoulli_logit::bernoulli_logit_lpmf;

@@ -18,9 +18,7 @@
 //! p and 1 − p = 1/(1 + β) are both formed directly and the smaller is handed to I, so the
 //! upper tail stays accurate for large β.
 
-use super::args::{
-    accumulate, any_empty, common_size, partials, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
+use super::args::{any_empty, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
 use super::int_args::IntArg;
 use super::neg_binomial_2::{nonnegative_int, positive_finite};
@@ -66,7 +64,7 @@ where
     if any_empty(&[n.size(), alpha.size(), beta.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let (mut dalpha, mut dbeta) = (partials(&alpha), partials(&beta));
+    let (mut dalpha, mut dbeta) = (Partial::of(&alpha), Partial::of(&beta));
     let mut lp = 0.0;
     for i in 0..size {
         let (k, a, b) = (n.val(i) as f64, alpha.val(i), beta.val(i));
@@ -82,13 +80,13 @@ where
             lp -= k * b.ln_1p();
         }
         if A::IS_VAR {
-            accumulate(&alpha, &mut dalpha, i, digamma_shift(a, k) - log1p_inv_b);
+            dalpha.add(&alpha, i, digamma_shift(a, k) - log1p_inv_b);
         }
-        accumulate(&beta, &mut dbeta, i, (a - k * b) / (b * (1.0 + b)));
+        dbeta.add(&beta, i, (a - k * b) / (b * (1.0 + b)));
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&alpha, &dalpha);
-    ops.add(&beta, &dbeta);
+    ops.add_owned(&alpha, dalpha.into_vec());
+    ops.add_owned(&beta, dbeta.into_vec());
     Ok(ops.build(lp))
 }
 

@@ -19,8 +19,7 @@
 //! 1 − p = μ/(μ + φ) are both formed directly and the smaller is handed to I.
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
 use super::int_args::{check_all_int, IntArg};
@@ -95,7 +94,7 @@ where
     if any_empty(&[n.size(), mu.size(), phi.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let (mut dmu, mut dphi) = (partials(&mu), partials(&phi));
+    let (mut dmu, mut dphi) = (Partial::of(&mu), Partial::of(&phi));
     let mut lp = 0.0;
     for i in 0..size {
         let (k, m, p) = (n.val(i) as f64, mu.val(i), phi.val(i));
@@ -113,15 +112,15 @@ where
         if k != 0.0 {
             lp -= k * (m + p).ln();
         }
-        accumulate(&mu, &mut dmu, i, p * (k - m) / (m * (m + p)));
+        dmu.add(&mu, i, p * (k - m) / (m * (m + p)));
         if P::IS_VAR {
             let d = digamma_shift(p, k) - log1p_mu_phi + (m - k) / (m + p);
-            accumulate(&phi, &mut dphi, i, d);
+            dphi.add(&phi, i, d);
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&mu, &dmu);
-    ops.add(&phi, &dphi);
+    ops.add_owned(&mu, dmu.into_vec());
+    ops.add_owned(&phi, dphi.into_vec());
     Ok(ops.build(lp))
 }
 

@@ -9,9 +9,7 @@
 //!
 //! all free of overflow and cancellation for large |η|.
 
-use super::args::{
-    accumulate, any_empty, common_size, partials, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
+use super::args::{any_empty, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use super::int_args::IntArg;
 use super::neg_binomial_2::{nonnegative_int, positive_finite};
 use crate::error::{require, Result};
@@ -58,7 +56,7 @@ where
     if any_empty(&[n.size(), eta.size(), phi.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    let (mut deta, mut dphi) = (partials(&eta), partials(&phi));
+    let (mut deta, mut dphi) = (Partial::of(&eta), Partial::of(&phi));
     let mut lp = 0.0;
     for i in 0..size {
         let (k, e, p) = (n.val(i) as f64, eta.val(i), phi.val(i));
@@ -79,14 +77,14 @@ where
         let l1p = log1p_exp(t);
         lp -= p * l1p;
         let (s, sm) = (inv_logit(t), inv_logit(-t));
-        accumulate(&eta, &mut deta, i, k * sm - p * s);
+        deta.add(&eta, i, k * sm - p * s);
         if P::IS_VAR {
             let d = digamma_shift(p, k) - l1p + s - (k / p) * sm;
-            accumulate(&phi, &mut dphi, i, d);
+            dphi.add(&phi, i, d);
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&eta, &deta);
-    ops.add(&phi, &dphi);
+    ops.add_owned(&eta, deta.into_vec());
+    ops.add_owned(&phi, dphi.into_vec());
     Ok(ops.build(lp))
 }

@@ -37,8 +37,7 @@
 use std::f64::consts::PI;
 
 use super::args::{
-    accumulate, any_empty, check_all, common_size, partials, OperandsAndPartials, Out, ProbArg,
-    ProbOutput,
+    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use crate::error::{require, Result};
 
@@ -310,8 +309,8 @@ where
     let inc_linear = keep(A::IS_VAR || B::IS_VAR || D::IS_VAR);
     let inc_square = keep(D::IS_VAR || Y::IS_VAR || T::IS_VAR);
     let inc_series = keep(Y::IS_VAR || T::IS_VAR || A::IS_VAR || B::IS_VAR);
-    let (mut dy, mut dalpha, mut dtau) = (partials(&y), partials(&alpha), partials(&tau));
-    let (mut dbeta, mut ddelta) = (partials(&beta), partials(&delta));
+    let (mut dy, mut dalpha, mut dtau) = (Partial::of(&y), Partial::of(&alpha), Partial::of(&tau));
+    let (mut dbeta, mut ddelta) = (Partial::of(&beta), Partial::of(&delta));
     let mut lp = 0.0;
     for i in 0..n {
         let (yv, a, t, bt, dl) = (
@@ -348,18 +347,18 @@ where
             lp -= 0.5 * dl * dl * s;
         }
         let lu_a2 = lu / a2;
-        accumulate(&y, &mut dy, i, lu_a2 - 0.5 * dl * dl);
-        accumulate(&tau, &mut dtau, i, 0.5 * dl * dl - lu_a2);
-        accumulate(&alpha, &mut dalpha, i, dl * w - 2.0 / a - 2.0 * u * lu / a);
-        accumulate(&beta, &mut dbeta, i, -dl * a - lw);
-        accumulate(&delta, &mut ddelta, i, a * w - dl * s);
+        dy.add(&y, i, lu_a2 - 0.5 * dl * dl);
+        dtau.add(&tau, i, 0.5 * dl * dl - lu_a2);
+        dalpha.add(&alpha, i, dl * w - 2.0 / a - 2.0 * u * lu / a);
+        dbeta.add(&beta, i, -dl * a - lw);
+        ddelta.add(&delta, i, a * w - dl * s);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add(&y, &dy);
-    ops.add(&alpha, &dalpha);
-    ops.add(&tau, &dtau);
-    ops.add(&beta, &dbeta);
-    ops.add(&delta, &ddelta);
+    ops.add_owned(&y, dy.into_vec());
+    ops.add_owned(&alpha, dalpha.into_vec());
+    ops.add_owned(&tau, dtau.into_vec());
+    ops.add_owned(&beta, dbeta.into_vec());
+    ops.add_owned(&delta, ddelta.into_vec());
     Ok(ops.build(lp))
 }
 
