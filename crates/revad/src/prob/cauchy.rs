@@ -18,7 +18,8 @@ use std::f64::consts::{FRAC_1_PI, PI};
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::elementwise::{eval3, Combine};
+use super::elementwise::eval3;
+use super::tails::Tail;
 use crate::error::{check, require, Result};
 
 /// Stan's argument checks of the Cauchy distribution.
@@ -109,7 +110,7 @@ where
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    Ok(eval3(&y, &mu, &sigma, n, Combine::Sum, |yv, m, s| {
+    Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
         let z = (yv - m) / s;
         let az = z.abs();
         // log(1 + z²) without overflow of z²
@@ -145,18 +146,14 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     sigma: S,
     sign: f64,
-    combine: Combine,
+    combine: Tail,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
     let n = check_args(function, &y, &mu, &sigma)?;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        let empty = if combine == Combine::Product {
-            1.0
-        } else {
-            0.0
-        };
+        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
         return Ok(OperandsAndPartials::new().build(empty));
     }
     Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
@@ -183,7 +180,7 @@ pub fn cauchy_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("cauchy_lcdf", y, mu, sigma, 1.0, Combine::Sum)
+    log_cdf_impl("cauchy_lcdf", y, mu, sigma, 1.0, Tail::Log)
 }
 
 /// `Σᵢ log(½ − atan(zᵢ)/π)`, the log of the complementary CDF, accurate in the upper tail.
@@ -198,7 +195,7 @@ pub fn cauchy_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("cauchy_lccdf", y, mu, sigma, -1.0, Combine::Sum)
+    log_cdf_impl("cauchy_lccdf", y, mu, sigma, -1.0, Tail::Log)
 }
 
 /// `Πᵢ (½ + atan(zᵢ)/π)`, the Cauchy CDF (a product over the elements, as in Stan; 1 for
@@ -213,5 +210,5 @@ pub fn cauchy_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("cauchy_cdf", y, mu, sigma, 1.0, Combine::Product)
+    log_cdf_impl("cauchy_cdf", y, mu, sigma, 1.0, Tail::Cdf)
 }

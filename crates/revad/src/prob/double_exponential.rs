@@ -19,7 +19,8 @@ use std::f64::consts::LN_2;
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::elementwise::{eval3, Combine};
+use super::elementwise::eval3;
+use super::tails::Tail;
 use crate::error::{check, require, Result};
 
 /// Stan's argument checks of the double exponential distribution (`y` must be finite for the
@@ -89,7 +90,7 @@ where
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    Ok(eval3(&y, &mu, &sigma, n, Combine::Sum, |yv, m, s| {
+    Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
         let d = yv - m;
         let az = d.abs() / s;
         let mut lp = -az;
@@ -127,18 +128,14 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     sigma: S,
     sign: f64,
-    combine: Combine,
+    combine: Tail,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
     let n = check_args(function, &y, &mu, &sigma, false)?;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        let empty = if combine == Combine::Product {
-            1.0
-        } else {
-            0.0
-        };
+        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
         return Ok(OperandsAndPartials::new().build(empty));
     }
     Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
@@ -166,7 +163,7 @@ pub fn double_exponential_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("double_exponential_lcdf", y, mu, sigma, 1.0, Combine::Sum)
+    log_cdf_impl("double_exponential_lcdf", y, mu, sigma, 1.0, Tail::Log)
 }
 
 /// `Σᵢ log(1 − F(zᵢ))`, the log of the complementary CDF: `log1p(−½eᶻ)` for `z < 0`,
@@ -182,7 +179,7 @@ pub fn double_exponential_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("double_exponential_lccdf", y, mu, sigma, -1.0, Combine::Sum)
+    log_cdf_impl("double_exponential_lccdf", y, mu, sigma, -1.0, Tail::Log)
 }
 
 /// `Πᵢ F(zᵢ)`, the double exponential CDF (a product over the elements, as in Stan; 1 for
@@ -198,12 +195,5 @@ pub fn double_exponential_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl(
-        "double_exponential_cdf",
-        y,
-        mu,
-        sigma,
-        1.0,
-        Combine::Product,
-    )
+    log_cdf_impl("double_exponential_cdf", y, mu, sigma, 1.0, Tail::Cdf)
 }

@@ -1,63 +1,29 @@
-//! The shared loop of the continuous distributions with three or four arguments: each element
-//! contributes a value and its partials with respect to every argument (computed together by a
-//! per-element closure); the contributions are summed (log densities, log CDFs) or, for a CDF,
-//! the closure gives `log Fᵢ` and its partials and the result is `Π Fᵢ = exp(Σ log Fᵢ)` with
-//! partials `F · ∂ log Fᵢ`. One node is recorded through [`OperandsAndPartials`]. Also a
-//! composite Gauss–Legendre rule for CDFs computed by quadrature.
+//! The loop of the location-scale distributions, on top of [`super::tails::run`]: each element's
+//! value and partials come from a closure of the arguments' values (three or four of them);
+//! the contributions are summed (log densities, log CDFs) or, for a CDF ([`Tail::Cdf`]), the
+//! closure gives `log Fᵢ` and the result is `Π Fᵢ` with partials `F · ∂ log Fᵢ`. One node. Also
+//! a composite Gauss–Legendre rule for CDFs computed by quadrature.
 
-use super::args::{OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
+use std::convert::Infallible;
 
-/// How the per-element contributions combine.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Combine {
-    /// `Σ vᵢ` (log densities, log CDFs).
-    Sum,
-    /// `exp(Σ vᵢ)` where `vᵢ = log Fᵢ` (a CDF as a product); when it is 0 every partial is 0.
-    Product,
-}
+use super::args::{Out, ProbArg, ProbOutput};
+use super::tails::{build3, build4, run, Tail};
 
-/// Scales the partials of a product `F = exp(total)`.
-fn finish(combine: Combine, total: f64, ds: &mut [&mut Partial]) -> f64 {
-    match combine {
-        Combine::Sum => total,
-        Combine::Product => {
-            let f = total.exp();
-            for d in ds.iter_mut() {
-                d.scale(f);
-            }
-            f
-        }
-    }
-}
-
-/// The loop over `n` elements of three arguments; `f(a, b, c)` gives the element's value and
-/// its partials `[∂a, ∂b, ∂c]`.
+/// The loop over `n` elements of three arguments; `f(a, b, c)` gives the element's value (or
+/// log CDF factor, for [`Tail::Cdf`]) and its partials `[∂a, ∂b, ∂c]`.
 pub(super) fn eval3<A: ProbArg, B: ProbArg, C: ProbArg>(
     a: &A,
     b: &B,
     c: &C,
     n: usize,
-    combine: Combine,
+    tail: Tail,
     mut f: impl FnMut(f64, f64, f64) -> (f64, [f64; 3]),
 ) -> Out<(A, B, C)>
 where
     (A, B, C): ProbOutput,
 {
-    let (mut da, mut db, mut dc) = (Partial::of(a), Partial::of(b), Partial::of(c));
-    let mut total = 0.0;
-    for i in 0..n {
-        let (v, g) = f(a.val(i), b.val(i), c.val(i));
-        total += v;
-        da.add(a, i, g[0]);
-        db.add(b, i, g[1]);
-        dc.add(c, i, g[2]);
-    }
-    let value = finish(combine, total, &mut [&mut da, &mut db, &mut dc]);
-    let mut ops = OperandsAndPartials::new();
-    ops.add_owned(a, da.into_vec());
-    ops.add_owned(b, db.into_vec());
-    ops.add_owned(c, dc.into_vec());
-    ops.build(value)
+    let Ok((v, d)) = run::<3, Infallible>(n, tail, |i| Ok(f(a.val(i), b.val(i), c.val(i))));
+    build3(a, b, c, v, &d)
 }
 
 /// The loop over `n` elements of four arguments; `f(a, b, c, d)` gives the element's value
@@ -69,34 +35,15 @@ pub(super) fn eval4<A: ProbArg, B: ProbArg, C: ProbArg, D: ProbArg>(
     c: &C,
     d: &D,
     n: usize,
-    combine: Combine,
+    tail: Tail,
     mut f: impl FnMut(f64, f64, f64, f64) -> (f64, [f64; 4]),
 ) -> Out<(A, B, C, D)>
 where
     (A, B, C, D): ProbOutput,
 {
-    let (mut da, mut db, mut dc, mut dd) = (
-        Partial::of(a),
-        Partial::of(b),
-        Partial::of(c),
-        Partial::of(d),
-    );
-    let mut total = 0.0;
-    for i in 0..n {
-        let (v, g) = f(a.val(i), b.val(i), c.val(i), d.val(i));
-        total += v;
-        da.add(a, i, g[0]);
-        db.add(b, i, g[1]);
-        dc.add(c, i, g[2]);
-        dd.add(d, i, g[3]);
-    }
-    let value = finish(combine, total, &mut [&mut da, &mut db, &mut dc, &mut dd]);
-    let mut ops = OperandsAndPartials::new();
-    ops.add_owned(a, da.into_vec());
-    ops.add_owned(b, db.into_vec());
-    ops.add_owned(c, dc.into_vec());
-    ops.add_owned(d, dd.into_vec());
-    ops.build(value)
+    let Ok((v, parts)) =
+        run::<4, Infallible>(n, tail, |i| Ok(f(a.val(i), b.val(i), c.val(i), d.val(i))));
+    build4(a, b, c, d, v, &parts)
 }
 
 /// Nodes and weights of 8-point Gauss–Legendre quadrature on [−1, 1] (the positive half; the

@@ -26,7 +26,8 @@ use std::f64::consts::LN_2;
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::elementwise::{eval4, gauss_legendre, Combine};
+use super::elementwise::{eval4, gauss_legendre};
+use super::tails::Tail;
 use crate::error::{check, require, Result};
 use crate::special::log_exp::{log1m_exp, log_sum_exp};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
@@ -107,7 +108,7 @@ where
         &sigma,
         &lambda,
         n,
-        Combine::Sum,
+        Tail::Log,
         |yv, m, sg, l| {
             if yv.is_infinite() {
                 return (f64::NEG_INFINITY, [0.0; 4]);
@@ -195,18 +196,14 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg, L: ProbArg>(
     sigma: S,
     lambda: L,
     upper: bool,
-    combine: Combine,
+    combine: Tail,
 ) -> Result<Out<(Y, M, S, L)>>
 where
     (Y, M, S, L): ProbOutput,
 {
     let n = check_args(function, &y, &mu, &sigma, &lambda)?;
     if any_empty(&[y.size(), mu.size(), sigma.size(), lambda.size()]) {
-        let empty = if combine == Combine::Product {
-            1.0
-        } else {
-            0.0
-        };
+        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
         return Ok(OperandsAndPartials::new().build(empty));
     }
     Ok(eval4(
@@ -266,7 +263,7 @@ where
         sigma,
         lambda,
         false,
-        Combine::Sum,
+        Tail::Log,
     )
 }
 
@@ -290,7 +287,7 @@ where
         sigma,
         lambda,
         true,
-        Combine::Sum,
+        Tail::Log,
     )
 }
 
@@ -308,13 +305,5 @@ pub fn exp_mod_normal_cdf<Y: ProbArg, M: ProbArg, S: ProbArg, L: ProbArg>(
 where
     (Y, M, S, L): ProbOutput,
 {
-    log_cdf_impl(
-        "exp_mod_normal_cdf",
-        y,
-        mu,
-        sigma,
-        lambda,
-        false,
-        Combine::Product,
-    )
+    log_cdf_impl("exp_mod_normal_cdf", y, mu, sigma, lambda, false, Tail::Cdf)
 }

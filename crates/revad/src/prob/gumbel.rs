@@ -15,7 +15,8 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::elementwise::{eval3, Combine};
+use super::elementwise::eval3;
+use super::tails::Tail;
 use crate::error::{check, require, Result};
 use crate::special::log_exp::log1m_exp;
 
@@ -70,7 +71,7 @@ where
     if any_empty(&[y.size(), mu.size(), beta.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    Ok(eval3(&y, &mu, &beta, n, Combine::Sum, |yv, m, b| {
+    Ok(eval3(&y, &mu, &beta, n, Tail::Log, |yv, m, b| {
         let z = (yv - m) / b;
         if z.is_infinite() {
             // the density vanishes at both ends (−z − e⁻ᶻ would be ∞ − ∞ at −∞)
@@ -98,18 +99,14 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     beta: S,
     upper: bool,
-    combine: Combine,
+    combine: Tail,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
     let n = check_args(function, &y, &mu, &beta)?;
     if any_empty(&[y.size(), mu.size(), beta.size()]) {
-        let empty = if combine == Combine::Product {
-            1.0
-        } else {
-            0.0
-        };
+        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
         return Ok(OperandsAndPartials::new().build(empty));
     }
     Ok(eval3(&y, &mu, &beta, n, combine, |yv, m, b| {
@@ -142,7 +139,7 @@ pub fn gumbel_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("gumbel_lcdf", y, mu, beta, false, Combine::Sum)
+    log_cdf_impl("gumbel_lcdf", y, mu, beta, false, Tail::Log)
 }
 
 /// `Σᵢ log(1 − exp(−e^(−zᵢ)))`, the log of the complementary CDF, finite far into the upper
@@ -157,7 +154,7 @@ pub fn gumbel_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("gumbel_lccdf", y, mu, beta, true, Combine::Sum)
+    log_cdf_impl("gumbel_lccdf", y, mu, beta, true, Tail::Log)
 }
 
 /// `Πᵢ exp(−e^(−zᵢ))`, the Gumbel CDF (a product over the elements, as in Stan; 1 for empty
@@ -172,5 +169,5 @@ pub fn gumbel_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("gumbel_cdf", y, mu, beta, false, Combine::Product)
+    log_cdf_impl("gumbel_cdf", y, mu, beta, false, Tail::Cdf)
 }

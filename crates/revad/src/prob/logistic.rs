@@ -16,7 +16,8 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::elementwise::{eval3, Combine};
+use super::elementwise::eval3;
+use super::tails::Tail;
 use crate::error::{check, require, Result};
 use crate::special::log_exp::{inv_logit, log1p_exp, log_inv_logit};
 
@@ -87,7 +88,7 @@ where
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    Ok(eval3(&y, &mu, &sigma, n, Combine::Sum, |yv, m, s| {
+    Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
         let z = (yv - m) / s;
         // −z − 2 log(1 + e⁻ᶻ) = −|z| − 2 log(1 + e^(−|z|)) (the density is symmetric)
         let mut lp = -z.abs() - 2.0 * log1p_exp(-z.abs());
@@ -106,18 +107,14 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     sigma: S,
     sign: f64,
-    combine: Combine,
+    combine: Tail,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
     let n = check_args(function, &y, &mu, &sigma, false)?;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        let empty = if combine == Combine::Product {
-            1.0
-        } else {
-            0.0
-        };
+        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
         return Ok(OperandsAndPartials::new().build(empty));
     }
     Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
@@ -145,7 +142,7 @@ pub fn logistic_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("logistic_lcdf", y, mu, sigma, 1.0, Combine::Sum)
+    log_cdf_impl("logistic_lcdf", y, mu, sigma, 1.0, Tail::Log)
 }
 
 /// `Σᵢ log λ(−zᵢ)`, the log of the complementary CDF.
@@ -160,7 +157,7 @@ pub fn logistic_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("logistic_lccdf", y, mu, sigma, -1.0, Combine::Sum)
+    log_cdf_impl("logistic_lccdf", y, mu, sigma, -1.0, Tail::Log)
 }
 
 /// `Πᵢ λ(zᵢ)`, the logistic CDF (a product over the elements, as in Stan; 1 for empty
@@ -175,5 +172,5 @@ pub fn logistic_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("logistic_cdf", y, mu, sigma, 1.0, Combine::Product)
+    log_cdf_impl("logistic_cdf", y, mu, sigma, 1.0, Tail::Cdf)
 }

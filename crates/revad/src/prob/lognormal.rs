@@ -17,7 +17,8 @@
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::elementwise::{eval3, Combine};
+use super::elementwise::eval3;
+use super::tails::Tail;
 use crate::error::{check, require, Result};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
 
@@ -83,7 +84,7 @@ where
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    Ok(eval3(&y, &mu, &sigma, n, Combine::Sum, |yv, m, s| {
+    Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
         if yv == 0.0 {
             return (f64::NEG_INFINITY, [0.0; 3]);
         }
@@ -111,18 +112,14 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     sigma: S,
     sign: f64,
-    combine: Combine,
+    combine: Tail,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
     let n = check_args(function, &y, &mu, &sigma)?;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        let empty = if combine == Combine::Product {
-            1.0
-        } else {
-            0.0
-        };
+        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
         return Ok(OperandsAndPartials::new().build(empty));
     }
     Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
@@ -154,7 +151,7 @@ pub fn lognormal_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("lognormal_lcdf", y, mu, sigma, 1.0, Combine::Sum)
+    log_cdf_impl("lognormal_lcdf", y, mu, sigma, 1.0, Tail::Log)
 }
 
 /// `Σᵢ log(1 − Φ((log yᵢ − μᵢ)/σᵢ))`, the log of the complementary CDF (0 at `y = 0`),
@@ -170,7 +167,7 @@ pub fn lognormal_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("lognormal_lccdf", y, mu, sigma, -1.0, Combine::Sum)
+    log_cdf_impl("lognormal_lccdf", y, mu, sigma, -1.0, Tail::Log)
 }
 
 /// `Πᵢ Φ((log yᵢ − μᵢ)/σᵢ)`, the lognormal CDF (a product over the elements, as in Stan; 1
@@ -185,5 +182,5 @@ pub fn lognormal_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("lognormal_cdf", y, mu, sigma, 1.0, Combine::Product)
+    log_cdf_impl("lognormal_cdf", y, mu, sigma, 1.0, Tail::Cdf)
 }

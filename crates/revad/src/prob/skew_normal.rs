@@ -27,7 +27,8 @@ use std::f64::consts::{LN_2, PI};
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::elementwise::{eval4, gauss_legendre, Combine};
+use super::elementwise::{eval4, gauss_legendre};
+use super::tails::Tail;
 use crate::error::{check, require, Result};
 use crate::special::normal::{log_Phi, log_Phi_deriv, owens_t, Phi};
 
@@ -99,7 +100,7 @@ where
         &omega,
         &alpha,
         n,
-        Combine::Sum,
+        Tail::Log,
         |yv, m, w, a| {
             let z = (yv - m) / w;
             // log erfc(−αz/√2) = log 2 + log Φ(αz), always kept (as Stan)
@@ -182,18 +183,14 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
     omega: S,
     alpha: A,
     upper: bool,
-    combine: Combine,
+    combine: Tail,
 ) -> Result<Out<(Y, M, S, A)>>
 where
     (Y, M, S, A): ProbOutput,
 {
     let n = check_args(function, &y, &xi, &omega, &alpha)?;
     if any_empty(&[y.size(), xi.size(), omega.size(), alpha.size()]) {
-        let empty = if combine == Combine::Product {
-            1.0
-        } else {
-            0.0
-        };
+        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
         return Ok(OperandsAndPartials::new().build(empty));
     }
     Ok(eval4(&y, &xi, &omega, &alpha, n, combine, |yv, m, w, a| {
@@ -231,7 +228,7 @@ pub fn skew_normal_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
 where
     (Y, M, S, A): ProbOutput,
 {
-    log_cdf_impl("skew_normal_lcdf", y, xi, omega, alpha, false, Combine::Sum)
+    log_cdf_impl("skew_normal_lcdf", y, xi, omega, alpha, false, Tail::Log)
 }
 
 /// `Σᵢ log(Φ(−zᵢ) + 2T(zᵢ, αᵢ))`, the log of the complementary CDF (see the module notes on
@@ -247,7 +244,7 @@ pub fn skew_normal_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
 where
     (Y, M, S, A): ProbOutput,
 {
-    log_cdf_impl("skew_normal_lccdf", y, xi, omega, alpha, true, Combine::Sum)
+    log_cdf_impl("skew_normal_lccdf", y, xi, omega, alpha, true, Tail::Log)
 }
 
 /// `Πᵢ (Φ(zᵢ) − 2T(zᵢ, αᵢ))`, the skew normal CDF (a product over the elements, as in Stan;
@@ -264,13 +261,5 @@ pub fn skew_normal_cdf<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
 where
     (Y, M, S, A): ProbOutput,
 {
-    log_cdf_impl(
-        "skew_normal_cdf",
-        y,
-        xi,
-        omega,
-        alpha,
-        false,
-        Combine::Product,
-    )
+    log_cdf_impl("skew_normal_cdf", y, xi, omega, alpha, false, Tail::Cdf)
 }

@@ -36,7 +36,7 @@ use std::f64::consts::PI;
 use super::args::{
     any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
 };
-use super::elementwise::{eval4, Combine};
+use super::elementwise::eval4;
 use super::tails::{build4, run, Tail};
 use crate::error::{check, require, Result};
 use crate::special::gamma::{digamma_shift, lgamma_shift};
@@ -113,46 +113,38 @@ where
         return Ok(OperandsAndPartials::new().build(0.0));
     }
     let half_log_pi = 0.5 * PI.ln();
-    Ok(eval4(
-        &y,
-        &nu,
-        &mu,
-        &sigma,
-        n,
-        Combine::Sum,
-        |yv, v, m, s| {
-            let z = (yv - m) / s;
-            let zz = z * z;
-            // log(1 + z²/ν), without overflow of z²
-            let log1p_t = if zz.is_finite() {
-                (zz / v).ln_1p()
-            } else {
-                2.0 * z.abs().ln() - v.ln()
-            };
-            let mut lp = -0.5 * (v + 1.0) * log1p_t;
-            if !propto {
-                lp -= half_log_pi;
-            }
-            if !propto || N::IS_VAR {
-                lp += lgamma_shift(0.5 * v, 0.5) - 0.5 * v.ln();
-            }
-            if !propto || S::IS_VAR {
-                lp -= s.ln();
-            }
-            if z.is_infinite() {
-                return (lp, [0.0; 4]);
-            }
-            // w = z²/(ν + z²); (ν+1)z/(ν + z²) = (ν+1)/(ν/z + z)
-            let (w, g) = if z == 0.0 {
-                (0.0, 0.0)
-            } else {
-                (1.0 / (1.0 + v / zz), (v + 1.0) / (v / z + z))
-            };
-            let dnu = 0.5 * digamma_shift(0.5 * v, 0.5) - 0.5 / v - 0.5 * log1p_t
-                + 0.5 * (v + 1.0) * w / v;
-            (lp, [-g / s, dnu, g / s, ((v + 1.0) * w - 1.0) / s])
-        },
-    ))
+    Ok(eval4(&y, &nu, &mu, &sigma, n, Tail::Log, |yv, v, m, s| {
+        let z = (yv - m) / s;
+        let zz = z * z;
+        // log(1 + z²/ν), without overflow of z²
+        let log1p_t = if zz.is_finite() {
+            (zz / v).ln_1p()
+        } else {
+            2.0 * z.abs().ln() - v.ln()
+        };
+        let mut lp = -0.5 * (v + 1.0) * log1p_t;
+        if !propto {
+            lp -= half_log_pi;
+        }
+        if !propto || N::IS_VAR {
+            lp += lgamma_shift(0.5 * v, 0.5) - 0.5 * v.ln();
+        }
+        if !propto || S::IS_VAR {
+            lp -= s.ln();
+        }
+        if z.is_infinite() {
+            return (lp, [0.0; 4]);
+        }
+        // w = z²/(ν + z²); (ν+1)z/(ν + z²) = (ν+1)/(ν/z + z)
+        let (w, g) = if z == 0.0 {
+            (0.0, 0.0)
+        } else {
+            (1.0 / (1.0 + v / zz), (v + 1.0) / (v / z + z))
+        };
+        let dnu =
+            0.5 * digamma_shift(0.5 * v, 0.5) - 0.5 / v - 0.5 * log1p_t + 0.5 * (v + 1.0) * w / v;
+        (lp, [-g / s, dnu, g / s, ((v + 1.0) * w - 1.0) / s])
+    }))
 }
 
 /// log F(t) of the standard Student-t with ν degrees of freedom and its derivatives in t and

@@ -1,6 +1,6 @@
-//! Shared plumbing of the positive-support distributions: one loop over the elements that sums
-//! log terms (a log density, `lcdf`, `lccdf`) or multiplies CDF factors, and the builders that
-//! turn per-element partials into one node.
+//! The element loop every distribution without a loop of its own goes through: [`run`] sums log
+//! terms (a log density, `lcdf`, `lccdf`) or multiplies CDF factors, and the builders turn the
+//! per-element partials into one node (`elementwise::eval3/eval4` are conveniences on top).
 
 use super::args::{OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use crate::error::Result;
@@ -20,11 +20,11 @@ pub(super) enum Tail {
 /// respect to each of the `K` arguments. Returns the total and the partials of the total per
 /// element: for [`Tail::Cdf`] the total is `exp(Σ log Fᵢ)` and its partials `F·∂log Fᵢ`, all
 /// zero when `F` is zero (as in Stan).
-pub(super) fn run<const K: usize>(
+pub(super) fn run<const K: usize, E>(
     n: usize,
     tail: Tail,
-    mut elem: impl FnMut(usize) -> Result<(f64, [f64; K])>,
-) -> Result<(f64, Vec<[f64; K]>)> {
+    mut elem: impl FnMut(usize) -> Result<(f64, [f64; K]), E>,
+) -> Result<(f64, Vec<[f64; K]>), E> {
     let mut total = 0.0;
     let mut d = Vec::with_capacity(n);
     for i in 0..n {
