@@ -16,6 +16,7 @@ use super::args::{
     any_empty, check_all, common_size, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
 };
 use crate::error::{check, require, Result};
+use crate::special::log_exp::sum_log;
 use crate::special::normal::{log_Phi, log_Phi_deriv};
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
@@ -97,16 +98,21 @@ where
         let inv_s = 1.0 / s;
         let z = (yv - m) * inv_s;
         lp -= 0.5 * z * z;
-        if !propto {
-            lp -= HALF_LOG_TWO_PI;
-        }
-        if !propto || S::IS_VAR {
-            lp -= s.ln();
-        }
         let dz = z * inv_s;
         dy.add(&y, i, -dz);
         dmu.add(&mu, i, dz);
         dsigma.add(&sigma, i, (z * z - 1.0) * inv_s);
+    }
+    if !propto {
+        lp -= n as f64 * HALF_LOG_TWO_PI;
+    }
+    if !propto || S::IS_VAR {
+        // Σ log σᵢ with one logarithm per 16 values (or n·log σ for a scalar).
+        lp -= match (sigma.size(), sigma.values()) {
+            (None, _) => n as f64 * sigma.val(0).ln(),
+            (Some(_), Some(v)) => sum_log(v.iter().copied()),
+            (Some(_), None) => sum_log((0..n).map(|i| sigma.val(i))),
+        };
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&y, dy.into_vec());
