@@ -88,7 +88,10 @@ pub(crate) fn sum_log(xs: impl IntoIterator<Item = f64>) -> f64 {
     const ONE: u64 = 0x3ff0_0000_0000_0000;
     let split = |x: f64| {
         let b = x.to_bits();
-        (((b >> 52) & 0x7ff) as i64 - 1023, f64::from_bits((b & MANTISSA) | ONE))
+        (
+            ((b >> 52) & 0x7ff) as i64 - 1023,
+            f64::from_bits((b & MANTISSA) | ONE),
+        )
     };
     let (mut exponent, mut rest) = (0i64, 0.0f64);
     let mut products = [1.0f64; 4];
@@ -285,7 +288,10 @@ mod tests {
             let want: f64 = xs[..n].iter().map(|x| x.ln()).sum();
             let got = sum_log(xs[..n].iter().copied());
             let scale: f64 = xs[..n].iter().map(|x| x.ln().abs()).sum::<f64>().max(1.0);
-            assert!((got - want).abs() <= 1e-15 * scale, "n={n}: {got} vs {want}");
+            assert!(
+                (got - want).abs() <= 1e-15 * scale,
+                "n={n}: {got} vs {want}"
+            );
         }
         assert_eq!(sum_log([2.0, 0.0, 3.0]), f64::NEG_INFINITY);
         assert!(sum_log([2.0, f64::NAN]).is_nan());
