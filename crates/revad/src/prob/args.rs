@@ -45,6 +45,12 @@ pub trait ProbArg {
     fn values(&self) -> Option<&[f64]> {
         None
     }
+    /// A vector variable's values as a shared handle (no copy), for a node that reads them in
+    /// the sweep; `None` otherwise.
+    #[doc(hidden)]
+    fn shared_values(&self) -> Option<Vector> {
+        None
+    }
 }
 
 /// One argument inside a hot loop: a broadcast scalar or contiguous values.
@@ -184,6 +190,11 @@ impl<S: Storage> ProbArg for &Var<S> {
     }
     fn values(&self) -> Option<&[f64]> {
         Some(self.value().as_slice())
+    }
+    fn shared_values(&self) -> Option<Vector> {
+        (self.value() as &dyn std::any::Any)
+            .downcast_ref::<Vector>()
+            .cloned()
     }
 }
 
@@ -550,6 +561,12 @@ impl ProbArg for VarArg {
     fn values(&self) -> Option<&[f64]> {
         match self {
             VarArg::Array(a) => Some(a.value().as_slice()),
+            _ => None,
+        }
+    }
+    fn shared_values(&self) -> Option<Vector> {
+        match self {
+            VarArg::Array(a) => Some(a.value().clone()),
             _ => None,
         }
     }

@@ -13,11 +13,15 @@
 //! itself underflows.
 
 use super::args::{
-    any_empty, check_all, common_size, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
+    any_empty, check_all, common_size, Keys, Lane, OperandsAndPartials, Out, Partial, ProbArg,
+    ProbOutput,
 };
 use crate::error::{check, require, Result};
+use crate::scalar::Real;
 use crate::special::log_exp::sum_log;
 use crate::special::normal::{log_Phi, log_Phi_deriv};
+use crate::tape::{self, Adjoints};
+use crate::var::Storage;
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
 
@@ -147,10 +151,44 @@ where
             (z, z * z)
         }
     };
-    // ∂/∂yᵢ = (μᵢ − yᵢ)/σ² = −∂/∂μᵢ, in a second pass the compiler vectorises.
+    let nf = n as f64;
+    let mut lp = -0.5 * sum_z2;
+    if !propto {
+        lp -= nf * HALF_LOG_TWO_PI;
+    }
+    if !propto || S::IS_VAR {
+        lp -= nf * s.ln();
+    }
     let y_each = Y::IS_VAR && y.size().is_some();
     let mu_each = M::IS_VAR && mu.size().is_some();
     let inv_s2 = inv_s * inv_s;
+    // y an array variable, μ a scalar: no partials stored at all; the sweep reads y's values
+    // (shared with the variable, no copy) and adds ḡ·(μ − yᵢ)/σ² to its adjoint run.
+    if let (true, false, Lane::One(m), Some(values), Some(first)) =
+        (y_each, mu_each, ms, y.shared_values(), y.run())
+    {
+        let mut keys = Keys::new();
+        y.keys(&mut keys);
+        mu.keys(&mut keys);
+        sigma.keys(&mut keys);
+        let d_mu = M::IS_VAR.then(|| (mu.slot(0), sum_z * inv_s));
+        let d_sigma = S::IS_VAR.then(|| (sigma.slot(0), (sum_z2 - nf) * inv_s));
+        return <Out<(Y, M, S)>>::from_value_or(lp, || {
+            tape::record_keyed(lp, &keys, move |out| {
+                move |adj: &mut Adjoints| {
+                    let g = adj[out];
+                    for (slot, d) in d_mu.into_iter().chain(d_sigma) {
+                        adj[slot] += g * d;
+                    }
+                    let c = g * inv_s2;
+                    for (a, &yi) in adj.run(first, n).iter_mut().zip(values.as_slice()) {
+                        *a += c * (m - yi);
+                    }
+                }
+            })
+        });
+    }
+    // ∂/∂yᵢ = (μᵢ − yᵢ)/σ² = −∂/∂μᵢ, in a second pass the compiler vectorises.
     let dy: Vec<f64> = if y_each || mu_each {
         match (ys, ms) {
             (Lane::Many(a), Lane::One(m)) => a.iter().map(|&yi| (m - yi) * inv_s2).collect(),
@@ -170,14 +208,6 @@ where
     } else {
         vec![sum_z * inv_s]
     };
-    let nf = n as f64;
-    let mut lp = -0.5 * sum_z2;
-    if !propto {
-        lp -= nf * HALF_LOG_TWO_PI;
-    }
-    if !propto || S::IS_VAR {
-        lp -= nf * s.ln();
-    }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(y, if y_each { dy } else { vec![-sum_z * inv_s] });
     ops.add_owned(mu, dmu);
