@@ -142,16 +142,20 @@ pub(crate) fn require(
     value: f64,
     requirement: &'static str,
 ) -> Result<()> {
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::Domain {
-            function,
-            argument,
-            value,
-            requirement: Cow::Borrowed(requirement),
-        })
-    }
+    domain(ok, function, argument, value, || Cow::Borrowed(requirement))
+}
+
+/// [`require`] with a requirement that depends on other arguments (Stan prints the bound:
+/// "greater than 1.5"), formatted only on failure.
+#[inline]
+pub(crate) fn require_with(
+    ok: bool,
+    function: &'static str,
+    argument: &'static str,
+    value: f64,
+    requirement: impl FnOnce() -> String,
+) -> Result<()> {
+    domain(ok, function, argument, value, || Cow::Owned(requirement()))
 }
 
 /// Fails with [`Error::DomainInt`] unless `ok`.
@@ -163,20 +167,11 @@ pub(crate) fn require_int(
     value: i64,
     requirement: &'static str,
 ) -> Result<()> {
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::DomainInt {
-            function,
-            argument,
-            value,
-            requirement: Cow::Borrowed(requirement),
-        })
-    }
+    domain_int(ok, function, argument, value, || Cow::Borrowed(requirement))
 }
 
-/// [`require_int`] with a requirement that depends on other arguments (Stan prints the bound:
-/// "in the interval [0, 3]"), formatted only on failure.
+/// [`require_int`] with a requirement that depends on other arguments ("in the interval
+/// [0, 3]"), formatted only on failure.
 #[inline]
 pub(crate) fn require_int_with(
     ok: bool,
@@ -185,42 +180,83 @@ pub(crate) fn require_int_with(
     value: i64,
     requirement: impl FnOnce() -> String,
 ) -> Result<()> {
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::DomainInt {
-            function,
-            argument,
-            value,
-            requirement: Cow::Owned(requirement()),
-        })
-    }
+    domain_int(ok, function, argument, value, || Cow::Owned(requirement()))
 }
 
-/// [`require`] with a requirement that depends on other arguments, formatted only on failure.
 #[inline]
-pub(crate) fn require_with(
+fn domain(
     ok: bool,
     function: &'static str,
     argument: &'static str,
     value: f64,
-    requirement: impl FnOnce() -> String,
+    requirement: impl FnOnce() -> Cow<'static, str>,
 ) -> Result<()> {
     if ok {
-        Ok(())
-    } else {
-        Err(Error::Domain {
-            function,
-            argument,
-            value,
-            requirement: Cow::Owned(requirement()),
-        })
+        return Ok(());
     }
+    Err(Error::Domain {
+        function,
+        argument,
+        value,
+        requirement: requirement(),
+    })
+}
+
+#[inline]
+fn domain_int(
+    ok: bool,
+    function: &'static str,
+    argument: &'static str,
+    value: i64,
+    requirement: impl FnOnce() -> Cow<'static, str>,
+) -> Result<()> {
+    if ok {
+        return Ok(());
+    }
+    Err(Error::DomainInt {
+        function,
+        argument,
+        value,
+        requirement: requirement(),
+    })
 }
 
 /// Argument checks in one style, named after Stan's `check_*` functions.
 pub(crate) mod check {
-    use super::{require, Result};
+    use super::{require, require_int_with, Result};
+
+    /// An index or size as the `i64` of [`super::Error::DomainInt`] (saturating).
+    fn int(x: usize) -> i64 {
+        i64::try_from(x).unwrap_or(i64::MAX)
+    }
+
+    /// `end ≤ len` (the end of a half-open range, a size); the message prints `len`.
+    #[inline]
+    pub fn at_most(
+        function: &'static str,
+        argument: &'static str,
+        end: usize,
+        len: usize,
+        requirement: &'static str,
+    ) -> Result<()> {
+        require_int_with(end <= len, function, argument, int(end), || {
+            format!("{requirement} ({len})")
+        })
+    }
+
+    /// `index < len`; the message prints `len`.
+    #[inline]
+    pub fn less_than(
+        function: &'static str,
+        argument: &'static str,
+        index: usize,
+        len: usize,
+        requirement: &'static str,
+    ) -> Result<()> {
+        require_int_with(index < len, function, argument, int(index), || {
+            format!("{requirement} ({len})")
+        })
+    }
 
     /// `x` is not NaN.
     #[inline]

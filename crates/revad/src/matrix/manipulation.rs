@@ -58,7 +58,7 @@
 use ndarray::Array2;
 
 use super::operand::{slot_of, Operand};
-use crate::error::{Error, Result};
+use crate::error::{check, Error, Result};
 use crate::scalar::Real;
 use crate::tape::{self, Adjoints};
 use crate::var::{Matrix, RowVector, Storage, Var, Vector};
@@ -258,51 +258,6 @@ fn permute<S: Storage, T: Storage>(
 // ---------------------------------------------------------------------------------------------
 // Checks
 
-/// An index as the `i64` of an error message.
-fn int(x: usize) -> i64 {
-    i64::try_from(x).unwrap_or(i64::MAX)
-}
-
-/// `end ≤ len` (the end of a half-open range), else [`Error::DomainInt`].
-fn check_end(
-    function: &'static str,
-    argument: &'static str,
-    end: usize,
-    len: usize,
-    requirement: &'static str,
-) -> Result<()> {
-    if end <= len {
-        Ok(())
-    } else {
-        Err(Error::DomainInt {
-            function,
-            argument,
-            value: int(end),
-            requirement: format!("{requirement} ({len})").into(),
-        })
-    }
-}
-
-/// `index < len`, else [`Error::DomainInt`].
-fn check_index(
-    function: &'static str,
-    argument: &'static str,
-    index: usize,
-    len: usize,
-    requirement: &'static str,
-) -> Result<()> {
-    if index < len {
-        Ok(())
-    } else {
-        Err(Error::DomainInt {
-            function,
-            argument,
-            value: int(index),
-            requirement: format!("{requirement} ({len})").into(),
-        })
-    }
-}
-
 const AT_MOST_ROWS: &str = "at most the number of rows";
 const AT_MOST_COLS: &str = "at most the number of columns";
 const LESS_THAN_ROWS: &str = "less than the number of rows";
@@ -429,14 +384,14 @@ pub fn block(
     ncols: usize,
 ) -> Result<Var<Matrix>> {
     let (r, c) = m.value().dim();
-    check_end(
+    check::at_most(
         "block",
         "i + nrows",
         i.saturating_add(nrows),
         r,
         AT_MOST_ROWS,
     )?;
-    check_end(
+    check::at_most(
         "block",
         "j + ncols",
         j.saturating_add(ncols),
@@ -460,7 +415,7 @@ pub fn block(
 /// [`Error::DomainInt`]: `col: j is 3, but must be less than the number of columns`.
 pub fn col(m: &impl Operand<Matrix>, j: usize) -> Result<Var<Vector>> {
     let (r, c) = m.value().dim();
-    check_index("col", "j", j, c, LESS_THAN_COLS)?;
+    check::less_than("col", "j", j, c, LESS_THAN_COLS)?;
     Ok(window(
         m,
         Window {
@@ -478,7 +433,7 @@ pub fn col(m: &impl Operand<Matrix>, j: usize) -> Result<Var<Vector>> {
 /// [`Error::DomainInt`]: `row: i is 2, but must be less than the number of rows`.
 pub fn row(m: &impl Operand<Matrix>, i: usize) -> Result<Var<RowVector>> {
     let (r, c) = m.value().dim();
-    check_index("row", "i", i, r, LESS_THAN_ROWS)?;
+    check::less_than("row", "i", i, r, LESS_THAN_ROWS)?;
     Ok(window(
         m,
         Window {
@@ -498,14 +453,14 @@ pub fn row(m: &impl Operand<Matrix>, i: usize) -> Result<Var<RowVector>> {
 /// `sub_col: j is 3, but must be less than the number of columns`.
 pub fn sub_col(m: &impl Operand<Matrix>, i: usize, j: usize, nrows: usize) -> Result<Var<Vector>> {
     let (r, c) = m.value().dim();
-    check_end(
+    check::at_most(
         "sub_col",
         "i + nrows",
         i.saturating_add(nrows),
         r,
         AT_MOST_ROWS,
     )?;
-    check_index("sub_col", "j", j, c, LESS_THAN_COLS)?;
+    check::less_than("sub_col", "j", j, c, LESS_THAN_COLS)?;
     Ok(window(
         m,
         Window {
@@ -530,8 +485,8 @@ pub fn sub_row(
     ncols: usize,
 ) -> Result<Var<RowVector>> {
     let (r, c) = m.value().dim();
-    check_index("sub_row", "i", i, r, LESS_THAN_ROWS)?;
-    check_end(
+    check::less_than("sub_row", "i", i, r, LESS_THAN_ROWS)?;
+    check::at_most(
         "sub_row",
         "j + ncols",
         j.saturating_add(ncols),
@@ -557,7 +512,7 @@ fn range<S: VectorKind>(
     i: usize,
     n: usize,
 ) -> Result<Var<S>> {
-    check_end(
+    check::at_most(
         function,
         argument,
         i.saturating_add(n),
@@ -590,7 +545,7 @@ pub fn head<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
 /// [`Error::DomainInt`]: `tail: n is 4, but must be at most the size of the vector`.
 pub fn tail<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
     let len = v.value().len();
-    check_end("tail", "n", n, len, AT_MOST_SIZE)?;
+    check::at_most("tail", "n", n, len, AT_MOST_SIZE)?;
     range("tail", "n", v, len - n, n)
 }
 
@@ -889,7 +844,7 @@ pub fn sort_indices_desc<S: VectorKind>(v: &impl Operand<S>) -> Vec<usize> {
 /// [`Error::DomainInt`]: `rank: s is 3, but must be less than the size of the vector`.
 pub fn rank<S: VectorKind>(v: &impl Operand<S>, s: usize) -> Result<usize> {
     let x = v.value().as_slice();
-    check_index("rank", "s", s, x.len(), "less than the size of the vector")?;
+    check::less_than("rank", "s", s, x.len(), "less than the size of the vector")?;
     Ok(x.iter().filter(|&&y| y < x[s]).count())
 }
 

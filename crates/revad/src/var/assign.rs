@@ -18,7 +18,7 @@
 //! `K` repeats an index, the last write wins, in value and in adjoint.
 
 use super::{Matrix, RowVector, Storage, Var, Vector};
-use crate::error::{Error, Result};
+use crate::error::{check, Error, Result};
 use crate::matrix::{Operand, VectorKind};
 use crate::scalar::Real;
 use crate::tape::{self, Adjoints, Slot};
@@ -32,26 +32,6 @@ enum Source {
     Run(u64),
     /// One scalar variable, broadcast to every target.
     One(Var),
-}
-
-/// `value ≤ limit`, else [`Error::DomainInt`].
-fn check_at_most(
-    function: &'static str,
-    argument: &'static str,
-    value: usize,
-    limit: usize,
-    requirement: &'static str,
-) -> Result<()> {
-    if value <= limit {
-        Ok(())
-    } else {
-        Err(Error::DomainInt {
-            function,
-            argument,
-            value: i64::try_from(value).unwrap_or(i64::MAX),
-            requirement: format!("{requirement} ({limit})").into(),
-        })
-    }
 }
 
 /// The row-major positions of the `nrows × ncols` block at `(i, j)` of a matrix with `c`
@@ -184,15 +164,15 @@ impl<S: Storage> Var<S> {
     }
 
     fn check_positions(&self, ks: &[usize]) -> Result<()> {
-        match ks.iter().find(|&&k| k >= self.len()) {
-            None => Ok(()),
-            Some(&k) => Err(Error::DomainInt {
-                function: "assign",
-                argument: "the position",
-                value: i64::try_from(k).unwrap_or(i64::MAX),
-                requirement: format!("less than the number of elements ({})", self.len()).into(),
-            }),
-        }
+        ks.iter().try_for_each(|&k| {
+            check::less_than(
+                "assign",
+                "the position",
+                k,
+                self.len(),
+                "less than the number of elements",
+            )
+        })
     }
 }
 
@@ -214,7 +194,7 @@ impl<S: VectorKind> Var<S> {
     /// the source is 4, but must be at most the size of the vector`.
     pub fn assign_segment(&mut self, start: usize, src: &impl Operand<S>) -> Result<()> {
         let n = src.value().len();
-        check_at_most(
+        check::at_most(
             "assign_segment",
             "start + size of the source",
             start.saturating_add(n),
@@ -230,7 +210,7 @@ impl<S: VectorKind> Var<S> {
     /// # Errors
     /// [`Error::DomainInt`] if the segment does not fit.
     pub fn fill_segment(&mut self, start: usize, n: usize, x: impl Real) -> Result<()> {
-        check_at_most(
+        check::at_most(
             "fill_segment",
             "start + n",
             start.saturating_add(n),
@@ -253,14 +233,14 @@ impl Var<Matrix> {
         ncols: usize,
     ) -> Result<Vec<usize>> {
         let (r, c) = self.shape();
-        check_at_most(
+        check::at_most(
             function,
             "i + rows of the block",
             i.saturating_add(nrows),
             r,
             "at most the number of rows",
         )?;
-        check_at_most(
+        check::at_most(
             function,
             "j + columns of the block",
             j.saturating_add(ncols),
@@ -318,7 +298,7 @@ impl Var<Matrix> {
     /// one element per column.
     pub fn assign_row(&mut self, i: usize, src: &impl Operand<RowVector>) -> Result<()> {
         let (r, c) = self.shape();
-        check_at_most(
+        check::at_most(
             "assign_row",
             "i + 1",
             i.saturating_add(1),
@@ -343,7 +323,7 @@ impl Var<Matrix> {
     /// one element per row.
     pub fn assign_col(&mut self, j: usize, src: &impl Operand<Vector>) -> Result<()> {
         let (r, c) = self.shape();
-        check_at_most(
+        check::at_most(
             "assign_col",
             "j + 1",
             j.saturating_add(1),
