@@ -2,14 +2,10 @@
 
 use crate::error::{Error, Result};
 use crate::scalar::{Promote, Real};
-use crate::tape::{self, Adjoints, Slot};
+use crate::tape::{self, Slot};
 use crate::var::{Matrix, RowVector, Storage, Var, Vector};
 use smallvec::SmallVec;
 use std::borrow::Cow;
-
-/// From this many partials in owned runs on, a node keeps them in their own allocation
-/// instead of copying them into the arena (the copy costs more than the allocation).
-const OWNED_RUNS: usize = 1024;
 
 /// The keys of a call's variable arguments, gathered to check they are live (inline up to
 /// eight: no allocation for the usual few scalar and array arguments).
@@ -431,33 +427,7 @@ impl<'a> OperandsAndPartials<'a> {
     /// The result: `value` as an `f64`, or a variable recorded with the partials gathered.
     pub fn build<O: Real>(self, value: f64) -> O {
         O::from_value_or(value, || {
-            let owned = self.runs.iter().all(|(_, d)| matches!(d, Cow::Owned(_)));
-            if owned && self.runs.iter().map(|(_, d)| d.len()).sum::<usize>() >= OWNED_RUNS {
-                // Long owned runs move into the node as they are (no copy into the arena);
-                // their memory is freed when the node runs or the tape is reset.
-                let pairs = self.pairs;
-                let runs: SmallVec<[(Slot, Vec<f64>); 4]> = self
-                    .runs
-                    .into_iter()
-                    .map(|(s, d)| (s, d.into_owned()))
-                    .collect();
-                return tape::record_keyed(value, &self.keys, move |out| {
-                    move |adj: &mut Adjoints| {
-                        let g = adj[out];
-                        for (slot, w) in pairs {
-                            adj[slot] += g * w;
-                        }
-                        for (first, d) in runs {
-                            for (a, w) in adj.run(first, d.len()).iter_mut().zip(&d) {
-                                *a += g * w;
-                            }
-                        }
-                    }
-                });
-            }
-            let runs: SmallVec<[(Slot, &[f64]); 4]> =
-                self.runs.iter().map(|(s, d)| (*s, &d[..])).collect();
-            tape::partials_node(value, &self.keys, &self.pairs, &runs)
+            tape::partials_node(value, &self.keys, &self.pairs, self.runs)
         })
     }
 }

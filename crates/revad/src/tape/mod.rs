@@ -20,6 +20,7 @@
 
 mod arena;
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::mem::needs_drop;
@@ -685,6 +686,18 @@ pub(crate) fn weighted_node(value: f64, xs: &[Var], partials: &[f64]) -> Var {
     })
 }
 
+/// From this many partials in owned runs on, [`partials_node`] keeps them in their own
+/// allocation instead of copying them into the arena (the copy costs more than the allocation).
+const OWNED_RUNS: usize = 1024;
+
+/// `adj += g · d`, element by element (one run of a partials node).
+#[inline(always)]
+fn add_scaled(adj: &mut [f64], d: &[f64], g: f64) {
+    for (a, w) in adj.iter_mut().zip(d) {
+        *a += g * w;
+    }
+}
+
 /// Records a node whose reverse pass adds `g · w` into the adjoint of each `(slot, w)` pair
 /// and, for each `(first, d)` run, `g · dᵢ` into slot `first + i`, with the partials computed
 /// in the forward pass (Stan's operands-and-partials). `keys` are the packed keys of the
@@ -694,8 +707,29 @@ pub(crate) fn partials_node(
     value: f64,
     keys: &[u64],
     pairs: &[(Slot, f64)],
-    runs: &[(Slot, &[f64])],
+    runs: smallvec::SmallVec<[(Slot, Cow<'_, [f64]>); 4]>,
 ) -> Var {
+    let owned = runs.iter().all(|(_, d)| matches!(d, Cow::Owned(_)));
+    if owned && runs.iter().map(|(_, d)| d.len()).sum::<usize>() >= OWNED_RUNS {
+        // Long owned runs move into the node as they are (no copy into the arena); their
+        // memory is freed when the node runs or the tape is reset.
+        let pairs: smallvec::SmallVec<[(Slot, f64); 8]> = pairs.iter().copied().collect();
+        let runs: smallvec::SmallVec<[(Slot, Vec<f64>); 4]> =
+            runs.into_iter().map(|(s, d)| (s, d.into_owned())).collect();
+        return record_keyed(value, keys, move |out| {
+            move |adj: &mut Adjoints| {
+                let g = adj[out];
+                for (slot, w) in pairs {
+                    adj[slot] += g * w;
+                }
+                for (first, d) in runs {
+                    add_scaled(adj.run(first, d.len()), &d, g);
+                }
+            }
+        });
+    }
+    let runs: smallvec::SmallVec<[(Slot, &[f64]); 4]> =
+        runs.iter().map(|(s, d)| (*s, &d[..])).collect();
     with_tape(|t| {
         if keys.is_empty() && t.gen == WALKING {
             walking_panic();
@@ -710,7 +744,7 @@ pub(crate) fn partials_node(
         let mut spill: smallvec::SmallVec<[(Slot, f64); 4]> = smallvec::SmallVec::new();
         let mut meta = [(Slot(0), 0u32); MAX_RUNS];
         let mut n_runs = 0;
-        for &(first, d) in runs {
+        for &(first, d) in &runs {
             if n_runs < MAX_RUNS {
                 meta[n_runs] = (first, d.len() as u32);
                 n_runs += 1;
@@ -745,9 +779,7 @@ pub(crate) fn partials_node(
                 }
                 for &(first, n) in &meta[..n_runs] {
                     let (d, tail) = rest.split_at(n as usize);
-                    for (a, w) in adj.run(first, d.len()).iter_mut().zip(d) {
-                        *a += g * w;
-                    }
+                    add_scaled(adj.run(first, d.len()), d, g);
                     rest = tail;
                 }
             },
