@@ -176,6 +176,42 @@ fn validation_follows_stan() {
         )),
         "normal_lpdf: Location parameter has size 3, but must have size 2"
     );
+    // Containers with a scalar σ are checked through the sums: the same errors, in Stan's order
+    // (y before μ before σ), for data and for variables, and infinite y is not an error.
+    let y_nan = [1.0, f64::NAN, 2.0];
+    let nan_msg = "normal_lpdf: Random variable is NaN, but must not be NaN";
+    assert_eq!(msg(normal_lpdf(&y_nan[..], 0.0, 1.0, false)), nan_msg);
+    assert_eq!(msg(normal_lpdf(&y_nan[..], 0.0, -1.0, false)), nan_msg);
+    assert_eq!(
+        msg(normal_lpdf(&y_nan[..], f64::INFINITY, 1.0, false)),
+        nan_msg
+    );
+    let vy = Var::array(Array1::from(y_nan.to_vec()).into_shared());
+    let r = normal_lpdf(&vy, Var::new(0.0), Var::new(1.0), false);
+    assert_eq!(r.unwrap_err().to_string(), nan_msg);
+    tape::reset();
+    assert_eq!(
+        msg(normal_lpdf(
+            &[0.5, 1.0][..],
+            &[0.0, f64::NEG_INFINITY][..],
+            1.0,
+            false
+        )),
+        "normal_lpdf: Location parameter is -inf, but must be finite"
+    );
+    assert_eq!(
+        msg(normal_lpdf(1.0, &[0.0, f64::NAN][..], 2.0, false)),
+        "normal_lpdf: Location parameter is NaN, but must be finite"
+    );
+    assert_eq!(
+        normal_lpdf(&[0.0, f64::INFINITY][..], 0.0, 1.0, false).unwrap(),
+        f64::NEG_INFINITY
+    );
+    // Finite values whose Σz² overflows are not an error either.
+    assert_eq!(
+        normal_lpdf(&[1e200, -1e200][..], 0.0, 1e-200, false).unwrap(),
+        f64::NEG_INFINITY
+    );
     // Empty containers: 0 (and 1 for the CDF), as Stan.
     let empty: &[f64] = &[];
     assert_eq!(normal_lpdf(empty, 0.0, 1.0, false).unwrap(), 0.0);
@@ -278,4 +314,75 @@ fn the_scalar_sigma_loop_agrees_with_the_general_loop() {
             tape::reset();
         }
     }
+}
+
+#[test]
+fn array_arguments_without_stored_partials_match_the_closed_form() {
+    // Scalar σ with y or μ an array variable: the node keeps the values (shared, no copy) and
+    // the sweep computes ∂/∂yᵢ = (μᵢ − yᵢ)/σ² = −∂/∂μᵢ, ∂/∂σ = Σ(zᵢ² − 1)/σ. Every mix of a
+    // data vector, a slice, an array variable and scalars, against the closed form.
+    let ys = [0.3, -1.2, 2.0, 0.7, -0.1, 3.5, -2.2, 0.05, 1.1];
+    let ms = [0.5, 0.1, -0.2, 1.0, 0.0, 2.9, -1.0, 0.3, 0.9];
+    let s = 1.7;
+    let dy = |i: usize, m: &[f64]| (m[i.min(m.len() - 1)] - ys[i]) / (s * s);
+    let ds = |m: &[f64]| -> f64 {
+        (0..ys.len())
+            .map(|i| ((ys[i] - m[i.min(m.len() - 1)]) / s).powi(2) - 1.0)
+            .sum::<f64>()
+            / s
+    };
+    let yd = Array1::from(ys.to_vec()).into_shared();
+    let md = Array1::from(ms.to_vec()).into_shared();
+
+    // y data vector, μ array variable, σ variable.
+    let (vm, vs) = (Var::array(md.clone()), Var::new(s));
+    normal_lpdf(&yd, &vm, vs, false).unwrap().grad();
+    for (i, g) in vm.adj().iter().enumerate() {
+        assert_close(*g, -dy(i, &ms), 1e-14);
+    }
+    assert_close(vs.adj(), ds(&ms), 1e-14);
+    tape::reset();
+
+    // y array variable, μ data vector or slice, σ constant.
+    let vy = Var::array(yd.clone());
+    normal_lpdf(&vy, &md, s, false).unwrap().grad();
+    for (i, g) in vy.adj().iter().enumerate() {
+        assert_close(*g, dy(i, &ms), 1e-14);
+    }
+    tape::reset();
+    let vy = Var::array(yd.clone());
+    normal_lpdf(&vy, &ms[..], s, false).unwrap().grad();
+    for (i, g) in vy.adj().iter().enumerate() {
+        assert_close(*g, dy(i, &ms), 1e-14);
+    }
+    tape::reset();
+
+    // A constant scalar y with an array μ; a scalar variable y with an array μ.
+    let want: Vec<f64> = ms.iter().map(|m| (0.4 - m) / (s * s)).collect();
+    let vm = Var::array(md.clone());
+    normal_lpdf(0.4, &vm, s, true).unwrap().grad();
+    for (g, w) in vm.adj().iter().zip(&want) {
+        assert_close(*g, *w, 1e-14);
+    }
+    tape::reset();
+    let (vm, y0) = (Var::array(md.clone()), Var::new(0.4));
+    normal_lpdf(y0, &vm, s, true).unwrap().grad();
+    for (g, w) in vm.adj().iter().zip(&want) {
+        assert_close(*g, *w, 1e-14);
+    }
+    assert_close(y0.adj(), -want.iter().sum::<f64>(), 1e-14);
+    tape::reset();
+
+    // The same array variable as y and μ: the two contributions cancel, σ sees z = 0.
+    let (v, vs) = (Var::array(yd.clone()), Var::new(s));
+    let lp = normal_lpdf(&v, &v, vs, false).unwrap();
+    lp.grad();
+    assert!(v.adj().iter().all(|&g| g == 0.0));
+    assert_close(vs.adj(), -(ys.len() as f64) / s, 1e-14);
+    assert_close(
+        lp.value(),
+        -(ys.len() as f64) * (s.ln() + LOG_SQRT_TWO_PI),
+        1e-14,
+    );
+    tape::reset();
 }

@@ -41,8 +41,8 @@ pub trait ProbArg {
     fn values(&self) -> Option<&[f64]> {
         None
     }
-    /// A vector variable's values as a shared handle (no copy), for a node that reads them in
-    /// the sweep; `None` otherwise.
+    /// A vector's values (variable or data) as a shared handle (no copy), for a node that
+    /// reads them in the sweep; `None` otherwise.
     #[doc(hidden)]
     fn shared_values(&self) -> Option<Vector> {
         None
@@ -100,7 +100,7 @@ impl ProbArg for Var {
 
 /// Containers of constants.
 macro_rules! data_container {
-    ($($t:ty => |$s:ident| $slice:expr),* $(,)?) => {$(
+    ($($t:ty => |$s:ident| $slice:expr $(, shared $shared:expr)?);* $(;)?) => {$(
         impl ProbArg for $t {
             type Scalar = f64;
             const IS_VAR: bool = false;
@@ -120,16 +120,20 @@ macro_rules! data_container {
                 let $s = self;
                 Some($slice)
             }
+            $(fn shared_values(&self) -> Option<Vector> {
+                let $s = self;
+                Some($shared)
+            })?
         }
     )*};
 }
 
 data_container! {
-    &[f64] => |s| s,
-    &Vec<f64> => |s| s.as_slice(),
-    &Vector => |s| Storage::as_slice(*s),
-    &RowVector => |s| Storage::as_slice(*s),
-    &Matrix => |s| Storage::as_slice(*s),
+    &[f64] => |s| s;
+    &Vec<f64> => |s| s.as_slice();
+    &Vector => |s| Storage::as_slice(*s), shared (*s).clone();
+    &RowVector => |s| Storage::as_slice(*s), shared s.0.clone();
+    &Matrix => |s| Storage::as_slice(*s);
 }
 
 impl ProbArg for &[Var] {

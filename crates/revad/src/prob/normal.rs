@@ -21,7 +21,7 @@ use crate::scalar::Real;
 use crate::special::log_exp::sum_log;
 use crate::special::normal::{log_Phi, log_Phi_deriv};
 use crate::tape::{self, Adjoints};
-use crate::var::Storage;
+use crate::var::{Storage, Vector};
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
 
@@ -85,15 +85,29 @@ where
     (Y, M, S): ProbOutput,
 {
     const F: &str = "normal_lpdf";
-    let n = check_args(F, &y, &mu, &sigma)?;
+    let lanes = match sigma.size() {
+        None => Lane::of(&y).zip(Lane::of(&mu)),
+        Some(_) => None,
+    };
+    // With a scalar σ and contiguous y, μ only the scalars are checked here: a NaN y or a
+    // non-finite μ in a container makes Σz² non-finite, and only then are the elements checked
+    // (in Stan's order, so the same error is reported). One pass over the data instead of two.
+    let n = match lanes {
+        Some((ys, ms)) if scalars_valid(ys, ms, sigma.val(0)) => common_size(
+            F,
+            &[
+                ("Random variable", y.size()),
+                ("Location parameter", mu.size()),
+            ],
+        )?,
+        _ => check_args(F, &y, &mu, &sigma)?,
+    };
     let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
         return Ok(OperandsAndPartials::new().build(0.0));
     }
-    if sigma.size().is_none() {
-        if let (Some(ys), Some(ms)) = (Lane::of(&y), Lane::of(&mu)) {
-            return Ok(normal_lpdf_scalar_sigma(&y, &mu, &sigma, ys, ms, n, propto));
-        }
+    if let Some((ys, ms)) = lanes {
+        return normal_lpdf_scalar_sigma(&y, &mu, &sigma, ys, ms, n, propto);
     }
     let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
     let mut lp = 0.0;
@@ -136,7 +150,7 @@ fn normal_lpdf_scalar_sigma<Y: ProbArg, M: ProbArg, S: ProbArg>(
     ms: Lane<'_>,
     n: usize,
     propto: bool,
-) -> Out<(Y, M, S)>
+) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
@@ -151,6 +165,10 @@ where
             (z, z * z)
         }
     };
+    if !sum_z2.is_finite() {
+        // A NaN or infinite element (or Σz² overflowed): the element checks decide.
+        check_args("normal_lpdf", y, mu, sigma)?;
+    }
     let nf = n as f64;
     let mut lp = -0.5 * sum_z2;
     if !propto {
@@ -162,57 +180,128 @@ where
     let y_each = Y::IS_VAR && y.size().is_some();
     let mu_each = M::IS_VAR && mu.size().is_some();
     let inv_s2 = inv_s * inv_s;
-    // y an array variable, μ a scalar: no partials stored at all; the sweep reads y's values
-    // (shared with the variable, no copy) and adds ḡ·(μ − yᵢ)/σ² to its adjoint run.
-    if let (true, false, Lane::One(m), Some(values), Some(first)) =
-        (y_each, mu_each, ms, y.shared_values(), y.run())
-    {
-        let mut keys = Keys::new();
-        y.keys(&mut keys);
-        mu.keys(&mut keys);
-        sigma.keys(&mut keys);
-        let d_mu = M::IS_VAR.then(|| (mu.slot(0), sum_z * inv_s));
-        let d_sigma = S::IS_VAR.then(|| (sigma.slot(0), (sum_z2 - nf) * inv_s));
-        return <Out<(Y, M, S)>>::from_value_or(lp, || {
-            tape::record_keyed(lp, &keys, move |out| {
-                move |adj: &mut Adjoints| {
-                    let g = adj[out];
-                    for (slot, d) in d_mu.into_iter().chain(d_sigma) {
-                        adj[slot] += g * d;
+    // y or μ an array variable: no partials stored at all; the sweep reads the values (shared
+    // with the arguments, no copy) and adds ḡ·(μᵢ − yᵢ)/σ² to y's run and its negative to μ's.
+    let (y_run, mu_run) = (y.run().filter(|_| y_each), mu.run().filter(|_| mu_each));
+    if (y_each || mu_each) && y_each == y_run.is_some() && mu_each == mu_run.is_some() {
+        if let (Some(yv), Some(mv)) = (Values::of(y, ys), Values::of(mu, ms)) {
+            let mut keys = Keys::new();
+            y.keys(&mut keys);
+            mu.keys(&mut keys);
+            sigma.keys(&mut keys);
+            // The scalar variables' partials are sums known now.
+            let scalars = [
+                (Y::IS_VAR && !y_each).then(|| (y.slot(0), -sum_z * inv_s)),
+                (M::IS_VAR && !mu_each).then(|| (mu.slot(0), sum_z * inv_s)),
+                S::IS_VAR.then(|| (sigma.slot(0), (sum_z2 - nf) * inv_s)),
+            ];
+            return Ok(<Out<(Y, M, S)>>::from_value_or(lp, || {
+                tape::record_keyed(lp, &keys, move |out| {
+                    move |adj: &mut Adjoints| {
+                        let g = adj[out];
+                        for (slot, d) in scalars.into_iter().flatten() {
+                            adj[slot] += g * d;
+                        }
+                        let c = g * inv_s2;
+                        match (&yv, &mv) {
+                            (Values::Many(a), Values::One(m)) => {
+                                if let Some(first) = y_run {
+                                    add_each(adj.run(first, n), a, |yi| c * (m - yi));
+                                }
+                            }
+                            (Values::One(yv), Values::Many(b)) => {
+                                if let Some(first) = mu_run {
+                                    add_each(adj.run(first, n), b, |mi| c * (yv - mi));
+                                }
+                            }
+                            (Values::Many(a), Values::Many(b)) => {
+                                if let Some(first) = y_run {
+                                    add_each2(adj.run(first, n), a, b, |yi, mi| c * (mi - yi));
+                                }
+                                if let Some(first) = mu_run {
+                                    add_each2(adj.run(first, n), a, b, |yi, mi| c * (yi - mi));
+                                }
+                            }
+                            (Values::One(_), Values::One(_)) => {}
+                        }
                     }
-                    let c = g * inv_s2;
-                    for (a, &yi) in adj.run(first, n).iter_mut().zip(values.as_slice()) {
-                        *a += c * (m - yi);
-                    }
-                }
-            })
-        });
-    }
-    // ∂/∂yᵢ = (μᵢ − yᵢ)/σ² = −∂/∂μᵢ, in a second pass the compiler vectorises.
-    let dy: Vec<f64> = if y_each || mu_each {
-        match (ys, ms) {
-            (Lane::Many(a), Lane::One(m)) => a.iter().map(|&yi| (m - yi) * inv_s2).collect(),
-            (Lane::One(yv), Lane::Many(b)) => b.iter().map(|&mi| (mi - yv) * inv_s2).collect(),
-            (Lane::Many(a), Lane::Many(b)) => a
-                .iter()
-                .zip(b)
-                .map(|(&yi, &mi)| (mi - yi) * inv_s2)
-                .collect(),
-            (Lane::One(_), Lane::One(_)) => vec![-sum_z * inv_s],
+                })
+            }));
         }
-    } else {
-        Vec::new()
-    };
-    let dmu: Vec<f64> = if mu_each {
-        dy.iter().map(|d| -d).collect()
-    } else {
-        vec![sum_z * inv_s]
+    }
+    // A container's partials (borrowed values), ∂/∂yᵢ = (μᵢ − yᵢ)/σ² = −∂/∂μᵢ, in a second
+    // pass the compiler vectorises, only for the arguments that need them.
+    let each = |sign: f64| -> Vec<f64> {
+        let c = sign * inv_s2;
+        match (ys, ms) {
+            (Lane::Many(a), Lane::One(m)) => a.iter().map(|&yi| c * (m - yi)).collect(),
+            (Lane::One(yv), Lane::Many(b)) => b.iter().map(|&mi| c * (mi - yv)).collect(),
+            (Lane::Many(a), Lane::Many(b)) => {
+                a.iter().zip(b).map(|(&yi, &mi)| c * (mi - yi)).collect()
+            }
+            // Not reached: only a container argument asks for its partials.
+            (Lane::One(_), Lane::One(_)) => Vec::new(),
+        }
     };
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(y, if y_each { dy } else { vec![-sum_z * inv_s] });
-    ops.add_owned(mu, dmu);
+    ops.add_owned(
+        y,
+        if y_each {
+            each(1.0)
+        } else {
+            vec![-sum_z * inv_s]
+        },
+    );
+    ops.add_owned(
+        mu,
+        if mu_each {
+            each(-1.0)
+        } else {
+            vec![sum_z * inv_s]
+        },
+    );
     ops.add_owned(sigma, vec![(sum_z2 - nf) * inv_s]);
-    ops.build(lp)
+    Ok(ops.build(lp))
+}
+
+/// Whether the scalar arguments of the scalar-σ path pass Stan's checks (containers are
+/// checked through the sums).
+fn scalars_valid(y: Lane<'_>, mu: Lane<'_>, sigma: f64) -> bool {
+    let y_ok = !matches!(y, Lane::One(v) if v.is_nan());
+    let mu_ok = !matches!(mu, Lane::One(v) if !v.is_finite());
+    y_ok && mu_ok && sigma > 0.0 && sigma.is_finite()
+}
+
+/// An argument's values kept for the sweep: a scalar, or a container's shared values.
+enum Values {
+    One(f64),
+    Many(Vector),
+}
+
+impl Values {
+    /// `a`'s values without a copy, or `None` when they cannot be shared (a borrowed slice).
+    fn of<A: ProbArg>(a: &A, lane: Lane<'_>) -> Option<Values> {
+        match lane {
+            Lane::One(v) => Some(Values::One(v)),
+            Lane::Many(_) => a.shared_values().map(Values::Many),
+        }
+    }
+}
+
+/// `adjᵢ += f(aᵢ)`.
+#[inline(always)]
+fn add_each(adj: &mut [f64], a: &Vector, f: impl Fn(f64) -> f64) {
+    for (d, &x) in adj.iter_mut().zip(a.as_slice()) {
+        *d += f(x);
+    }
+}
+
+/// `adjᵢ += f(aᵢ, bᵢ)`.
+#[inline(always)]
+fn add_each2(adj: &mut [f64], a: &Vector, b: &Vector, f: impl Fn(f64, f64) -> f64) {
+    for ((d, &x), &y) in adj.iter_mut().zip(a.as_slice()).zip(b.as_slice()) {
+        *d += f(x, y);
+    }
 }
 
 /// `(Σ zᵢ, Σ zᵢ²)` with `zᵢ = z(aᵢ)`, in four lanes of sums.
