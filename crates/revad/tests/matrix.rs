@@ -286,3 +286,38 @@ fn empty_arrays_are_live_and_have_empty_adjoints() {
     assert!(!e.is_live(), "a reset makes even an empty array stale");
     tape::reset();
 }
+
+#[test]
+fn matrix_vector_products_in_row_blocks_with_a_remainder() {
+    // Rows are taken four at a time (forward and reverse): 11 and 8 rows cover a remainder
+    // and none; values against the naive sum, gradients against finite differences.
+    for rows in [11, 8, 3] {
+        let data = Array2::from_shape_fn((rows, 3), |(i, j)| ((i * 3 + j) as f64 * 0.37).sin())
+            .into_shared();
+        let b = [0.7, -1.3, 0.4];
+        let vb = Var::array(Array1::from(b.to_vec()).into_shared());
+        let y: Var<Vector> = matrix::multiply(&data, &vb).unwrap();
+        for i in 0..rows {
+            let want: f64 = (0..3).map(|j| data[(i, j)] * b[j]).sum();
+            assert_close(y.value()[i], want, 1e-15);
+        }
+        tape::reset();
+        check_gradient(
+            |v: &[Var]| {
+                let b = vector(&v[..3]);
+                let y: Var<Vector> = matrix::multiply(&data, &b).unwrap();
+                matrix::dot_self(&y)
+            },
+            &[&points(3, 6)],
+        );
+        check_gradient(
+            |v: &[Var]| {
+                let (a, b) = (mat(rows, 3, &v[..3 * rows]), vector(&v[3 * rows..]));
+                let y: Var<Vector> = matrix::multiply(&a, &b).unwrap();
+                matrix::sum(&matrix::exp(&y))
+            },
+            &[&points(3 * rows + 3, 7)],
+        );
+    }
+    tape::reset();
+}

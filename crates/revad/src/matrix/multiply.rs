@@ -6,7 +6,7 @@
 //! `multiply` is this one rule.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
 use super::operand::{slot_of, Operand};
 use crate::error::{Error, Result};
@@ -55,9 +55,10 @@ where
     }
     let product = if c == 1 {
         // Matrix·vector: row dot products, no packing of A (which gemm would copy every call).
-        let b1 = bv.view2().column(0).to_owned();
-        let y = av.view2().dot(&b1);
-        y.into_shape_with_order((r, 1)).expect("r×1")
+        let mut y = Array2::zeros((r, 1));
+        let out = y.as_slice_mut().expect("a new array is contiguous");
+        mat_vec(av.as_slice(), k, bv.as_slice(), out);
+        y
     } else {
         av.view2().dot(&bv.view2())
     };
@@ -82,12 +83,7 @@ where
                     }
                 }
                 if let (Some(k_b), Some(a_val)) = (kb, &a_val) {
-                    let (a, b_bar) = (a_val.as_slice(), below.run(slot_of(k_b), k));
-                    for (row, &gi) in a.chunks_exact(k).zip(g) {
-                        for (x, &aj) in b_bar.iter_mut().zip(row) {
-                            *x += gi * aj;
-                        }
-                    }
+                    mat_t_vec_add(a_val.as_slice(), k, g, below.run(slot_of(k_b), k));
                 }
                 return;
             }
@@ -148,4 +144,55 @@ pub fn dot_product<A: Storage, B: Storage>(
             }
         }
     }))
+}
+
+/// `out = A·b` for a row-major `A` with `k` columns: four rows at a time, so four
+/// independent sums are in flight instead of one chain of additions per row.
+fn mat_vec(a: &[f64], k: usize, b: &[f64], out: &mut [f64]) {
+    if k == 0 {
+        return;
+    }
+    let b = &b[..k];
+    let mut blocks = a.chunks_exact(4 * k).zip(out.chunks_exact_mut(4));
+    for (rows, o) in &mut blocks {
+        let (r0, rest) = rows.split_at(k);
+        let (r1, rest) = rest.split_at(k);
+        let (r2, r3) = rest.split_at(k);
+        let mut s = [0.0; 4];
+        for j in 0..k {
+            s[0] += r0[j] * b[j];
+            s[1] += r1[j] * b[j];
+            s[2] += r2[j] * b[j];
+            s[3] += r3[j] * b[j];
+        }
+        o.copy_from_slice(&s);
+    }
+    let done = out.len() / 4 * 4;
+    for (row, o) in a[done * k..].chunks_exact(k).zip(&mut out[done..]) {
+        *o = row.iter().zip(b).map(|(x, y)| x * y).sum();
+    }
+}
+
+/// `b̄ += Aᵀ·g` for a row-major `A` with `k` columns: four rows at a time, so each `b̄ⱼ` is
+/// loaded and stored once per four rows (one chain through memory per row otherwise).
+fn mat_t_vec_add(a: &[f64], k: usize, g: &[f64], b_bar: &mut [f64]) {
+    if k == 0 {
+        return;
+    }
+    let b_bar = &mut b_bar[..k];
+    let mut blocks = a.chunks_exact(4 * k).zip(g.chunks_exact(4));
+    for (rows, gs) in &mut blocks {
+        let (r0, rest) = rows.split_at(k);
+        let (r1, rest) = rest.split_at(k);
+        let (r2, r3) = rest.split_at(k);
+        for j in 0..k {
+            b_bar[j] += (gs[0] * r0[j] + gs[1] * r1[j]) + (gs[2] * r2[j] + gs[3] * r3[j]);
+        }
+    }
+    let done = g.len() / 4 * 4;
+    for (row, &gi) in a[done * k..].chunks_exact(k).zip(&g[done..]) {
+        for (x, &aj) in b_bar.iter_mut().zip(row) {
+            *x += gi * aj;
+        }
+    }
 }
