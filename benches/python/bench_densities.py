@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import cores
 import numpy as np
 
 import revad
@@ -281,9 +282,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--plot", default="docs/densities.png", help="PNG path")
+    cores.add_argument(parser)
     args = parser.parse_args()
+    where = cores.apply(args.cores)
     print(f"Python {platform.python_version()} on {platform.machine()}, "
-          f"revad {getattr(revad, '__version__', '?')}, NumPy {np.__version__}\n")
+          f"revad {getattr(revad, '__version__', '?')}, NumPy {np.__version__}, {where}\n")
     builders: list[tuple[Callable[[int], Case], tuple[int, ...]]] = [
         (normal_case, NORMAL_SIZES),
         (regression_case, REGRESSION_SIZES),

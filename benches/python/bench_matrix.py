@@ -23,6 +23,7 @@ import platform
 import timeit
 from collections.abc import Callable
 
+import cores
 import numpy as np
 
 import revad
@@ -79,9 +80,11 @@ def cases(k: int) -> dict[str, Callable[[], object] | None]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
+    cores.add_argument(parser)
     args = parser.parse_args()
+    where = cores.apply(args.cores)
     print(f"Python {platform.python_version()} on {platform.machine()}, revad "
-          f"{getattr(revad, '__version__', '?')}, NumPy {np.__version__}\n")
+          f"{getattr(revad, '__version__', '?')}, NumPy {np.__version__}, {where}\n")
     names = ["f64", "revad", "revad.gradient", "jax jit"]
     print(f"{'K':>5}" + "".join(f"{n + ' µs':>18}" for n in names)
           + f"{'revad/f64':>12}{'gradient/f64':>14}{'revad/jax':>11}")
