@@ -321,3 +321,39 @@ fn matrix_vector_products_in_row_blocks_with_a_remainder() {
     }
     tape::reset();
 }
+
+#[test]
+fn reductions_in_lanes_cover_every_remainder() {
+    // Sums are taken in four lanes plus a remainder: lengths 1..=13 against the naive sums,
+    // and the scalar's adjoint of c·a, a + c and a / c against finite differences.
+    for n in 1..=13usize {
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.71).cos() + 0.1).collect();
+        let v = Var::array(Array1::from(x.clone()).into_shared());
+        let w = Var::array(
+            Array1::from(x.iter().map(|t| t * 1.5 - 0.2).collect::<Vec<_>>()).into_shared(),
+        );
+        let naive: f64 = x.iter().sum();
+        assert_close(matrix::sum(&v).value(), naive, 1e-15);
+        assert_close(matrix::mean(&v).value(), naive / n as f64, 1e-15);
+        assert_close(
+            matrix::dot_self(&v).value(),
+            x.iter().map(|t| t * t).sum(),
+            1e-15,
+        );
+        assert_close(
+            matrix::dot_product(&v, &w).unwrap().value(),
+            x.iter().map(|t| t * (t * 1.5 - 0.2)).sum(),
+            1e-15,
+        );
+        tape::reset();
+        let data = Array1::from(x.clone()).into_shared();
+        check_gradient(
+            |s: &[Var]| {
+                let a = matrix::multiply_scalar(&data, s[0]);
+                let b = matrix::add_scalar(&a, s[0]);
+                matrix::sum(&matrix::divide(&b, s[0]))
+            },
+            &[&[0.7], &[-1.9]],
+        );
+    }
+}

@@ -13,6 +13,7 @@
 //! | `broadcast_elementwise(op, a, b)` | `op` after NumPy broadcasting | as `op`, each input's adjoint summed over its copies |
 
 use super::operand::{slot_of, Operand};
+use super::reduce::lane_sum;
 use crate::error::Error;
 use crate::error::Result;
 use crate::scalar::Real;
@@ -121,13 +122,13 @@ pub fn pow<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S
 }
 
 /// Records `c = f(a, s)` for an array `a` and a scalar `s`, with per-element partials
-/// `∂cᵢ/∂aᵢ = da(aᵢ, s)` and `∂cᵢ/∂s = ds(aᵢ, s, cᵢ)`.
+/// `∂cᵢ/∂aᵢ = da(aᵢ, s)` and `∂cᵢ/∂s = ds(aᵢ, s, cᵢ)`. The partials are closures, not function pointers, so the sweep's loops inline them.
 fn with_scalar<S: Storage, R: Real>(
     a: &impl Operand<S>,
     s: R,
     f: impl Fn(f64, f64) -> f64,
-    da: fn(f64, f64) -> f64,
-    ds: fn(f64, f64, f64) -> f64,
+    da: impl Fn(f64, f64) -> f64 + 'static,
+    ds: impl Fn(f64, f64, f64) -> f64 + 'static,
 ) -> Var<S> {
     let av = a.value();
     let sv = s.value();
@@ -148,7 +149,7 @@ fn with_scalar<S: Storage, R: Real>(
                 }
             }
             if let Some((_, slot)) = ks {
-                below[slot] += (0..n).map(|i| g[i] * ds(x[i], sv, c[i])).sum::<f64>();
+                below[slot] += lane_sum(n, |i| g[i] * ds(x[i], sv, c[i]));
             }
         }
     });

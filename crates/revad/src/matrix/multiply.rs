@@ -9,6 +9,7 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
 use super::operand::{slot_of, Operand};
+use super::reduce::lane_sum;
 use crate::error::{Error, Result};
 use crate::tape::{self, Adjoints};
 use crate::var::{Matrix, RowVector, Storage, Var, Vector};
@@ -117,12 +118,8 @@ pub fn dot_product<A: Storage, B: Storage>(
             found: bv.len(),
         });
     }
-    let value = av
-        .as_slice()
-        .iter()
-        .zip(bv.as_slice())
-        .map(|(x, y)| x * y)
-        .sum();
+    let (x, y) = (av.as_slice(), &bv.as_slice()[..av.len()]);
+    let value = lane_sum(x.len(), |i| x[i] * y[i]);
     let (ka, kb) = (a.key(), b.key());
     let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
     let a_val = kb.map(|_| av.clone());

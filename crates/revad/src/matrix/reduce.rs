@@ -29,24 +29,40 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
     })
 }
 
+/// `Σᵢ f(i)` for `i < n` in four independent partial sums: a single running sum would bound
+/// the loop at one element per addition latency.
+#[inline(always)]
+pub(crate) fn lane_sum(n: usize, f: impl Fn(usize) -> f64) -> f64 {
+    let mut s = [0.0; 4];
+    let full = n / 4 * 4;
+    for i in (0..full).step_by(4) {
+        for (k, sk) in s.iter_mut().enumerate() {
+            *sk += f(i + k);
+        }
+    }
+    let rest: f64 = (full..n).map(&f).sum();
+    ((s[0] + s[1]) + (s[2] + s[3])) + rest
+}
+
+/// `Σ aᵢ` of a slice, in lanes.
+fn slice_sum(a: &[f64]) -> f64 {
+    lane_sum(a.len(), |i| a[i])
+}
+
 /// `Σ aᵢ` of every element.
 pub fn sum<S: Storage>(a: &Var<S>) -> Var {
-    reduce(a, a.value().as_slice().iter().sum(), 1.0, None)
+    reduce(a, slice_sum(a.value().as_slice()), 1.0, None)
 }
 
 /// The mean of the elements (NaN for an empty array).
 pub fn mean<S: Storage>(a: &Var<S>) -> Var {
     let n = a.len() as f64;
-    reduce(
-        a,
-        a.value().as_slice().iter().sum::<f64>() / n,
-        1.0 / n,
-        None,
-    )
+    reduce(a, slice_sum(a.value().as_slice()) / n, 1.0 / n, None)
 }
 
 /// `Σ aᵢ²`.
 pub fn dot_self<S: Storage>(a: &Var<S>) -> Var {
-    let v = a.value().as_slice().iter().map(|x| x * x).sum();
+    let x = a.value().as_slice();
+    let v = lane_sum(x.len(), |i| x[i] * x[i]);
     reduce(a, v, 2.0, Some(a.value().clone()))
 }
