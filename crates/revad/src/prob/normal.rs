@@ -20,7 +20,7 @@ use crate::error::{check, require, Result};
 use crate::scalar::Real;
 use crate::special::log_exp::sum_log;
 use crate::special::normal::{log_Phi, log_Phi_deriv};
-use crate::tape::{self, Adjoints};
+use crate::tape::{self, Adjoints, Slot};
 use crate::var::{Storage, Vector};
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
@@ -156,9 +156,25 @@ where
 {
     let s = sigma.val(0);
     let inv_s = 1.0 / s;
+    let y_each = Y::IS_VAR && y.size().is_some();
+    let mu_each = M::IS_VAR && mu.size().is_some();
+    // y or μ an array variable whose values can be shared: no partials are stored at all (see
+    // `scalar_sigma_node`), and Σz is not needed here.
+    let (y_run, mu_run) = (y.run().filter(|_| y_each), mu.run().filter(|_| mu_each));
+    let shared = match (Values::of(y, ys), Values::of(mu, ms)) {
+        (Some(yv), Some(mv))
+            if (y_each || mu_each) && y_each == y_run.is_some() && mu_each == mu_run.is_some() =>
+        {
+            Some((yv, mv))
+        }
+        _ => None,
+    };
+    let need_sum_z = shared.is_none() && ((Y::IS_VAR && !y_each) || (M::IS_VAR && !mu_each));
     let (sum_z, sum_z2) = match (ys, ms) {
-        (Lane::Many(a), Lane::One(m)) => lane_sums(a, |yi| (yi - m) * inv_s),
-        (Lane::One(yv), Lane::Many(b)) => lane_sums(b, |mi| (yv - mi) * inv_s),
+        (Lane::Many(a), Lane::One(m)) if need_sum_z => lane_sums(a, |yi| (yi - m) * inv_s),
+        (Lane::One(yv), Lane::Many(b)) if need_sum_z => lane_sums(b, |mi| (yv - mi) * inv_s),
+        (Lane::Many(a), Lane::One(m)) => (0.0, lane_sum_sq(a, |yi| (yi - m) * inv_s)),
+        (Lane::One(yv), Lane::Many(b)) => (0.0, lane_sum_sq(b, |mi| (yv - mi) * inv_s)),
         (Lane::Many(a), Lane::Many(b)) => lane_sums2(a, b, |yi, mi| (yi - mi) * inv_s),
         (Lane::One(yv), Lane::One(m)) => {
             let z = (yv - m) * inv_s;
@@ -177,57 +193,25 @@ where
     if !propto || S::IS_VAR {
         lp -= nf * s.ln();
     }
-    let y_each = Y::IS_VAR && y.size().is_some();
-    let mu_each = M::IS_VAR && mu.size().is_some();
     let inv_s2 = inv_s * inv_s;
-    // y or μ an array variable: no partials stored at all; the sweep reads the values (shared
-    // with the arguments, no copy) and adds ḡ·(μᵢ − yᵢ)/σ² to y's run and its negative to μ's.
-    let (y_run, mu_run) = (y.run().filter(|_| y_each), mu.run().filter(|_| mu_each));
-    if (y_each || mu_each) && y_each == y_run.is_some() && mu_each == mu_run.is_some() {
-        if let (Some(yv), Some(mv)) = (Values::of(y, ys), Values::of(mu, ms)) {
-            let mut keys = Keys::new();
-            y.keys(&mut keys);
-            mu.keys(&mut keys);
-            sigma.keys(&mut keys);
-            // The scalar variables' partials are sums known now.
-            let scalars = [
-                (Y::IS_VAR && !y_each).then(|| (y.slot(0), -sum_z * inv_s)),
-                (M::IS_VAR && !mu_each).then(|| (mu.slot(0), sum_z * inv_s)),
-                S::IS_VAR.then(|| (sigma.slot(0), (sum_z2 - nf) * inv_s)),
-            ];
-            return Ok(<Out<(Y, M, S)>>::from_value_or(lp, || {
-                tape::record_keyed(lp, &keys, move |out| {
-                    move |adj: &mut Adjoints| {
-                        let g = adj[out];
-                        for (slot, d) in scalars.into_iter().flatten() {
-                            adj[slot] += g * d;
-                        }
-                        let c = g * inv_s2;
-                        match (&yv, &mv) {
-                            (Values::Many(a), Values::One(m)) => {
-                                if let Some(first) = y_run {
-                                    add_each(adj.run(first, n), a, |yi| c * (m - yi));
-                                }
-                            }
-                            (Values::One(yv), Values::Many(b)) => {
-                                if let Some(first) = mu_run {
-                                    add_each(adj.run(first, n), b, |mi| c * (yv - mi));
-                                }
-                            }
-                            (Values::Many(a), Values::Many(b)) => {
-                                if let Some(first) = y_run {
-                                    add_each2(adj.run(first, n), a, b, |yi, mi| c * (mi - yi));
-                                }
-                                if let Some(first) = mu_run {
-                                    add_each2(adj.run(first, n), a, b, |yi, mi| c * (yi - mi));
-                                }
-                            }
-                            (Values::One(_), Values::One(_)) => {}
-                        }
-                    }
-                })
-            }));
-        }
+    if let Some((yv, mv)) = shared {
+        let mut keys = Keys::new();
+        y.keys(&mut keys);
+        mu.keys(&mut keys);
+        sigma.keys(&mut keys);
+        // A scalar variable beside the container: its partial is summed in the sweep.
+        let partner = match (&yv, &mv) {
+            (Values::Many(_), Values::One(_)) if M::IS_VAR => Some(mu.slot(0)),
+            (Values::One(_), Values::Many(_)) if Y::IS_VAR => Some(y.slot(0)),
+            _ => None,
+        };
+        let d_sigma = S::IS_VAR.then(|| (sigma.slot(0), (sum_z2 - nf) * inv_s));
+        let runs = (y_run, mu_run);
+        return Ok(<Out<(Y, M, S)>>::from_value_or(lp, || {
+            tape::record_keyed(lp, &keys, move |out| {
+                scalar_sigma_sweep(out, yv, mv, runs, partner, d_sigma, inv_s2, n)
+            })
+        }));
     }
     // A container's partials (borrowed values), ∂/∂yᵢ = (μᵢ − yᵢ)/σ² = −∂/∂μᵢ, in a second
     // pass the compiler vectorises, only for the arguments that need them.
@@ -288,20 +272,95 @@ impl Values {
     }
 }
 
-/// `adjᵢ += f(aᵢ)`.
-#[inline(always)]
-fn add_each(adj: &mut [f64], a: &Vector, f: impl Fn(f64) -> f64) {
-    for (d, &x) in adj.iter_mut().zip(a.as_slice()) {
-        *d += f(x);
-    }
-}
-
 /// `adjᵢ += f(aᵢ, bᵢ)`.
 #[inline(always)]
 fn add_each2(adj: &mut [f64], a: &Vector, b: &Vector, f: impl Fn(f64, f64) -> f64) {
     for ((d, &x), &y) in adj.iter_mut().zip(a.as_slice()).zip(b.as_slice()) {
         *d += f(x, y);
     }
+}
+
+/// The reverse pass of [`normal_lpdf_scalar_sigma`] without stored partials: with
+/// `c = ḡ/σ²` it adds `c·(μᵢ − yᵢ)` to y's run and `c·(yᵢ − μᵢ)` to μ's from the shared
+/// values; a scalar partner of one container gets `−Σ` of that container's increments (its
+/// partial, summed here rather than in the forward pass), σ its partial known at the forward pass.
+#[allow(clippy::too_many_arguments)]
+fn scalar_sigma_sweep(
+    out: Slot,
+    yv: Values,
+    mv: Values,
+    (y_run, mu_run): (Option<Slot>, Option<Slot>),
+    partner: Option<Slot>,
+    d_sigma: Option<(Slot, f64)>,
+    inv_s2: f64,
+    n: usize,
+) -> impl FnOnce(&mut Adjoints) + 'static {
+    move |adj: &mut Adjoints| {
+        let g = adj[out];
+        if let Some((slot, d)) = d_sigma {
+            adj[slot] += g * d;
+        }
+        let c = g * inv_s2;
+        let sum = match (&yv, &mv, y_run, mu_run) {
+            (Values::Many(a), Values::One(m), Some(first), _) => {
+                add_each_sum(adj.run(first, n), a, |yi| c * (m - yi))
+            }
+            (Values::One(yv), Values::Many(b), _, Some(first)) => {
+                add_each_sum(adj.run(first, n), b, |mi| c * (yv - mi))
+            }
+            (Values::Many(a), Values::Many(b), y_run, mu_run) => {
+                if let Some(first) = y_run {
+                    add_each2(adj.run(first, n), a, b, |yi, mi| c * (mi - yi));
+                }
+                if let Some(first) = mu_run {
+                    add_each2(adj.run(first, n), a, b, |yi, mi| c * (yi - mi));
+                }
+                0.0
+            }
+            _ => 0.0,
+        };
+        if let Some(slot) = partner {
+            adj[slot] -= sum;
+        }
+    }
+}
+
+/// `adjᵢ += f(aᵢ)`, returning `Σ f(aᵢ)` (in four lanes).
+#[inline(always)]
+fn add_each_sum(adj: &mut [f64], a: &Vector, f: impl Fn(f64) -> f64) -> f64 {
+    let a = &a.as_slice()[..adj.len()];
+    let mut s = [0.0; 4];
+    let (blocks, rest) = a.as_chunks::<4>();
+    let (adj_blocks, adj_rest) = adj.as_chunks_mut::<4>();
+    for (d, x) in adj_blocks.iter_mut().zip(blocks) {
+        for k in 0..4 {
+            let t = f(x[k]);
+            d[k] += t;
+            s[k] += t;
+        }
+    }
+    let mut r = 0.0;
+    for (d, &x) in adj_rest.iter_mut().zip(rest) {
+        let t = f(x);
+        *d += t;
+        r += t;
+    }
+    ((s[0] + s[1]) + (s[2] + s[3])) + r
+}
+
+/// `Σ zᵢ²` with `zᵢ = z(aᵢ)`, in four lanes (the forward pass when Σz is not needed).
+#[inline(always)]
+fn lane_sum_sq(a: &[f64], z: impl Fn(f64) -> f64) -> f64 {
+    let mut s = [0.0; 4];
+    let mut chunks = a.chunks_exact(4);
+    for c in &mut chunks {
+        for k in 0..4 {
+            let zk = z(c[k]);
+            s[k] += zk * zk;
+        }
+    }
+    let r: f64 = chunks.remainder().iter().map(|&x| z(x) * z(x)).sum();
+    ((s[0] + s[1]) + (s[2] + s[3])) + r
 }
 
 /// `(Σ zᵢ, Σ zᵢ²)` with `zᵢ = z(aᵢ)`, in four lanes of sums.
