@@ -8,6 +8,7 @@ import numpy.typing as npt
 
 from . import _revad as _revad
 from ._revad import (
+    Data,
     DomainError,
     NoConvergenceError,
     Phi,
@@ -305,6 +306,7 @@ from ._revad import (
 
 __version__: str
 __all__ = [
+    "Data",
     "DomainError",
     "NoConvergenceError",
     "Phi",

@@ -15,8 +15,9 @@ import numpy.typing as npt
 _Vector = npt.NDArray[np.float64]
 _Point = Sequence[float] | npt.NDArray[np.floating[Any]] | npt.NDArray[np.integer[Any]]
 _Seq = Sequence[float]
-# A NumPy data array (1-D or 2-D, a real dtype); functions of data only return data.
-_Data = npt.NDArray[Any]
+# A data array: NumPy (1-D or 2-D, a real dtype) or a revad.Data; functions of data only
+# return data.
+_Data = npt.NDArray[Any] | "Data"
 _Index = int | slice | tuple[int | slice, ...]
 
 __all__ = [
@@ -179,6 +180,7 @@ __all__ = [
     "rows",
     "cols",
     "Var",
+    "Data",
     "Tape",
     "gradient",
     "jacobian",
@@ -265,6 +267,27 @@ class Var:
     def __ge__(self, value: Var | float | _Data, /) -> Any: ...
     def __eq__(self, value: object, /) -> Any: ...
     def __ne__(self, value: object, /) -> Any: ...
+
+@final
+class Data:
+    """A constant 1-D or 2-D float64 array held by revad: made once (one copy), immutable, and
+    shared without copying by every operation that uses it (``X @ beta``, ``Var(d)``,
+    arithmetic with Vars; probability functions read it in place)."""
+
+    def __new__(cls, value: npt.ArrayLike | Data) -> Data: ...
+    @property
+    def value(self) -> _Vector | npt.NDArray[np.float64]:
+        """A new float64 NumPy array with the values."""
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    def __len__(self) -> int: ...
+    def __array__(
+        self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
+    ) -> npt.NDArray[Any]: ...
 
 @final
 class Tape:

@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyInt, PySlice, PySliceMethods, PyTuple};
 use revad::{matrix, Matrix, RowVector, Storage, Var, Vector};
 
+use crate::data::PyData;
 use crate::errors::{self, to_py};
 use crate::var::{try_arg, Arg, Out, PyVar};
 
@@ -115,7 +116,8 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// A NumPy array as data: `None` if `obj` is not an ndarray; a 0-d array is a float.
 pub fn read_ndarray(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Option<X>> {
     let Ok(u) = obj.cast::<PyUntypedArray>() else {
-        return Ok(None);
+        // A revad.Data is read as an array too, sharing its values.
+        return Ok(obj.cast::<PyData>().ok().map(|d| d.get().operand()));
     };
     let converted;
     let a: PyReadonlyArrayDyn<'_, f64> = match obj.extract() {
@@ -172,7 +174,8 @@ pub fn try_x(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Option<
 pub fn x_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<X> {
     try_x(obj, function)?.ok_or_else(|| {
         PyTypeError::new_err(format!(
-            "{function}: argument {name} must be a float, a NumPy array or a revad.Var, not {}",
+            "{function}: argument {name} must be a float, a NumPy array, a revad.Data or a \
+             revad.Var, not {}",
             type_name(obj)
         ))
     })

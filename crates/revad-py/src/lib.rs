@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod array;
+mod data;
 mod errors;
 mod functional;
 mod functions;
@@ -29,6 +30,7 @@ fn _revad(m: &Bound<'_, PyModule>) -> PyResult<()> {
     matfun::register(m)?;
     prob::register(m)?;
     m.add_class::<var::PyVar>()?;
+    m.add_class::<data::PyData>()?;
     m.add_class::<functional::PyTape>()?;
     m.add_function(wrap_pyfunction!(functional::gradient, m)?)?;
     m.add_function(wrap_pyfunction!(functional::jacobian, m)?)?;

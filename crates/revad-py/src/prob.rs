@@ -23,6 +23,7 @@ use revad::prob::{ConstArg, IntArg, VarArg};
 use revad::Var;
 
 use crate::array::{shape_str, Arr, Ax, X};
+use crate::data::PyData;
 use crate::errors::to_py;
 use crate::var::{try_arg, Arg, Out, PyVar};
 
@@ -34,6 +35,8 @@ enum Data<'py> {
     Np(PyReadonlyArray1<'py, f64>),
     /// A list of floats, or an array of another dtype or layout, converted.
     Owned(Vec<f64>),
+    /// A 1-D `revad.Data`, read in place.
+    Held(Bound<'py, PyData>),
 }
 
 impl Data<'_> {
@@ -46,6 +49,7 @@ impl Data<'_> {
                     .map_err(|e| PyTypeError::new_err(e.to_string()))?,
             ),
             Data::Owned(v) => ConstArg::Slice(v),
+            Data::Held(d) => ConstArg::Slice(d.get().as_slice()),
         })
     }
 }
@@ -69,8 +73,8 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// The `TypeError` of a real argument of the wrong kind.
 fn real_error(function: &'static str, name: &str, what: &str) -> PyErr {
     PyTypeError::new_err(format!(
-        "{function}: argument {name} must be a float, a 1-D NumPy array, a list of floats, a \
-         scalar or 1-D revad.Var, or a list of Vars, not {what}"
+        "{function}: argument {name} must be a float, a 1-D NumPy array or revad.Data, a list \
+         of floats, a scalar or 1-D revad.Var, or a list of Vars, not {what}"
     ))
 }
 
@@ -95,6 +99,17 @@ fn read_real<'py>(
             )),
             X::S(Arg::F(_)) => unreachable!("a Var is a variable"),
         };
+    }
+    if let Ok(d) = obj.cast::<PyData>() {
+        let shape = d.get().shape_vec();
+        if shape.len() != 1 {
+            return Err(real_error(
+                function,
+                name,
+                &format!("a revad.Data of shape {}", shape_str(&shape)),
+            ));
+        }
+        return Ok(Real::C(Data::Held(d.clone())));
     }
     if let Ok(a) = obj.cast::<PyArray1<f64>>() {
         let r = a

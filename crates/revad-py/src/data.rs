@@ -1,0 +1,158 @@
+//! `revad.Data`: a constant float64 array that revad holds itself, made once from NumPy.
+//!
+//! A NumPy array passed to revad is read afresh on every call, and where a node must keep it
+//! for the reverse pass (`X @ beta` keeps `X`) it is copied, because NumPy data may change
+//! before `grad()`. A `Data` is immutable, so every call shares its values instead: no copy
+//! in `X @ beta`, in `Var(d)` or in arithmetic with Vars, and probability functions read it in
+//! place. It is the counterpart of a JAX array made by `jnp.asarray` before a jitted loop.
+
+use numpy::ToPyArray;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use revad::{Matrix, Storage, Vector};
+
+use crate::array::{read_ndarray, Arr, Ax, X};
+
+/// The values: 1-D or 2-D.
+enum Values {
+    V(Vector),
+    M(Matrix),
+}
+
+/// A constant 1-D or 2-D float64 array held by revad (immutable; shared, never copied, by
+/// every operation that uses it).
+#[pyclass(frozen, module = "revad", name = "Data")]
+pub struct PyData {
+    values: Values,
+}
+
+impl PyData {
+    /// The values as an array operand (a shared handle, no copy).
+    pub fn operand(&self) -> X {
+        match &self.values {
+            Values::V(v) => X::A(Ax::V(Arr::D(v.clone()))),
+            Values::M(m) => X::A(Ax::M(Arr::D(m.clone()))),
+        }
+    }
+
+    /// The values in row-major order (a probability function reads a 1-D `Data` in place).
+    pub fn as_slice(&self) -> &[f64] {
+        match &self.values {
+            Values::V(v) => Storage::as_slice(v),
+            Values::M(m) => Storage::as_slice(m),
+        }
+    }
+
+    /// The NumPy shape.
+    pub fn shape_vec(&self) -> Vec<usize> {
+        match &self.values {
+            Values::V(v) => vec![v.len()],
+            Values::M(m) => vec![m.nrows(), m.ncols()],
+        }
+    }
+
+    fn to_numpy<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        match &self.values {
+            Values::V(v) => v.to_pyarray(py).into_any(),
+            Values::M(m) => m.to_pyarray(py).into_any(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyData {
+    /// ``revad.Data(x)``: copies a 1-D or 2-D array (NumPy, list, or another ``Data``) once.
+    #[new]
+    fn py_new(value: &Bound<'_, PyAny>) -> PyResult<PyData> {
+        if let Ok(d) = value.cast::<PyData>() {
+            return Ok(PyData {
+                values: match &d.get().values {
+                    Values::V(v) => Values::V(v.clone()),
+                    Values::M(m) => Values::M(m.clone()),
+                },
+            });
+        }
+        let py = value.py();
+        let array = if value.is_instance_of::<numpy::PyUntypedArray>() {
+            value.clone()
+        } else {
+            py.import("numpy")?.call_method1("asarray", (value,))?
+        };
+        let shape_error = |what: String| {
+            PyTypeError::new_err(format!(
+                "Data: needs a 1-D or 2-D array of real numbers, not {what}"
+            ))
+        };
+        match read_ndarray(&array, "Data") {
+            Ok(Some(X::A(Ax::V(Arr::D(v))))) => Ok(PyData {
+                values: Values::V(v),
+            }),
+            Ok(Some(X::A(Ax::M(Arr::D(m))))) => Ok(PyData {
+                values: Values::M(m),
+            }),
+            Ok(Some(_)) => Err(shape_error("a scalar (use a float)".into())),
+            Ok(None) => Err(shape_error(
+                value
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default(),
+            )),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A new float64 NumPy array with the values.
+    #[getter]
+    fn value<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.to_numpy(py)
+    }
+
+    /// The NumPy shape.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.shape_vec())
+    }
+
+    /// The number of dimensions: 1 or 2.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.shape_vec().len()
+    }
+
+    /// The number of elements.
+    #[getter]
+    fn size(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    fn __len__(&self) -> usize {
+        self.shape_vec()[0]
+    }
+
+    /// NumPy interop: ``np.asarray(d)`` is a new array with the values (revad's values are
+    /// never shared with NumPy, so ``copy=False`` is refused as NumPy's protocol asks).
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if copy == Some(false) {
+            return Err(PyValueError::new_err(
+                "Data: a copy is needed to make a NumPy array (revad's values are not shared)",
+            ));
+        }
+        let a = self.to_numpy(py);
+        match dtype {
+            Some(t) => a.call_method1("astype", (t,)),
+            None => Ok(a),
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("Data({})", self.to_numpy(py).repr()?))
+    }
+}
