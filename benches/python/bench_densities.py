@@ -15,10 +15,13 @@ JAX under jit (and PyTorch when it is installed), in one run:
 Each time is µs per value-and-gradient call with the inputs already in each library's own types
 (revad: one ``revad.Tape()`` block that records, sweeps and reads the adjoints as NumPy arrays;
 JAX: ``jax.jit(jax.value_and_grad(...))`` after compiling, compile time reported apart; PyTorch:
-eager ``backward()``). The table prints revad's time divided by each peer's (below 1: revad is
-faster) and the PNG plot shows the same ratios against size, one panel per case, in the style of
-the seed paper's figures (needs matplotlib: ``pip install matplotlib``). Not run in CI: speed is
-measured by benchmarks, never by tests.
+eager ``backward()``). revad runs twice: with the
+data as NumPy arrays (read, and copied where a node keeps them, on every call) and as
+``revad.Data`` made once before timing (revad's own type, as JAX's arrays are made by
+``jnp.asarray`` before its loop). The table prints revad's time divided by each peer's (below
+1: revad is faster) and the PNG plot shows the same ratios against size, one panel per case,
+in the style of the seed paper's figures (needs matplotlib: ``pip install matplotlib``). Not
+run in CI: speed is measured by benchmarks, never by tests.
 """
 
 from __future__ import annotations
@@ -106,6 +109,16 @@ def normal_case(n: int) -> Case:
             return lp.value, vy.adj, vm.adj, vs.adj
 
     case.calls["revad"] = ours
+    dy = revad.Data(y)
+
+    def ours_data() -> object:
+        with revad.Tape():
+            vy, vm, vs = revad.Var(dy), revad.Var(mu), revad.Var(sigma)
+            lp = revad.normal_lpdf(vy, vm, vs)
+            lp.grad()
+            return lp.value, vy.adj, vm.adj, vs.adj
+
+    case.calls["revad Data"] = ours_data
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -148,6 +161,16 @@ def regression_case(n: int) -> Case:
             return lp.value, vb.adj, vs.adj
 
     case.calls["revad"] = ours
+    dx, dy = revad.Data(x), revad.Data(y)
+
+    def ours_data() -> object:
+        with revad.Tape():
+            vb, vs = revad.Var(beta), revad.Var(sigma)
+            lp = revad.normal_lpdf(dy, dx @ vb, vs)
+            lp.grad()
+            return lp.value, vb.adj, vs.adj
+
+    case.calls["revad Data"] = ours_data
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -202,6 +225,19 @@ def hierarchical_case(j: int) -> Case:
             return lp.value, vm.adj, vlt.adj, ve.adj
 
     case.calls["revad"] = ours
+    dy, dsigma, deta = revad.Data(y), revad.Data(sigma), revad.Data(eta)
+
+    def ours_data() -> object:
+        with revad.Tape():
+            vm, vlt, ve = revad.Var(mu), revad.Var(log_tau), revad.Var(deta)
+            tau = revad.exp(vlt)
+            lp = (revad.normal_lpdf(vm, 0.0, 5.0) + revad.cauchy_lpdf(tau, 0.0, 5.0) + vlt
+                  + revad.normal_lpdf(ve, 0.0, 1.0)
+                  + revad.normal_lpdf(dy, vm + tau * ve, dsigma))
+            lp.grad()
+            return lp.value, vm.adj, vlt.adj, ve.adj
+
+    case.calls["revad Data"] = ours_data
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -239,12 +275,13 @@ def check_agreement(case: Case) -> None:
     """revad's value must match JAX's before any timing is trusted."""
     if "jax jit" not in case.calls:
         return
-    ours = case.calls["revad"]()
     theirs = case.calls["jax jit"]()
-    value = ours[0] if isinstance(ours, tuple) else ours
     their_value = theirs[0] if isinstance(theirs, tuple) else theirs
-    if not np.isclose(float(value), float(their_value), rtol=1e-9, atol=1e-9):
-        raise SystemExit(f"{case.name} N={case.size}: revad {value} != JAX {their_value}")
+    for name in ("revad", "revad Data"):
+        ours = case.calls[name]()
+        value = ours[0] if isinstance(ours, tuple) else ours
+        if not np.isclose(float(value), float(their_value), rtol=1e-9, atol=1e-9):
+            raise SystemExit(f"{case.name} N={case.size}: {name} {value} != JAX {their_value}")
 
 
 def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str) -> None:
@@ -261,11 +298,12 @@ def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str)
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
     for ax, name in zip(axes[0], names):
         mine = [(case, times) for case, times in rows if case.name == name]
-        for peer, marker in zip(peers, "osd^"):
-            points = [(c.size, t["revad"] / t[peer]) for c, t in mine if peer in t]
+        for (ours, peer), marker in zip([(o, p) for p in peers for o in ("revad", "revad Data")],
+                                        "osd^"):
+            points = [(c.size, t[ours] / t[peer]) for c, t in mine if peer in t]
             if points:
                 xs, ys = zip(*points)
-                ax.plot(xs, ys, marker=marker, label=f"revad / {peer}")
+                ax.plot(xs, ys, marker=marker, label=f"{ours} / {peer}")
         ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -293,9 +331,12 @@ def main() -> None:
         (hierarchical_case, HIERARCHICAL_SIZES),
     ]
     peers = ["jax jit", "pytorch"]
-    names = ["numpy f64", "revad", *peers]
-    print(f"{'case':<18}{'size':>9}" + "".join(f"{n + ' µs':>15}" for n in names)
-          + "".join(f"{'revad/' + p:>15}" for p in peers) + f"{'jit compile s':>15}")
+    ours = ["revad", "revad Data"]
+    names = ["numpy f64", *ours, *peers]
+    pairs = [(o, p) for p in peers for o in ours]
+    print(f"{'case':<18}{'size':>9}" + "".join(f"{n + ' µs':>14}" for n in names)
+          + "".join(f"{o.replace('revad', 'r') + '/' + p.split()[0]:>14}" for o, p in pairs)
+          + f"{'jit compile s':>15}")
     rows: list[tuple[Case, dict[str, float]]] = []
     for build, sizes in builders:
         for size in sizes:
@@ -304,9 +345,9 @@ def main() -> None:
             times = {name: seconds_per_call(fn, args.budget) * 1e6
                      for name, fn in case.calls.items()}
             rows.append((case, times))
-            cells = "".join(f"{times[n]:15.1f}" if n in times else f"{'–':>15}" for n in names)
-            ratios = "".join(f"{times['revad'] / times[p]:15.3f}" if p in times else f"{'–':>15}"
-                             for p in peers)
+            cells = "".join(f"{times[n]:14.1f}" if n in times else f"{'–':>14}" for n in names)
+            ratios = "".join(f"{times[o] / times[p]:14.3f}" if p in times else f"{'–':>14}"
+                             for o, p in pairs)
             compile_s = (f"{case.compile_seconds:15.2f}" if case.compile_seconds is not None
                          else f"{'–':>15}")
             print(f"{case.name:<18}{size:>9}{cells}{ratios}{compile_s}")
