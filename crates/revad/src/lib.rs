@@ -24,6 +24,7 @@ pub mod tape;
 mod var;
 
 mod functional;
+mod kernels;
 pub mod matrix;
 pub mod prob;
 mod scalar;

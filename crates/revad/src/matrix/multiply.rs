@@ -9,8 +9,8 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
 use super::operand::{slot_of, Operand};
-use super::reduce::lane_sum;
 use crate::error::{Error, Result};
+use crate::kernels;
 use crate::tape::{self, Adjoints};
 use crate::var::{Matrix, RowVector, Storage, Var, Vector};
 
@@ -118,8 +118,7 @@ pub fn dot_product<A: Storage, B: Storage>(
             found: bv.len(),
         });
     }
-    let (x, y) = (av.as_slice(), &bv.as_slice()[..av.len()]);
-    let value = lane_sum(x.len(), |i| x[i] * y[i]);
+    let value = kernels::dot(av.as_slice(), bv.as_slice());
     let (ka, kb) = (a.key(), b.key());
     let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
     let a_val = kb.map(|_| av.clone());

@@ -7,6 +7,7 @@
 //! | `dot_self` | Σ aᵢ² | 2aᵢ |
 
 use super::operand::slot_of;
+use crate::kernels;
 use crate::tape::{self, Adjoints};
 use crate::var::{Storage, Var};
 
@@ -44,25 +45,20 @@ pub(crate) fn lane_sum(n: usize, f: impl Fn(usize) -> f64) -> f64 {
     ((s[0] + s[1]) + (s[2] + s[3])) + rest
 }
 
-/// `Σ aᵢ` of a slice, in lanes.
-fn slice_sum(a: &[f64]) -> f64 {
-    lane_sum(a.len(), |i| a[i])
-}
-
 /// `Σ aᵢ` of every element.
 pub fn sum<S: Storage>(a: &Var<S>) -> Var {
-    reduce(a, slice_sum(a.value().as_slice()), 1.0, None)
+    reduce(a, kernels::sum(a.value().as_slice()), 1.0, None)
 }
 
 /// The mean of the elements (NaN for an empty array).
 pub fn mean<S: Storage>(a: &Var<S>) -> Var {
     let n = a.len() as f64;
-    reduce(a, slice_sum(a.value().as_slice()) / n, 1.0 / n, None)
+    reduce(a, kernels::sum(a.value().as_slice()) / n, 1.0 / n, None)
 }
 
 /// `Σ aᵢ²`.
 pub fn dot_self<S: Storage>(a: &Var<S>) -> Var {
     let x = a.value().as_slice();
-    let v = lane_sum(x.len(), |i| x[i] * x[i]);
+    let v = kernels::dot(x, x);
     reduce(a, v, 2.0, Some(a.value().clone()))
 }

@@ -17,6 +17,7 @@ use super::args::{
     ProbOutput,
 };
 use crate::error::{check, require, Result};
+use crate::kernels;
 use crate::scalar::Real;
 use crate::special::log_exp::sum_log;
 use crate::special::normal::{log_Phi, log_Phi_deriv};
@@ -170,12 +171,17 @@ where
         _ => None,
     };
     let need_sum_z = shared.is_none() && ((Y::IS_VAR && !y_each) || (M::IS_VAR && !mu_each));
+    // z = (y − μ)/σ; for a container μ and scalar y, Σz = −Σ((μᵢ − y)/σ) and Σz² alike.
     let (sum_z, sum_z2) = match (ys, ms) {
-        (Lane::Many(a), Lane::One(m)) if need_sum_z => lane_sums(a, |yi| (yi - m) * inv_s),
-        (Lane::One(yv), Lane::Many(b)) if need_sum_z => lane_sums(b, |mi| (yv - mi) * inv_s),
-        (Lane::Many(a), Lane::One(m)) => (0.0, lane_sum_sq(a, |yi| (yi - m) * inv_s)),
-        (Lane::One(yv), Lane::Many(b)) => (0.0, lane_sum_sq(b, |mi| (yv - mi) * inv_s)),
-        (Lane::Many(a), Lane::Many(b)) => lane_sums2(a, b, |yi, mi| (yi - mi) * inv_s),
+        (Lane::Many(a), Lane::One(m)) if need_sum_z => kernels::sums_shifted(a, m, inv_s),
+        (Lane::One(yv), Lane::Many(b)) if need_sum_z => {
+            let (s1, s2) = kernels::sums_shifted(b, yv, inv_s);
+            (-s1, s2)
+        }
+        (Lane::Many(a), Lane::One(m)) => (0.0, kernels::sum_sq_shifted(a, m, inv_s)),
+        (Lane::One(yv), Lane::Many(b)) => (0.0, kernels::sum_sq_shifted(b, yv, inv_s)),
+        // Two containers: no scalar y or μ, so Σz is never needed.
+        (Lane::Many(a), Lane::Many(b)) => (0.0, kernels::sum_sq_diff(a, b, inv_s)),
         (Lane::One(yv), Lane::One(m)) => {
             let z = (yv - m) * inv_s;
             (z, z * z)
@@ -272,14 +278,6 @@ impl Values {
     }
 }
 
-/// `adjᵢ += f(aᵢ, bᵢ)`.
-#[inline(always)]
-fn add_each2(adj: &mut [f64], a: &Vector, b: &Vector, f: impl Fn(f64, f64) -> f64) {
-    for ((d, &x), &y) in adj.iter_mut().zip(a.as_slice()).zip(b.as_slice()) {
-        *d += f(x, y);
-    }
-}
-
 /// The reverse pass of [`normal_lpdf_scalar_sigma`] without stored partials: with
 /// `c = ḡ/σ²` it adds `c·(μᵢ − yᵢ)` to y's run and `c·(yᵢ − μᵢ)` to μ's from the shared
 /// values; a scalar partner of one container gets `−Σ` of that container's increments (its
@@ -303,17 +301,18 @@ fn scalar_sigma_sweep(
         let c = g * inv_s2;
         let sum = match (&yv, &mv, y_run, mu_run) {
             (Values::Many(a), Values::One(m), Some(first), _) => {
-                add_each_sum(adj.run(first, n), a, |yi| c * (m - yi))
+                kernels::add_shifted_sum(adj.run(first, n), a.as_slice(), *m, c)
             }
             (Values::One(yv), Values::Many(b), _, Some(first)) => {
-                add_each_sum(adj.run(first, n), b, |mi| c * (yv - mi))
+                kernels::add_shifted_sum(adj.run(first, n), b.as_slice(), *yv, c)
             }
             (Values::Many(a), Values::Many(b), y_run, mu_run) => {
+                let (a, b) = (a.as_slice(), b.as_slice());
                 if let Some(first) = y_run {
-                    add_each2(adj.run(first, n), a, b, |yi, mi| c * (mi - yi));
+                    kernels::add_diff(adj.run(first, n), a, b, c);
                 }
                 if let Some(first) = mu_run {
-                    add_each2(adj.run(first, n), a, b, |yi, mi| c * (yi - mi));
+                    kernels::add_diff(adj.run(first, n), b, a, c);
                 }
                 0.0
             }
@@ -323,90 +322,6 @@ fn scalar_sigma_sweep(
             adj[slot] -= sum;
         }
     }
-}
-
-/// `adjᵢ += f(aᵢ)`, returning `Σ f(aᵢ)` (in four lanes).
-#[inline(always)]
-fn add_each_sum(adj: &mut [f64], a: &Vector, f: impl Fn(f64) -> f64) -> f64 {
-    let a = &a.as_slice()[..adj.len()];
-    let mut s = [0.0; 4];
-    let (blocks, rest) = a.as_chunks::<4>();
-    let (adj_blocks, adj_rest) = adj.as_chunks_mut::<4>();
-    for (d, x) in adj_blocks.iter_mut().zip(blocks) {
-        for k in 0..4 {
-            let t = f(x[k]);
-            d[k] += t;
-            s[k] += t;
-        }
-    }
-    let mut r = 0.0;
-    for (d, &x) in adj_rest.iter_mut().zip(rest) {
-        let t = f(x);
-        *d += t;
-        r += t;
-    }
-    ((s[0] + s[1]) + (s[2] + s[3])) + r
-}
-
-/// `Σ zᵢ²` with `zᵢ = z(aᵢ)`, in four lanes (the forward pass when Σz is not needed).
-#[inline(always)]
-fn lane_sum_sq(a: &[f64], z: impl Fn(f64) -> f64) -> f64 {
-    let mut s = [0.0; 4];
-    let mut chunks = a.chunks_exact(4);
-    for c in &mut chunks {
-        for k in 0..4 {
-            let zk = z(c[k]);
-            s[k] += zk * zk;
-        }
-    }
-    let r: f64 = chunks.remainder().iter().map(|&x| z(x) * z(x)).sum();
-    ((s[0] + s[1]) + (s[2] + s[3])) + r
-}
-
-/// `(Σ zᵢ, Σ zᵢ²)` with `zᵢ = z(aᵢ)`, in four lanes of sums.
-#[inline(always)]
-fn lane_sums(a: &[f64], z: impl Fn(f64) -> f64) -> (f64, f64) {
-    let (mut s1, mut s2) = ([0.0; 4], [0.0; 4]);
-    let mut chunks = a.chunks_exact(4);
-    for c in &mut chunks {
-        for k in 0..4 {
-            let zk = z(c[k]);
-            s1[k] += zk;
-            s2[k] += zk * zk;
-        }
-    }
-    for &x in chunks.remainder() {
-        let zk = z(x);
-        s1[0] += zk;
-        s2[0] += zk * zk;
-    }
-    (
-        (s1[0] + s1[1]) + (s1[2] + s1[3]),
-        (s2[0] + s2[1]) + (s2[2] + s2[3]),
-    )
-}
-
-/// [`lane_sums`] of two equally long containers, `zᵢ = z(aᵢ, bᵢ)`.
-#[inline(always)]
-fn lane_sums2(a: &[f64], b: &[f64], z: impl Fn(f64, f64) -> f64) -> (f64, f64) {
-    let (mut s1, mut s2) = ([0.0; 4], [0.0; 4]);
-    let (mut ca, mut cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    for (x, y) in (&mut ca).zip(&mut cb) {
-        for k in 0..4 {
-            let zk = z(x[k], y[k]);
-            s1[k] += zk;
-            s2[k] += zk * zk;
-        }
-    }
-    for (&x, &y) in ca.remainder().iter().zip(cb.remainder()) {
-        let zk = z(x, y);
-        s1[0] += zk;
-        s2[0] += zk * zk;
-    }
-    (
-        (s1[0] + s1[1]) + (s1[2] + s1[3]),
-        (s2[0] + s2[1]) + (s2[2] + s2[3]),
-    )
 }
 
 /// The shared loop of the log CDFs: `Σ log Φ(sign·zᵢ)` and its partials.
