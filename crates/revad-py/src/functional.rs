@@ -347,13 +347,17 @@ impl PyTape {
         let Some(depth) = self.depth.take() else {
             return Err(errors::tape_error("Tape: this Tape block is not open"));
         };
-        // Ends this scope and any inner one left open; the guards drop innermost first.
-        let ended: Vec<_> = SCOPES.with(|s| {
+        // Ends this scope and any inner one left open, innermost first (the stack's depths
+        // increase), each guard dropped outside the borrow of the stack.
+        while let Some((_, scope)) = SCOPES.with(|s| {
             let mut s = s.borrow_mut();
-            let keep = s.iter().position(|(d, _)| *d >= depth).unwrap_or(s.len());
-            s.drain(keep..).collect()
-        });
-        drop(ended.into_iter().rev().collect::<Vec<_>>());
+            match s.last() {
+                Some((d, _)) if *d >= depth => s.pop(),
+                _ => None,
+            }
+        }) {
+            drop(scope);
+        }
         Ok(false)
     }
 }

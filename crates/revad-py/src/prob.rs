@@ -74,6 +74,9 @@ fn real_error(function: &'static str, name: &str, what: &str) -> PyErr {
     ))
 }
 
+/// Float64 arrays up to this length are copied rather than borrowed in place.
+const SMALL_DATA: usize = 256;
+
 /// Reads real argument `name` of `function`.
 fn read_real<'py>(
     obj: &Bound<'py, PyAny>,
@@ -97,6 +100,13 @@ fn read_real<'py>(
         };
     }
     if let Ok(a) = obj.cast::<PyArray1<f64>>() {
+        // A short array is copied: cheaper than registering and releasing NumPy's dynamic
+        // borrow, which a long one takes to be read in place.
+        if a.len() <= SMALL_DATA {
+            if let Ok(v) = a.to_vec() {
+                return Ok(Real::C(Data::Owned(v)));
+            }
+        }
         let r = a
             .try_readonly()
             .map_err(|e| PyTypeError::new_err(format!("{function}: argument {name}: {e}")))?;
