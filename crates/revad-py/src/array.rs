@@ -297,7 +297,8 @@ pub enum Op {
 }
 
 impl Op {
-    fn scalar(self, a: Arg, b: Arg) -> Out {
+    /// `a op b` for two scalars.
+    pub fn scalar(self, a: Arg, b: Arg) -> Out {
         use crate::var::binop;
         match self {
             Op::Add => binop!(a, b, |x, y| x + y),

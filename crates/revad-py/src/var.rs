@@ -306,6 +306,27 @@ fn operator(
     op: Op,
 ) -> PyResult<Py<PyAny>> {
     let a = this.x(function)?;
+    // Scalar op scalar (a float or a scalar Var), the common case, without the array machinery.
+    if let X::S(a) = a {
+        let b = if let Ok(o) = other.cast::<PyVar>() {
+            let o = o.get();
+            match o.val {
+                Val::S(value) => {
+                    o.check_thread(function)?;
+                    Some(Arg::V(o.live_scalar(value, function)?))
+                }
+                _ => None,
+            }
+        } else if let Ok(x) = other.cast::<PyFloat>() {
+            Some(Arg::F(x.value()))
+        } else {
+            None
+        };
+        if let Some(b) = b {
+            let (a, b) = if reflected { (b, a) } else { (a, b) };
+            return op.scalar(a, b).into_py(py);
+        }
+    }
     let Some(b) = array::try_x(other, function)? else {
         return Ok(py.NotImplemented());
     };
