@@ -87,6 +87,11 @@ fn read_real<'py>(
     if let Ok(x) = obj.cast::<PyFloat>() {
         return Ok(Real::C(Data::F(x.value())));
     }
+    // A plain int (`normal_lpdf(x, 0, 1)`) before the array checks; one too large for a float
+    // raises Python's OverflowError, as through `try_arg` below.
+    if obj.is_exact_instance_of::<PyInt>() {
+        return Ok(Real::C(Data::F(obj.extract::<f64>()?)));
+    }
     if let Ok(v) = obj.cast::<PyVar>() {
         return match v.get().x(function)? {
             X::S(Arg::V(v)) => Ok(Real::V(VarArg::Scalar(v))),
