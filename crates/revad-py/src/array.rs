@@ -9,11 +9,12 @@
 
 use ndarray::{Array1, Array2};
 use numpy::{
-    PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods, ToPyArray,
+    PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray,
+    PyUntypedArrayMethods, ToPyArray,
 };
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PySlice, PySliceMethods, PyTuple};
+use pyo3::types::{PyFloat, PyInt, PySlice, PySliceMethods, PyTuple};
 use revad::{matrix, Matrix, RowVector, Storage, Var, Vector};
 
 use crate::data::PyData;
@@ -119,6 +120,23 @@ pub fn read_ndarray(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<
         // A revad.Data is read as an array too, sharing its values.
         return Ok(obj.cast::<PyData>().ok().map(|d| d.get().operand()));
     };
+    // The common case, a C-contiguous float64 array of 1 or 2 dimensions, is copied straight
+    // from its buffer (`to_vec` takes no dynamic borrow: the copy is made before any Python
+    // code can run).
+    if u.is_c_contiguous() {
+        if let Ok(a) = obj.cast::<PyArray1<f64>>() {
+            if let Ok(data) = a.to_vec() {
+                return Ok(Some(X::A(Ax::V(Arr::D(
+                    Array1::from_vec(data).into_shared(),
+                )))));
+            }
+        } else if let Ok(a) = obj.cast::<PyArray2<f64>>() {
+            if let Ok(data) = a.to_vec() {
+                let m = Array2::from_shape_vec(a.dims(), data).expect("shape");
+                return Ok(Some(X::A(Ax::M(Arr::D(m.into_shared())))));
+            }
+        }
+    }
     let converted;
     let a: PyReadonlyArrayDyn<'_, f64> = match obj.extract() {
         Ok(a) => a,
@@ -161,8 +179,12 @@ pub fn read_ndarray(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<
 
 /// Any argument: a Var (scalar or array), a NumPy array or a number; `None` otherwise.
 pub fn try_x(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Option<X>> {
+    // The common cases first: a Var, a float, a NumPy array.
     if let Ok(v) = obj.cast::<PyVar>() {
         return Ok(Some(v.get().x(function)?));
+    }
+    if let Ok(x) = obj.cast::<PyFloat>() {
+        return Ok(Some(X::S(Arg::F(x.value()))));
     }
     if let Some(x) = read_ndarray(obj, function)? {
         return Ok(Some(x));
@@ -278,7 +300,8 @@ pub enum Op {
 }
 
 impl Op {
-    fn scalar(self, a: Arg, b: Arg) -> Out {
+    /// `a op b` for two scalars.
+    pub fn scalar(self, a: Arg, b: Arg) -> Out {
         use crate::var::binop;
         match self {
             Op::Add => binop!(a, b, |x, y| x + y),

@@ -1,6 +1,7 @@
 //! `gradient`, `jacobian`, the `Tape` context manager, `reset` and `tape_stats`.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyTypeError;
@@ -305,9 +306,13 @@ thread_local! {
 /// ...     lp.grad()
 /// ...     round(mu.adj, 6)
 /// 0.555556
-#[pyclass(name = "Tape", module = "revad")]
+// Frozen, so that a `with` block takes no borrow flag (two atomic read-modify-writes): the open
+// block's depth is an atomic, read and written (plain loads and stores) only on the thread that
+// made the Tape.
+#[pyclass(frozen, name = "Tape", module = "revad")]
 pub struct PyTape {
-    depth: Option<usize>,
+    /// The depth of the scope the open block made (at least 2), or 0 when not open.
+    depth: AtomicUsize,
     thread: u64,
 }
 
@@ -316,44 +321,51 @@ impl PyTape {
     #[new]
     fn py_new() -> PyTape {
         PyTape {
-            depth: None,
+            depth: AtomicUsize::new(0),
             thread: thread_id(),
         }
     }
 
-    fn __enter__(mut slf: PyRefMut<'_, Self>) -> PyResult<PyRefMut<'_, Self>> {
-        if slf.thread != thread_id() {
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        let this = slf.get();
+        if this.thread != thread_id() {
             return Err(errors::thread_error(
                 "Tape: this Tape belongs to another thread; make one on this thread",
             ));
         }
-        if slf.depth.is_some() {
+        if this.depth.load(Ordering::Relaxed) != 0 {
             return Err(errors::tape_error("Tape: this Tape block is already open"));
         }
         let scope = tape::nested();
         let depth = tape::depth();
         SCOPES.with(|s| s.borrow_mut().push((depth, scope)));
-        slf.depth = Some(depth);
+        this.depth.store(depth, Ordering::Relaxed);
         Ok(slf)
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&mut self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+    fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
         if self.thread != thread_id() {
             return Err(errors::thread_error(
                 "Tape: this Tape belongs to another thread; end it on the thread that opened it",
             ));
         }
-        let Some(depth) = self.depth.take() else {
+        let depth = self.depth.load(Ordering::Relaxed);
+        if depth == 0 {
             return Err(errors::tape_error("Tape: this Tape block is not open"));
-        };
-        // Ends this scope and any inner one left open; the guards drop innermost first.
-        let ended: Vec<_> = SCOPES.with(|s| {
+        }
+        self.depth.store(0, Ordering::Relaxed);
+        // Ends this scope and any inner one left open, innermost first (the stack's depths
+        // increase), each guard dropped outside the borrow of the stack.
+        while let Some((_, scope)) = SCOPES.with(|s| {
             let mut s = s.borrow_mut();
-            let keep = s.iter().position(|(d, _)| *d >= depth).unwrap_or(s.len());
-            s.drain(keep..).collect()
-        });
-        drop(ended.into_iter().rev().collect::<Vec<_>>());
+            match s.last() {
+                Some((d, _)) if *d >= depth => s.pop(),
+                _ => None,
+            }
+        }) {
+            drop(scope);
+        }
         Ok(false)
     }
 }

@@ -4,12 +4,27 @@
 #![allow(non_snake_case)]
 
 use pyo3::prelude::*;
-use pyo3::types::PyAny;
+use pyo3::types::{PyAny, PyFloat};
 use revad::Var;
 
 use crate::array::{arr1, finish, try_array, Arr, Ax, Op, Res, X};
 use crate::errors::to_py;
-use crate::var::{arg, binop, Arg, Out};
+use crate::var::{arg, binop, Arg, Out, PyVar};
+
+/// The argument of a unary function: a float, a Var (checked once, scalar or array) or a NumPy
+/// array; otherwise the `TypeError` of [`arg`].
+fn unary_arg(x: &Bound<'_, PyAny>, function: &'static str) -> PyResult<X> {
+    if let Ok(v) = x.cast::<PyFloat>() {
+        return Ok(X::S(Arg::F(v.value())));
+    }
+    if let Ok(v) = x.cast::<PyVar>() {
+        return v.get().x(function);
+    }
+    if let Some(a) = try_array(x, function)? {
+        return Ok(X::A(a));
+    }
+    Ok(X::S(arg(x, function, "x")?))
+}
 
 /// `f(x)` for a float or a Var; elementwise (one node) for an array Var or a NumPy array.
 macro_rules! unary {
@@ -19,18 +34,16 @@ macro_rules! unary {
         #[doc = "For an array Var or a NumPy array: elementwise, as one node."]
         #[pyfunction]
         pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            if let Some(a) = try_array(x, stringify!($name))? {
-                return match a {
-                    Ax::V(Arr::V(v)) => Res::V(Arr::V(revad::matrix::$name(&v))),
-                    Ax::M(Arr::V(v)) => Res::M(Arr::V(revad::matrix::$name(&v))),
-                    Ax::V(Arr::D(d)) => Res::V(Arr::D(d.mapv(revad::$name::<f64>).into_shared())),
-                    Ax::M(Arr::D(d)) => Res::M(Arr::D(d.mapv(revad::$name::<f64>).into_shared())),
-                }
-                .into_py(py);
-            }
-            match arg(x, stringify!($name), "x")? {
-                Arg::F(x) => Out::F(revad::$name(x)),
-                Arg::V(v) => Out::V(revad::$name(v)),
+            let a = match unary_arg(x, stringify!($name))? {
+                X::S(Arg::F(x)) => return Out::F(revad::$name(x)).into_py(py),
+                X::S(Arg::V(v)) => return Out::V(revad::$name(v)).into_py(py),
+                X::A(a) => a,
+            };
+            match a {
+                Ax::V(Arr::V(v)) => Res::V(Arr::V(revad::matrix::$name(&v))),
+                Ax::M(Arr::V(v)) => Res::M(Arr::V(revad::matrix::$name(&v))),
+                Ax::V(Arr::D(d)) => Res::V(Arr::D(d.mapv(revad::$name::<f64>).into_shared())),
+                Ax::M(Arr::D(d)) => Res::M(Arr::D(d.mapv(revad::$name::<f64>).into_shared())),
             }
             .into_py(py)
         }
@@ -45,22 +58,20 @@ macro_rules! unary_checked {
         #[doc = "For an array Var or a NumPy array: elementwise, as one node."]
         #[pyfunction]
         pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            if let Some(a) = try_array(x, stringify!($name))? {
-                return match a {
-                    Ax::V(a) => {
-                        let (r, d) = arr1!(a, |x| revad::matrix::$name(x));
-                        Res::V(finish(r.map_err(to_py)?, d))
-                    }
-                    Ax::M(a) => {
-                        let (r, d) = arr1!(a, |x| revad::matrix::$name(x));
-                        Res::M(finish(r.map_err(to_py)?, d))
-                    }
+            let a = match unary_arg(x, stringify!($name))? {
+                X::S(Arg::F(x)) => return Out::F(revad::$name(x).map_err(to_py)?).into_py(py),
+                X::S(Arg::V(v)) => return Out::V(revad::$name(v).map_err(to_py)?).into_py(py),
+                X::A(a) => a,
+            };
+            match a {
+                Ax::V(a) => {
+                    let (r, d) = arr1!(a, |x| revad::matrix::$name(x));
+                    Res::V(finish(r.map_err(to_py)?, d))
                 }
-                .into_py(py);
-            }
-            match arg(x, stringify!($name), "x")? {
-                Arg::F(x) => Out::F(revad::$name(x).map_err(to_py)?),
-                Arg::V(v) => Out::V(revad::$name(v).map_err(to_py)?),
+                Ax::M(a) => {
+                    let (r, d) = arr1!(a, |x| revad::matrix::$name(x));
+                    Res::M(finish(r.map_err(to_py)?, d))
+                }
             }
             .into_py(py)
         }

@@ -78,6 +78,9 @@ fn real_error(function: &'static str, name: &str, what: &str) -> PyErr {
     ))
 }
 
+/// Float64 arrays up to this length are copied rather than borrowed in place.
+const SMALL_DATA: usize = 256;
+
 /// Reads real argument `name` of `function`.
 fn read_real<'py>(
     obj: &Bound<'py, PyAny>,
@@ -87,6 +90,11 @@ fn read_real<'py>(
     // The common cases first: a float, a Var, a float64 vector.
     if let Ok(x) = obj.cast::<PyFloat>() {
         return Ok(Real::C(Data::F(x.value())));
+    }
+    // A plain int (`normal_lpdf(x, 0, 1)`) before the array checks; one too large for a float
+    // raises Python's OverflowError, as through `try_arg` below.
+    if obj.is_exact_instance_of::<PyInt>() {
+        return Ok(Real::C(Data::F(obj.extract::<f64>()?)));
     }
     if let Ok(v) = obj.cast::<PyVar>() {
         return match v.get().x(function)? {
@@ -112,6 +120,13 @@ fn read_real<'py>(
         return Ok(Real::C(Data::Held(d.clone())));
     }
     if let Ok(a) = obj.cast::<PyArray1<f64>>() {
+        // A short array is copied: cheaper than registering and releasing NumPy's dynamic
+        // borrow, which a long one takes to be read in place.
+        if a.len() <= SMALL_DATA {
+            if let Ok(v) = a.to_vec() {
+                return Ok(Real::C(Data::Owned(v)));
+            }
+        }
         let r = a
             .try_readonly()
             .map_err(|e| PyTypeError::new_err(format!("{function}: argument {name}: {e}")))?;

@@ -4,6 +4,7 @@
 //! of the thread that made it. Every use first checks the thread and the tape scope, so a stale
 //! or foreign handle raises an exception instead of reaching the core (where it would panic).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::RwLock;
 
@@ -11,7 +12,7 @@ use numpy::{IntoPyArray, ToPyArray};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyFloat, PyList, PyTuple};
 use revad::{Matrix, Var, Vector};
 
 use crate::array::{self, shape_str, Arr, Ax, Op, X};
@@ -20,12 +21,22 @@ use crate::errors;
 static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
-    static THREAD: u64 = NEXT_THREAD.fetch_add(1, Ordering::Relaxed);
+    /// This thread's id, 0 until first asked for. A const-initialised `Cell` needs no lazy
+    /// registration on access (every handle check reads it).
+    static THREAD: Cell<u64> = const { Cell::new(0) };
 }
 
-/// A small id of the current thread.
+/// A small id of the current thread (never 0).
+#[inline]
 pub fn thread_id() -> u64 {
-    THREAD.with(|t| *t)
+    THREAD.with(|t| match t.get() {
+        0 => {
+            let id = NEXT_THREAD.fetch_add(1, Ordering::Relaxed);
+            t.set(id);
+            id
+        }
+        id => id,
+    })
 }
 
 /// A differentiable scalar, or a 1-D or 2-D array, on this thread's tape.
@@ -105,6 +116,7 @@ impl PyVar {
         }
     }
 
+    #[inline]
     fn check_thread(&self, function: &'static str) -> PyResult<()> {
         if self.thread != thread_id() {
             return Err(errors::thread_error(format!(
@@ -136,6 +148,12 @@ impl PyVar {
                 shape_str(&self.shape_vec())
             )));
         };
+        self.live_scalar(value, function)
+    }
+
+    /// The scalar variable of value `value`, if its scope is still open (the thread checked).
+    #[inline]
+    fn live_scalar(&self, value: f64, function: &'static str) -> PyResult<Var> {
         let v = Var::from_bits(value, self.key);
         if !v.is_live() {
             return Err(errors::to_py(revad::Error::StaleVar { function }));
@@ -148,7 +166,7 @@ impl PyVar {
         self.check_thread(function)?;
         let stale = || errors::to_py(revad::Error::StaleVar { function });
         Ok(match &self.val {
-            Val::S(_) => X::S(Arg::V(self.var(function)?)),
+            Val::S(value) => X::S(Arg::V(self.live_scalar(*value, function)?)),
             Val::V(v) => {
                 let v = Var::from_array_bits(read(v), self.key);
                 if !v.is_live() {
@@ -201,6 +219,10 @@ impl Arg {
 
 /// Reads argument `name` of `function`, or `None` if it is neither a Var nor a number.
 pub fn try_arg(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Option<Arg>> {
+    // The common cases first: a float, then a Var.
+    if let Ok(x) = obj.cast::<PyFloat>() {
+        return Ok(Some(Arg::F(x.value())));
+    }
     if let Ok(v) = obj.cast::<PyVar>() {
         return Ok(Some(Arg::V(v.get().var(function)?)));
     }
@@ -284,6 +306,27 @@ fn operator(
     op: Op,
 ) -> PyResult<Py<PyAny>> {
     let a = this.x(function)?;
+    // Scalar op scalar (a float or a scalar Var), the common case, without the array machinery.
+    if let X::S(a) = a {
+        let b = if let Ok(o) = other.cast::<PyVar>() {
+            let o = o.get();
+            match o.val {
+                Val::S(value) => {
+                    o.check_thread(function)?;
+                    Some(Arg::V(o.live_scalar(value, function)?))
+                }
+                _ => None,
+            }
+        } else if let Ok(x) = other.cast::<PyFloat>() {
+            Some(Arg::F(x.value()))
+        } else {
+            None
+        };
+        if let Some(b) = b {
+            let (a, b) = if reflected { (b, a) } else { (a, b) };
+            return op.scalar(a, b).into_py(py);
+        }
+    }
     let Some(b) = array::try_x(other, function)? else {
         return Ok(py.NotImplemented());
     };
@@ -311,6 +354,10 @@ fn matmul_operator(
 impl PyVar {
     #[new]
     fn py_new(value: &Bound<'_, PyAny>) -> PyResult<PyVar> {
+        // The common cases first: a float, a NumPy array, a Var.
+        if let Ok(x) = value.cast::<PyFloat>() {
+            return Ok(PyVar::wrap(Var::new(x.value())));
+        }
         if let Some(a) = array::read_ndarray(value, "Var")? {
             return Ok(match a {
                 X::S(Arg::F(x)) => PyVar::wrap(Var::new(x)),
@@ -356,21 +403,8 @@ impl PyVar {
                 .into_pyobject(py)?
                 .into_any()
                 .unbind(),
-            // The adjoints are copied out of the tape once, into an array NumPy then owns.
-            X::A(Ax::V(Arr::V(v))) => v
-                .try_adj()
-                .map_err(errors::to_py)?
-                .into_owned()
-                .into_pyarray(py)
-                .into_any()
-                .unbind(),
-            X::A(Ax::M(Arr::V(v))) => v
-                .try_adj()
-                .map_err(errors::to_py)?
-                .into_owned()
-                .into_pyarray(py)
-                .into_any()
-                .unbind(),
+            X::A(Ax::V(Arr::V(v))) => adj_array(py, v.try_adj().map_err(errors::to_py)?),
+            X::A(Ax::M(Arr::V(v))) => adj_array(py, v.try_adj().map_err(errors::to_py)?),
             _ => unreachable!("a Var is a variable"),
         })
     }
@@ -656,6 +690,20 @@ impl PyVar {
             CompareOp::Ge => a >= b,
         };
         Ok(r.into_pyobject(py)?.to_owned().into_any().unbind())
+    }
+}
+
+/// Arrays up to this many elements are handed to NumPy by copying into a new NumPy array; a
+/// longer one is moved into NumPy without a copy, behind an owner object (measured: making
+/// that object costs more than copying 256 floats).
+const SMALL_ARRAY: usize = 256;
+
+/// An array of adjoints (already copied out of the tape) as a new float64 NumPy array.
+fn adj_array<D: ndarray::Dimension>(py: Python<'_>, a: ndarray::ArcArray<f64, D>) -> Py<PyAny> {
+    if a.len() <= SMALL_ARRAY {
+        a.to_pyarray(py).into_any().unbind()
+    } else {
+        a.into_owned().into_pyarray(py).into_any().unbind()
     }
 }
 
