@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import operator
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -45,7 +46,7 @@ def reduce(r: Any) -> Any:
 
 
 def reduce_scalars(xs: list[Any]) -> Any:
-    return sum(w * x * revad.sin(x) for w, x in zip(weights(len(xs)), xs))
+    return sum(w * x * revad.sin(x) for w, x in zip(weights(len(xs)), xs, strict=False))
 
 
 def before(r: Any) -> Any:
@@ -338,7 +339,7 @@ def test_broadcasting_values_gradients_and_matvar(
         ax = np.array(xs, dtype=object).reshape(sa)
         by = np.array(ys, dtype=object).reshape(sb)
         pa, pb = np.broadcast_arrays(ax, by)
-        return sum(wk * op(p, q) for wk, p, q in zip(w, pa.ravel(), pb.ravel()))
+        return sum(wk * op(p, q) for wk, p, q in zip(w, pa.ravel(), pb.ravel(), strict=False))
 
     point = np.concatenate([a.ravel() if kinds[0] == "v" else [],
                             b.ravel() if kinds[1] == "v" else []])
@@ -414,7 +415,7 @@ def test_pow_with_array_exponents_is_one_node() -> None:
         return revad.sum(revad.pow(p[:3], p[3:]) * weights(3))
 
     def g(ps: list[Any]) -> Any:
-        return sum(w * revad.pow(a, b) for w, a, b in zip(weights(3), ps[:3], ps[3:]))
+        return sum(w * revad.pow(a, b) for w, a, b in zip(weights(3), ps[:3], ps[3:], strict=False))
 
     agree(f, g, np.concatenate([base, expo]))
     # 0 ** y: ∂/∂y is 0, ∂/∂x = y·0^(y−1).

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import operator
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -243,11 +244,12 @@ def test_operator_gradients(name: str, op: Any, kind: str, reflected: bool) -> N
 
     def f_scalar(xs: list[Var]) -> Any:
         if kind == "var":
-            pairs = zip(xs[:3], xs[3:])
+            pairs = zip(xs[:3], xs[3:], strict=False)
         else:
             cs = list(c) if kind == "data" else [c] * 3
-            pairs = zip(xs, cs)
-        return sum(w * (op(b, a) if reflected else op(a, b)) for (a, b), w in zip(pairs, W3))
+            pairs = zip(xs, cs, strict=False)
+        return sum(w * (op(b, a) if reflected else op(a, b))
+                   for (a, b), w in zip(pairs, W3, strict=False))
 
     point = np.concatenate([POSITIVE, OTHER + 2.0]) if kind == "var" else POSITIVE
     check_gradient(f, [point])
@@ -390,7 +392,7 @@ def test_elementwise_function(name: str) -> None:
     # On a Var: one array Var, with the scalar function's values and derivatives.
     check_gradient(lambda x: revad.dot_product(f(x), W3), [point])
     agree(lambda x: revad.dot_product(f(x), W3),
-          lambda xs: sum(w * f(x) for x, w in zip(xs, W3)), point)
+          lambda xs: sum(w * f(x) for x, w in zip(xs, W3, strict=False)), point)
     check_gradient(lambda x: revad.sum(f(x) * np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])),
                    [np.array([point, point[::-1]])])
 
@@ -458,15 +460,15 @@ def test_vector_function(name: str, scalar: Callable[[list[Any]], list[Any]]) ->
     assert_close(f(X3), scalar(list(X3)), 1e-14)
     check_gradient(lambda x: revad.dot_product(f(x), W3), [X3])
     agree(lambda x: revad.dot_product(f(x), W3),
-          lambda xs: sum(w * y for w, y in zip(W3, scalar(xs))), X3)
+          lambda xs: sum(w * y for w, y in zip(W3, scalar(xs), strict=False)), X3)
     with pytest.raises(revad.SizeError, match="1-D"):
         f(Var(M32))
 
 
 BINARY_VECTOR: list[tuple[str, Callable[[Any, Any], Any]]] = [
-    ("dot_product", lambda a, b: sum(x * y for x, y in zip(a, b))),
-    ("squared_distance", lambda a, b: sum((x - y) ** 2 for x, y in zip(a, b))),
-    ("distance", lambda a, b: sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5),
+    ("dot_product", lambda a, b: sum(x * y for x, y in zip(a, b, strict=False))),
+    ("squared_distance", lambda a, b: sum((x - y) ** 2 for x, y in zip(a, b, strict=False))),
+    ("distance", lambda a, b: sum((x - y) ** 2 for x, y in zip(a, b, strict=False)) ** 0.5),
 ]
 
 

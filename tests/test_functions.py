@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -272,7 +272,7 @@ def test_value_matches_reference_and_floats_give_a_float(case: Case) -> None:
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_var_arguments_give_a_var_of_the_same_value(case: Case) -> None:
     for point in [*case.points, *case.value_only, *(p for p, _ in case.edges)]:
-        args = [Var(a) if k == "r" else a for a, k in zip(point, case.kinds)]
+        args = [Var(a) if k == "r" else a for a, k in zip(point, case.kinds, strict=False)]
         got = case.fn(*args)
         assert isinstance(got, Var)
         assert_close(got.value, case.fn(*point), 1e-15)
@@ -281,10 +281,10 @@ def test_var_arguments_give_a_var_of_the_same_value(case: Case) -> None:
 def _whole_point(case: Case) -> Any:
     """The first point of ``case`` with a whole real argument, those passed as ints."""
     for point in case.points:
-        if any(k == "r" and float(a).is_integer() for a, k in zip(point, case.kinds)):
+        if any(k == "r" and float(a).is_integer() for a, k in zip(point, case.kinds, strict=False)):
             return point, tuple(
                 int(a) if k == "r" and float(a).is_integer() else a
-                for a, k in zip(point, case.kinds)
+                for a, k in zip(point, case.kinds, strict=False)
             )
     return None
 

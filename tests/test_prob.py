@@ -17,9 +17,9 @@ Adding a distribution adds a row.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -429,7 +429,7 @@ def columns(d: Dist, points: Sequence[tuple[Any, ...]]) -> list[np.ndarray]:
 def with_reals(d: Dist, point: tuple[Any, ...], reals: Sequence[Any]) -> list[Any]:
     """`point` with its real arguments replaced by `reals` (in order)."""
     out = list(point)
-    for j, r in zip(d.reals(), reals):
+    for j, r in zip(d.reals(), reals, strict=False):
         out[j] = r
     return out
 
@@ -452,7 +452,7 @@ def perturbed(d: Dist, point: tuple[Any, ...], j: int) -> np.ndarray:
 @pytest.mark.parametrize(("d", "kind"), FUNCTIONS, ids=IDS)
 def test_values_against_scipy(d: Dist, kind: str) -> None:
     expected = [d.reference(kind, *p) for p in d.points]
-    for p, e in zip(d.points, expected):
+    for p, e in zip(d.points, expected, strict=False):
         got = fn(d, kind)(*p)
         assert type(got) is float
         if kind in ("lcdf", "lccdf") and abs(e) < 1e-15:
@@ -824,7 +824,7 @@ def ordered_logistic_ref(y: int, eta: float, c: Sequence[float]) -> float:
 def test_ordered_logistic_lpmf() -> None:
     c = [-1.0, 0.5, 2.0]
     ys, etas = [1, 2, 3, 4], [0.3, -0.5, 1.0, 2.5]
-    expected = sum(ordered_logistic_ref(y, e, c) for y, e in zip(ys, etas))
+    expected = sum(ordered_logistic_ref(y, e, c) for y, e in zip(ys, etas, strict=False))
     assert_rel(revad.ordered_logistic_lpmf(ys, etas, c), expected, 1e-13, "values")
     assert_rel(revad.ordered_logistic_lpmf(ys, 0.3, c),
                sum(ordered_logistic_ref(y, 0.3, c) for y in ys), 1e-13, "broadcast eta")
@@ -843,7 +843,7 @@ def test_hypergeometric_lpmf() -> None:
     for n, N, a, b in points:
         expected = float(st.hypergeom(a + b, a, N).logpmf(n))
         assert_rel(revad.hypergeometric_lpmf(n, N, a, b), expected, 1e-12, "value")
-    cols = [np.array(col) for col in zip(*points)]
+    cols = [np.array(col) for col in zip(*points, strict=False)]
     expected = sum(float(st.hypergeom(a + b, a, N).logpmf(n)) for n, N, a, b in points)
     assert_rel(revad.hypergeometric_lpmf(*cols), expected, 1e-12, "arrays")
     assert revad.hypergeometric_lpmf(2, 3, 4, 6, propto=True) == 0.0

@@ -296,13 +296,13 @@ def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str)
         return
     names = list(dict.fromkeys(case.name for case, _ in rows))
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
-    for ax, name in zip(axes[0], names):
+    for ax, name in zip(axes[0], names, strict=False):
         mine = [(case, times) for case, times in rows if case.name == name]
         for (ours, peer), marker in zip([(o, p) for p in peers for o in ("revad", "revad Data")],
-                                        "osd^"):
+                                        "osd^", strict=False):
             points = [(c.size, t[ours] / t[peer]) for c, t in mine if peer in t]
             if points:
-                xs, ys = zip(*points)
+                xs, ys = zip(*points, strict=False)
                 ax.plot(xs, ys, marker=marker, label=f"{ours} / {peer}")
         ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
         ax.set_xscale("log")

@@ -20,7 +20,8 @@ take NumPy arrays and lists for any argument.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import _revad
 from ._revad import *  # noqa: F401,F403  (the compiled functions, Var, Tape, exceptions)

@@ -11,8 +11,8 @@ import math
 import random
 import sys
 import timeit
-from collections.abc import Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import revad
 from revad.testing import finite_diff_gradient
@@ -72,8 +72,8 @@ def main() -> int:
     print(f"  {'revad.gradient':22}{grad[0]:22.15g}{grad[1]:22.15g}")
     print(f"  {'closed form':22}{exact[0]:22.15g}{exact[1]:22.15g}")
     print(f"  {'finite differences':22}{fd[0]:22.15g}{fd[1]:22.15g}")
-    err_exact = max(abs(g - e) / max(abs(e), 1.0) for g, e in zip(grad, exact))
-    err_fd = max(abs(g - d) / max(abs(d), 1.0) for g, d in zip(grad, fd))
+    err_exact = max(abs(g - e) / max(abs(e), 1.0) for g, e in zip(grad, exact, strict=False))
+    err_fd = max(abs(g - d) / max(abs(d), 1.0) for g, d in zip(grad, fd, strict=False))
     print(f"  largest relative difference: {err_exact:.1e} from the closed form, "
           f"{err_fd:.1e} from finite differences\n")
     ok = err_exact < 1e-12 and err_fd < 1e-7

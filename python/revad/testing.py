@@ -23,8 +23,8 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from typing import Any, Callable, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Union
 
 import numpy as np
 
