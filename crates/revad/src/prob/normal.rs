@@ -234,23 +234,15 @@ where
         }
     };
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(
-        y,
-        if y_each {
-            each(1.0)
-        } else {
-            vec![-sum_z * inv_s]
-        },
-    );
-    ops.add_owned(
-        mu,
-        if mu_each {
-            each(-1.0)
-        } else {
-            vec![sum_z * inv_s]
-        },
-    );
-    ops.add_owned(sigma, vec![(sum_z2 - nf) * inv_s]);
+    match y_each {
+        true => ops.add_owned(y, each(1.0)),
+        false => ops.add_scalar(y, -sum_z * inv_s),
+    }
+    match mu_each {
+        true => ops.add_owned(mu, each(-1.0)),
+        false => ops.add_scalar(mu, sum_z * inv_s),
+    }
+    ops.add_scalar(sigma, (sum_z2 - nf) * inv_s);
     Ok(ops.build(lp))
 }
 
