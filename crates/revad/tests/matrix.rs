@@ -357,3 +357,95 @@ fn reductions_in_lanes_cover_every_remainder() {
         );
     }
 }
+
+/// An r×c data matrix of irregular values in about (−2, 2).
+fn data(r: usize, c: usize, seed: u64) -> Matrix {
+    Array2::from_shape_vec((r, c), points(r * c, seed))
+        .unwrap()
+        .into_shared()
+}
+
+/// `|got − Σₗ termₗ| ≤ 1e-12·Σₗ |termₗ|`: a sum checked to rounding relative to its terms' size.
+#[track_caller]
+fn assert_sum(got: f64, terms: impl Iterator<Item = f64>) {
+    let (mut want, mut size) = (0.0, 0.0);
+    for t in terms {
+        want += t;
+        size += t.abs();
+    }
+    assert!((got - want).abs() <= 1e-12 * size, "{got} against {want}");
+}
+
+#[test]
+fn a_large_product_matches_the_triple_loop_in_value_and_gradient() {
+    // Well above the size where products go to the gemm kernel: 150×170 · 170×130, reduced
+    // as f = Σ W ∘ (A·B), so Ā = W·Bᵀ and B̄ = Aᵀ·W (the reverse pass's two products, whose
+    // transposed operands are strided views).
+    let (m, k, n) = (150, 170, 130);
+    let (a, b, w) = (data(m, k, 1), data(k, n, 2), data(m, n, 3));
+    for (a_var, b_var) in [(true, true), (true, false), (false, true)] {
+        let (va, vb) = (Var::array(a.clone()), Var::array(b.clone()));
+        let c = match (a_var, b_var) {
+            (true, true) => matrix::multiply(&va, &vb),
+            (true, false) => matrix::multiply(&va, &b),
+            _ => matrix::multiply(&a, &vb),
+        }
+        .unwrap();
+        let f = matrix::sum(&matrix::elt_multiply(&c, &w).unwrap());
+        f.grad();
+        let c = c.value().clone();
+        for i in 0..m {
+            for j in 0..n {
+                assert_sum(c[[i, j]], (0..k).map(|l| a[[i, l]] * b[[l, j]]));
+            }
+        }
+        let (ga, gb) = (va.adj(), vb.adj());
+        for l in 0..k {
+            for i in 0..m {
+                let want = (0..n).map(|j| w[[i, j]] * b[[l, j]]);
+                if a_var {
+                    assert_sum(ga[[i, l]], want);
+                } else {
+                    assert_eq!(ga[[i, l]], 0.0);
+                }
+            }
+            for j in 0..n {
+                let want = (0..m).map(|i| a[[i, l]] * w[[i, j]]);
+                if b_var {
+                    assert_sum(gb[[l, j]], want);
+                } else {
+                    assert_eq!(gb[[l, j]], 0.0);
+                }
+            }
+        }
+        tape::reset();
+    }
+}
+
+#[test]
+fn gradient_of_sum_ab_at_k130_is_row_and_column_sums() {
+    // ∂/∂A sum(A·B) = 1·Bᵀ (āᵢₗ = Σⱼ bₗⱼ), ∂/∂B = Aᵀ·1 (b̄ₗⱼ = Σᵢ aᵢₗ); and ⟨∇f, t⟩ against
+    // the central difference along a direction t (exact up to rounding: f is quadratic in t).
+    let k = 130;
+    let x = points(2 * k * k, 23);
+    let f = |v: &[Var]| {
+        let a = mat(k, k, &v[..k * k]);
+        let b = mat(k, k, &v[k * k..]);
+        matrix::sum(&matrix::multiply(&a, &b).unwrap())
+    };
+    let (_, g) = gradient(f, &x);
+    let (a, b) = (&x[..k * k], &x[k * k..]);
+    for i in 0..k {
+        for l in 0..k {
+            assert_sum(g[i * k + l], (0..k).map(|j| b[l * k + j]));
+            assert_sum(g[k * k + i * k + l], (0..k).map(|r| a[r * k + i]));
+        }
+    }
+    let t = points(2 * k * k, 29);
+    let lhs: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+    let at = |s: f64| {
+        let p: Vec<f64> = x.iter().zip(&t).map(|(a, b)| a + s * b).collect();
+        revad::testing::value_of(&f, &p)
+    };
+    assert_close(lhs, (at(1e-2) - at(-1e-2)) / 2e-2, 1e-9);
+}

@@ -930,3 +930,54 @@ fn diagonal_products_report_mismatched_sizes() {
     .is_ok());
     tape::reset();
 }
+
+#[test]
+fn products_above_the_gemm_threshold_agree_with_scalar_loops() {
+    // Shapes whose products (forward and reverse) take the gemm kernel (m·n·k ≥ 16³), value and
+    // gradient against scalar loops to 1e-13 / 1e-12.
+    let (r, c) = (40, 30);
+    let x = points(r * c, 5);
+    agree_no_fd(
+        |v: &[Var]| weigh(&matrix::crossprod(&mat(r, c, v))),
+        |v: &[Var]| weigh_s(&s_mul(&s_t(v, r, c), c, r, v, c)),
+        &x,
+    );
+    agree_no_fd(
+        |v: &[Var]| weigh(&matrix::tcrossprod(&mat(c, r, v))),
+        |v: &[Var]| weigh_s(&s_mul(v, c, r, &s_t(v, c, r), c)),
+        &x,
+    );
+    let n = 30;
+    agree_no_fd(
+        |v: &[Var]| weigh(&matrix::multiply_lower_tri_self_transpose(&mat(n, n, v))),
+        |v: &[Var]| {
+            let l: Vec<Var> = (0..n * n)
+                .map(|q| if q % n > q / n { v[q] * 0.0 } else { v[q] })
+                .collect();
+            weigh_s(&s_mul(&l, n, n, &s_t(&l, n, n), n))
+        },
+        &points(n * n, 6),
+    );
+    let (n, m) = (20, 16);
+    agree_no_fd(
+        |v: &[Var]| {
+            let a = mat(n, n, &v[..n * n]);
+            weigh(&matrix::quad_form(&a, &mat(n, m, &v[n * n..])).unwrap())
+        },
+        |v: &[Var]| weigh_s(&s_quad(&v[..n * n], &v[n * n..], n, m)),
+        &points(n * n + n * m, 7),
+    );
+    agree_no_fd(
+        |v: &[Var]| {
+            let a = mat(n, n, &v[..n * n]);
+            weigh(&matrix::quad_form_sym(&a, &mat(n, m, &v[n * n..])).unwrap())
+        },
+        |v: &[Var]| {
+            let x = s_quad(&v[..n * n], &v[n * n..], n, m);
+            let xt = s_t(&x, m, m);
+            let c: Vec<Var> = x.iter().zip(&xt).map(|(p, q)| (*p + *q) * 0.5).collect();
+            weigh_s(&c)
+        },
+        &[sym_point(n, 8), points(n * m, 9)].concat(),
+    );
+}
