@@ -101,24 +101,16 @@ def normal_case(n: int) -> Case:
         -0.5 * ((y - mu) / sigma) ** 2 - np.log(sigma) - 0.5 * np.log(2 * np.pi)
     )
 
-    def ours() -> object:
+    def ours(values: Any) -> object:
         with revad.Tape():
-            vy, vm, vs = revad.Var(y), revad.Var(mu), revad.Var(sigma)
+            vy, vm, vs = revad.Var(values), revad.Var(mu), revad.Var(sigma)
             lp = revad.normal_lpdf(vy, vm, vs)
             lp.grad()
             return lp.value, vy.adj, vm.adj, vs.adj
 
-    case.calls["revad"] = ours
     dy = revad.Data(y)
-
-    def ours_data() -> object:
-        with revad.Tape():
-            vy, vm, vs = revad.Var(dy), revad.Var(mu), revad.Var(sigma)
-            lp = revad.normal_lpdf(vy, vm, vs)
-            lp.grad()
-            return lp.value, vy.adj, vm.adj, vs.adj
-
-    case.calls["revad Data"] = ours_data
+    case.calls["revad"] = lambda: ours(y)
+    case.calls["revad Data"] = lambda: ours(dy)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -153,24 +145,16 @@ def regression_case(n: int) -> Case:
         -0.5 * ((y - x @ beta) / sigma) ** 2 - np.log(sigma) - 0.5 * np.log(2 * np.pi)
     )
 
-    def ours() -> object:
+    def ours(xs: Any, ys: Any) -> object:
         with revad.Tape():
             vb, vs = revad.Var(beta), revad.Var(sigma)
-            lp = revad.normal_lpdf(y, x @ vb, vs)
+            lp = revad.normal_lpdf(ys, xs @ vb, vs)
             lp.grad()
             return lp.value, vb.adj, vs.adj
 
-    case.calls["revad"] = ours
     dx, dy = revad.Data(x), revad.Data(y)
-
-    def ours_data() -> object:
-        with revad.Tape():
-            vb, vs = revad.Var(beta), revad.Var(sigma)
-            lp = revad.normal_lpdf(dy, dx @ vb, vs)
-            lp.grad()
-            return lp.value, vb.adj, vs.adj
-
-    case.calls["revad Data"] = ours_data
+    case.calls["revad"] = lambda: ours(x, y)
+    case.calls["revad Data"] = lambda: ours(dx, dy)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -214,30 +198,19 @@ def hierarchical_case(j: int) -> Case:
 
     case.calls["numpy f64"] = f64
 
-    def ours() -> object:
+    def ours(ys: Any, sigmas: Any, etas: Any) -> object:
         with revad.Tape():
-            vm, vlt, ve = revad.Var(mu), revad.Var(log_tau), revad.Var(eta)
+            vm, vlt, ve = revad.Var(mu), revad.Var(log_tau), revad.Var(etas)
             tau = revad.exp(vlt)
             lp = (revad.normal_lpdf(vm, 0.0, 5.0) + revad.cauchy_lpdf(tau, 0.0, 5.0) + vlt
                   + revad.normal_lpdf(ve, 0.0, 1.0)
-                  + revad.normal_lpdf(y, vm + tau * ve, sigma))
+                  + revad.normal_lpdf(ys, vm + tau * ve, sigmas))
             lp.grad()
             return lp.value, vm.adj, vlt.adj, ve.adj
 
-    case.calls["revad"] = ours
     dy, dsigma, deta = revad.Data(y), revad.Data(sigma), revad.Data(eta)
-
-    def ours_data() -> object:
-        with revad.Tape():
-            vm, vlt, ve = revad.Var(mu), revad.Var(log_tau), revad.Var(deta)
-            tau = revad.exp(vlt)
-            lp = (revad.normal_lpdf(vm, 0.0, 5.0) + revad.cauchy_lpdf(tau, 0.0, 5.0) + vlt
-                  + revad.normal_lpdf(ve, 0.0, 1.0)
-                  + revad.normal_lpdf(dy, vm + tau * ve, dsigma))
-            lp.grad()
-            return lp.value, vm.adj, vlt.adj, ve.adj
-
-    case.calls["revad Data"] = ours_data
+    case.calls["revad"] = lambda: ours(y, sigma, eta)
+    case.calls["revad Data"] = lambda: ours(dy, dsigma, deta)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
