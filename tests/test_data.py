@@ -55,11 +55,19 @@ def test_matmul_with_a_var_vector_agrees_with_numpy_data() -> None:
     def f_numpy(b: revad.Var) -> revad.Var:
         return revad.normal_lpdf(Y, X @ b, 1.4)
 
+    dy = revad.Data(Y)
+
+    def f_all_data(b: revad.Var) -> revad.Var:
+        return revad.normal_lpdf(dy, d @ b, 1.4)
+
     v1, g1 = revad.value_and_grad(f_data)(beta)
     v2, g2 = revad.value_and_grad(f_numpy)(beta)
-    assert v1 == pytest.approx(v2, rel=1e-15)
+    v3, g3 = revad.value_and_grad(f_all_data)(beta)
+    assert v1 == pytest.approx(v2, rel=1e-15) and v3 == pytest.approx(v2, rel=1e-15)
     np.testing.assert_allclose(g1, g2, rtol=1e-14)
+    np.testing.assert_allclose(g3, g2, rtol=1e-14)
     check_gradient(f_data, [beta])
+    check_gradient(f_all_data, [beta])
 
 
 def test_elementwise_operators_and_var_from_data() -> None:

@@ -36,6 +36,14 @@ impl PyData {
         }
     }
 
+    /// The values of a 1-D `Data` as a shared vector (no copy).
+    pub fn vector(&self) -> Option<Vector> {
+        match &self.values {
+            Values::V(v) => Some(v.clone()),
+            Values::M(_) => None,
+        }
+    }
+
     /// The values in row-major order (a probability function reads a 1-D `Data` in place).
     pub fn as_slice(&self) -> &[f64] {
         match &self.values {

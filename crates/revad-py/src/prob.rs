@@ -49,7 +49,10 @@ impl Data<'_> {
                     .map_err(|e| PyTypeError::new_err(e.to_string()))?,
             ),
             Data::Owned(v) => ConstArg::Slice(v),
-            Data::Held(d) => ConstArg::Slice(d.get().as_slice()),
+            Data::Held(d) => match d.get().vector() {
+                Some(v) => ConstArg::Shared(v),
+                None => ConstArg::Slice(d.get().as_slice()),
+            },
         })
     }
 }

@@ -2,7 +2,7 @@
 //! every mix of constant/variable and scalar/container arguments, `propto`, validation.
 
 use ndarray::Array1;
-use revad::prob::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf};
+use revad::prob::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf, ConstArg};
 use revad::testing::{assert_close, check_gradient, check_gradient_with, vector_from, GradCheck};
 use revad::{tape, Var, Vector};
 
@@ -341,6 +341,22 @@ fn array_arguments_without_stored_partials_match_the_closed_form() {
         assert_close(*g, -dy(i, &ms), 1e-14);
     }
     assert_close(vs.adj(), ds(&ms), 1e-14);
+    tape::reset();
+
+    // y a shared constant (ConstArg::Shared, what Python's revad.Data passes), μ an array
+    // variable: the same as a borrowed slice, in value and gradient.
+    let vm = Var::array(md.clone());
+    let shared = normal_lpdf(ConstArg::Shared(yd.clone()), &vm, s, false).unwrap();
+    shared.grad();
+    let got: Vec<f64> = vm.adj().to_vec();
+    tape::reset();
+    let vm = Var::array(md.clone());
+    let borrowed = normal_lpdf(ConstArg::Slice(&ys), &vm, s, false).unwrap();
+    borrowed.grad();
+    assert_close(shared.value(), borrowed.value(), 1e-15);
+    for (g, w) in got.iter().zip(vm.adj().iter()) {
+        assert_close(*g, *w, 1e-15);
+    }
     tape::reset();
 
     // y array variable, μ data vector or slice, σ constant.

@@ -464,6 +464,8 @@ pub enum ConstArg<'a> {
     Vector(Vec<f64>),
     /// A borrowed container (no copy).
     Slice(&'a [f64]),
+    /// A shared vector (no copy; a node may keep it for the reverse pass instead of partials).
+    Shared(Vector),
 }
 
 impl ProbArg for ConstArg<'_> {
@@ -474,6 +476,7 @@ impl ProbArg for ConstArg<'_> {
             ConstArg::Scalar(_) => None,
             ConstArg::Vector(v) => Some(v.len()),
             ConstArg::Slice(s) => Some(s.len()),
+            ConstArg::Shared(v) => Some(v.len()),
         }
     }
     #[inline]
@@ -482,6 +485,7 @@ impl ProbArg for ConstArg<'_> {
             ConstArg::Scalar(x) => *x,
             ConstArg::Vector(v) => v[i],
             ConstArg::Slice(s) => s[i],
+            ConstArg::Shared(v) => v[i],
         }
     }
     fn slot(&self, _: usize) -> Slot {
@@ -493,6 +497,13 @@ impl ProbArg for ConstArg<'_> {
             ConstArg::Scalar(_) => None,
             ConstArg::Vector(v) => Some(v),
             ConstArg::Slice(s) => Some(s),
+            ConstArg::Shared(v) => Some(Storage::as_slice(v)),
+        }
+    }
+    fn shared_values(&self) -> Option<Vector> {
+        match self {
+            ConstArg::Shared(v) => Some(v.clone()),
+            _ => None,
         }
     }
 }
