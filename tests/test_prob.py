@@ -455,8 +455,9 @@ def test_values_against_scipy(d: Dist, kind: str) -> None:
     for p, e in zip(d.points, expected, strict=False):
         got = fn(d, kind)(*p)
         assert type(got) is float
-        if kind in ("lcdf", "lccdf") and abs(e) < 1e-15:
-            # A log probability within 1e-15 of 0: the probability is right to an ulp.
+        if kind in ("lcdf", "lccdf") and abs(e) < 1e-6:
+            # A log probability near 0: SciPy takes log(cdf), exact only to the rounding of the
+            # cdf near 1 (about 1e-16 absolute), where revad's log1p(−tail) is exact relatively.
             assert abs(got - e) <= 1e-15, f"{d.name}_{kind}{p}: {got!r} vs {e!r}"
             continue
         assert_rel(got, e, d.rtol, f"{d.name}_{kind}{p}")

@@ -296,6 +296,19 @@ fn poisson_values_match_scipy() {
         (poisson_lccdf(10i64, 1e-3).unwrap(), -93.48853257840591),
         (poisson_lccdf(50i64, 1e-8).unwrap(), -1091.8643105358758),
         (poisson_lcdf(200i64, 1.0).unwrap(), 0.0),
+        // Upper tails below the rounding of 1: log1p(−tail), not log(1 − tail) = 0 (mpmath).
+        (
+            poisson_lcdf(50i64, 2.0).unwrap(),
+            -2.0432242511795041392e-52,
+        ),
+        (
+            poisson_lcdf(30i64, 3.0).unwrap(),
+            -4.1254051981139433219e-21,
+        ),
+        (
+            poisson_lccdf(0i64, 40.0).unwrap(),
+            -4.2483542552915890044e-18,
+        ),
         (poisson_lccdf(0i64, 1e-300).unwrap(), -690.7755278982137),
     ];
     for (i, &(got, want)) in cases.iter().enumerate() {

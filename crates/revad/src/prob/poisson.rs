@@ -39,22 +39,41 @@ fn log_pmf(n: f64, lambda: f64) -> f64 {
     multiply_log(n, lambda) - lambda - lgamma(n + 1.0)
 }
 
-/// log Q(n + 1, λ) = log P(N ≤ n) for n ≥ 0.
+/// log Q(n + 1, λ) = log P(N ≤ n) for n ≥ 0; near 1, as log1p(−P(N > n)) so that an upper
+/// tail below the rounding of 1 (e.g. −2·10⁻⁵² for n = 50, λ = 2) is not lost.
 pub(crate) fn log_q(n: i64, lambda: f64) -> Result<f64> {
-    let q = gamma_q(n as f64 + 1.0, lambda)?;
-    if q > TINY || lambda.is_infinite() || n > 100_000 {
-        return Ok(q.ln());
+    let a = n as f64 + 1.0;
+    let q = gamma_q(a, lambda)?;
+    if q > 0.5 {
+        return Ok((-log_p_tail(n, lambda, gamma_p(a, lambda)?).exp()).ln_1p());
     }
-    let terms: Vec<f64> = (0..=n).map(|k| log_pmf(k as f64, lambda)).collect();
-    Ok(log_sum_exp_all(&terms))
+    Ok(log_q_tail(n, lambda, q))
 }
 
-/// log P(n + 1, λ) = log P(N > n) for n ≥ 0.
+/// log P(n + 1, λ) = log P(N > n) for n ≥ 0; near 1, as log1p(−P(N ≤ n)).
 fn log_p(n: i64, lambda: f64) -> Result<f64> {
     let a = n as f64 + 1.0;
     let p = gamma_p(a, lambda)?;
+    if p > 0.5 {
+        return Ok((-log_q_tail(n, lambda, gamma_q(a, lambda)?).exp()).ln_1p());
+    }
+    Ok(log_p_tail(n, lambda, p))
+}
+
+/// log Q(n + 1, λ), accurate when Q is not close to 1 (a pmf sum below the underflow of Q).
+fn log_q_tail(n: i64, lambda: f64, q: f64) -> f64 {
+    if q > TINY || lambda.is_infinite() || n > 100_000 {
+        return q.ln();
+    }
+    let terms: Vec<f64> = (0..=n).map(|k| log_pmf(k as f64, lambda)).collect();
+    log_sum_exp_all(&terms)
+}
+
+/// log P(n + 1, λ), accurate when P is not close to 1 (a series below the underflow of P).
+fn log_p_tail(n: i64, lambda: f64, p: f64) -> f64 {
+    let a = n as f64 + 1.0;
     if p > TINY || lambda == 0.0 || lambda >= a {
-        return Ok(p.ln());
+        return p.ln();
     }
     let (mut term, mut sum) = (1.0f64, 1.0f64);
     for k in 1..10_000 {
@@ -64,7 +83,7 @@ fn log_p(n: i64, lambda: f64) -> Result<f64> {
             break;
         }
     }
-    Ok(log_pmf(a, lambda) + sum.ln())
+    log_pmf(a, lambda) + sum.ln()
 }
 
 /// `Σᵢ log Poisson(nᵢ | λᵢ)` = Σ nᵢ log λᵢ − λᵢ − log nᵢ!; ∂/∂λᵢ = nᵢ/λᵢ − 1. As Stan: −∞ if
