@@ -41,7 +41,7 @@ fn elementwise<S: Storage>(
     let value = av.with_data(data);
     let (ka, kb) = (a.key(), b.key());
     let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
-    let (a_val, b_val, c_val) = (av.clone(), bv.clone(), value.clone());
+    let (a_val, b_val, c_val) = (av.into_owned(), bv.into_owned(), value.clone());
     let n = value.len();
     let key = tape::record_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
@@ -136,7 +136,7 @@ fn with_scalar<S: Storage, R: Real>(
     let ka = a.key();
     let ks = s.to_var().map(|v| (v.key(), v.slot()));
     let keys: Vec<u64> = ka.into_iter().chain(ks.map(|k| k.0)).collect();
-    let (a_val, c_val) = (av.clone(), value.clone());
+    let (a_val, c_val) = (av.into_owned(), value.clone());
     let n = value.len();
     let key = tape::record_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
@@ -273,7 +273,7 @@ pub fn broadcast_elementwise(
     if keys.is_empty() {
         return Ok(Var::from_key(value.clone(), tape::new_run(value.len())));
     }
-    let (a_val, b_val, c_val) = (av.clone(), bv.clone(), value.clone());
+    let (a_val, b_val, c_val) = (av.into_owned(), bv.into_owned(), value.clone());
     let n = value.len();
     let key = tape::record_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {

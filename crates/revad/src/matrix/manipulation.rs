@@ -55,6 +55,8 @@
 //! tape::reset();
 //! ```
 
+use std::borrow::Cow;
+
 use ndarray::Array2;
 
 use super::operand::{slot_of, Operand};
@@ -230,25 +232,24 @@ impl Window {
     }
 }
 
-/// The window `w` of `a` as an array variable of kind `T` and shape `(w.rows, w.cols)`.
-fn window<S: Storage, T: Storage>(a: &impl Operand<S>, w: Window) -> Var<T> {
-    let av = a.value();
+/// The window `w` of the operand with key `ka` and (standard) value `av`, as an array
+/// variable of kind `T` and shape `(w.rows, w.cols)`.
+fn window<S: Storage, T: Storage>(ka: Option<u64>, av: Cow<'_, S>, w: Window) -> Var<T> {
     let value = build::<T>((w.rows, w.cols), w.gather(av.as_slice()));
-    record(value, [(a.key(), av.len())], move |_, g, r| {
-        w.scatter_add(g, r)
-    })
+    record(value, [(ka, av.len())], move |_, g, r| w.scatter_add(g, r))
 }
 
-/// Records `cₖ = a[perm[k]]` for a permutation (or any selection) `perm` of `a`'s elements.
+/// Records `cₖ = a[perm[k]]` for a permutation (or any selection) `perm` of the elements of
+/// the operand `a` with key `ka` and (standard) value `av`.
 fn permute<S: Storage, T: Storage>(
-    a: &impl Operand<S>,
+    ka: Option<u64>,
+    av: Cow<'_, S>,
     shape: (usize, usize),
     perm: Vec<usize>,
 ) -> Var<T> {
-    let av = a.value();
     let x = av.as_slice();
     let value = build::<T>(shape, perm.iter().map(|&i| x[i]).collect());
-    record(value, [(a.key(), av.len())], move |_, g, r| {
+    record(value, [(ka, av.len())], move |_, g, r| {
         for (&i, gk) in perm.iter().zip(g) {
             r[i] += gk;
         }
@@ -383,7 +384,8 @@ pub fn block(
     nrows: usize,
     ncols: usize,
 ) -> Result<Var<Matrix>> {
-    let (r, c) = m.value().dim();
+    let mv = m.value();
+    let (r, c) = mv.dim();
     check::at_most(
         "block",
         "i + nrows",
@@ -399,7 +401,8 @@ pub fn block(
         AT_MOST_COLS,
     )?;
     Ok(window(
-        m,
+        m.key(),
+        mv,
         Window {
             off: i * c + j,
             stride: c,
@@ -414,10 +417,12 @@ pub fn block(
 /// # Errors
 /// [`Error::DomainInt`]: `col: j is 3, but must be less than the number of columns`.
 pub fn col(m: &impl Operand<Matrix>, j: usize) -> Result<Var<Vector>> {
-    let (r, c) = m.value().dim();
+    let mv = m.value();
+    let (r, c) = mv.dim();
     check::less_than("col", "j", j, c, LESS_THAN_COLS)?;
     Ok(window(
-        m,
+        m.key(),
+        mv,
         Window {
             off: j,
             stride: c,
@@ -432,10 +437,12 @@ pub fn col(m: &impl Operand<Matrix>, j: usize) -> Result<Var<Vector>> {
 /// # Errors
 /// [`Error::DomainInt`]: `row: i is 2, but must be less than the number of rows`.
 pub fn row(m: &impl Operand<Matrix>, i: usize) -> Result<Var<RowVector>> {
-    let (r, c) = m.value().dim();
+    let mv = m.value();
+    let (r, c) = mv.dim();
     check::less_than("row", "i", i, r, LESS_THAN_ROWS)?;
     Ok(window(
-        m,
+        m.key(),
+        mv,
         Window {
             off: i * c,
             stride: c,
@@ -452,7 +459,8 @@ pub fn row(m: &impl Operand<Matrix>, i: usize) -> Result<Var<RowVector>> {
 /// [`Error::DomainInt`]: `sub_col: i + nrows is 4, but must be at most the number of rows`,
 /// `sub_col: j is 3, but must be less than the number of columns`.
 pub fn sub_col(m: &impl Operand<Matrix>, i: usize, j: usize, nrows: usize) -> Result<Var<Vector>> {
-    let (r, c) = m.value().dim();
+    let mv = m.value();
+    let (r, c) = mv.dim();
     check::at_most(
         "sub_col",
         "i + nrows",
@@ -462,7 +470,8 @@ pub fn sub_col(m: &impl Operand<Matrix>, i: usize, j: usize, nrows: usize) -> Re
     )?;
     check::less_than("sub_col", "j", j, c, LESS_THAN_COLS)?;
     Ok(window(
-        m,
+        m.key(),
+        mv,
         Window {
             off: i * c + j,
             stride: c,
@@ -484,7 +493,8 @@ pub fn sub_row(
     j: usize,
     ncols: usize,
 ) -> Result<Var<RowVector>> {
-    let (r, c) = m.value().dim();
+    let mv = m.value();
+    let (r, c) = mv.dim();
     check::less_than("sub_row", "i", i, r, LESS_THAN_ROWS)?;
     check::at_most(
         "sub_row",
@@ -494,7 +504,8 @@ pub fn sub_row(
         AT_MOST_COLS,
     )?;
     Ok(window(
-        m,
+        m.key(),
+        mv,
         Window {
             off: i * c + j,
             stride: c,
@@ -504,11 +515,13 @@ pub fn sub_row(
     ))
 }
 
-/// Elements `i..i + n` of a vector or row vector `v`, as the same kind.
+/// Elements `i..i + n` of the vector or row vector with key `kv` and (standard) value `vv`,
+/// as the same kind.
 fn range<S: VectorKind>(
     function: &'static str,
     argument: &'static str,
-    v: &impl Operand<S>,
+    kv: Option<u64>,
+    vv: Cow<'_, S>,
     i: usize,
     n: usize,
 ) -> Result<Var<S>> {
@@ -516,12 +529,13 @@ fn range<S: VectorKind>(
         function,
         argument,
         i.saturating_add(n),
-        v.value().len(),
+        vv.len(),
         AT_MOST_SIZE,
     )?;
     let (rows, cols) = vector_shape::<S>(n);
     Ok(window(
-        v,
+        kv,
+        vv,
         Window {
             off: i,
             stride: cols,
@@ -536,7 +550,7 @@ fn range<S: VectorKind>(
 /// # Errors
 /// [`Error::DomainInt`]: `head: n is 4, but must be at most the size of the vector`.
 pub fn head<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
-    range("head", "n", v, 0, n)
+    range("head", "n", v.key(), v.value(), 0, n)
 }
 
 /// The last `n` elements of a vector or row vector (Stan's `tail`).
@@ -544,9 +558,10 @@ pub fn head<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
 /// # Errors
 /// [`Error::DomainInt`]: `tail: n is 4, but must be at most the size of the vector`.
 pub fn tail<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
-    let len = v.value().len();
+    let vv = v.value();
+    let len = vv.len();
     check::at_most("tail", "n", n, len, AT_MOST_SIZE)?;
-    range("tail", "n", v, len - n, n)
+    range("tail", "n", v.key(), vv, len - n, n)
 }
 
 /// The `n` elements from element `i` on (0-based): elements `i..i + n` of a vector or row
@@ -555,15 +570,17 @@ pub fn tail<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
 /// # Errors
 /// [`Error::DomainInt`]: `segment: i + n is 5, but must be at most the size of the vector`.
 pub fn segment<S: VectorKind>(v: &impl Operand<S>, i: usize, n: usize) -> Result<Var<S>> {
-    range("segment", "i + n", v, i, n)
+    range("segment", "i + n", v.key(), v.value(), i, n)
 }
 
 /// The diagonal `(m₀₀, m₁₁, …)` of `m` as a vector, `min(rows, cols)` long (Stan's
 /// `diagonal`; `m` need not be square).
 pub fn diagonal(m: &impl Operand<Matrix>) -> Var<Vector> {
-    let (r, c) = m.value().dim();
+    let mv = m.value();
+    let (r, c) = mv.dim();
     window(
-        m,
+        m.key(),
+        mv,
         Window {
             off: 0,
             stride: c + 1,
@@ -591,13 +608,14 @@ pub fn diag_matrix(v: &impl Operand<Vector>) -> Var<Matrix> {
 // ---------------------------------------------------------------------------------------------
 // Reshaping
 
-/// Records `c = a` read in column-major order, shaped `shape` of kind `T` (row-major `c` is
-/// then `aᵀ` row-major): the transpose, and `to_vector`/`to_row_vector`.
-fn column_major<S: Storage, T: Storage>(a: &impl Operand<S>, shape: (usize, usize)) -> Var<T> {
+/// Records `c = a` read in column-major order, as kind `T` (row-major `c` is then `aᵀ`
+/// row-major): the transpose, and `to_vector`/`to_row_vector`. The elements are built as a
+/// c×r matrix, which a vector or row vector `T` takes in that order.
+fn column_major<S: Storage, T: Storage>(a: &impl Operand<S>) -> Var<T> {
     let av = a.value();
     let (r, c) = av.shape();
     let data: Vec<f64> = av.view2().t().iter().copied().collect();
-    record(build(shape, data), [(a.key(), r * c)], move |_, g, run| {
+    record(build((c, r), data), [(a.key(), r * c)], move |_, g, run| {
         // c[j·r + i] = a[i·c + j]
         for i in 0..r {
             for j in 0..c {
@@ -610,20 +628,19 @@ fn column_major<S: Storage, T: Storage>(a: &impl Operand<S>, shape: (usize, usiz
 /// The transpose (Stan's `transpose`, `x'`): a matrix's transpose is a matrix, a vector's a
 /// row vector and a row vector's a vector; see [`Transpose`].
 pub fn transpose<S: Transpose>(a: &impl Operand<S>) -> Var<S::Output> {
-    let (r, c) = a.value().shape();
-    column_major(a, (c, r))
+    column_major(a)
 }
 
 /// The elements as a vector in **column-major** order, Stan's order for `to_vector`: a
 /// matrix `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`; a vector or row vector keeps its order.
 pub fn to_vector<S: Storage>(a: &impl Operand<S>) -> Var<Vector> {
-    column_major(a, (a.value().len(), 1))
+    column_major(a)
 }
 
 /// The elements as a row vector in **column-major** order, Stan's order for
 /// `to_row_vector`: a matrix `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`.
 pub fn to_row_vector<S: Storage>(a: &impl Operand<S>) -> Var<RowVector> {
-    column_major(a, (1, a.value().len()))
+    column_major(a)
 }
 
 /// An `m × n` matrix holding the elements of `a` in **column-major** order, Stan's
@@ -663,7 +680,7 @@ pub fn to_matrix<S: Storage>(a: &impl Operand<S>, m: usize, n: usize) -> Result<
         .flat_map(|p| (0..n).map(move |q| q * m + p))
         .map(|t| (t % r) * c + t / r)
         .collect();
-    Ok(permute(a, (m, n), perm))
+    Ok(permute(a.key(), av, (m, n), perm))
 }
 
 /// The elements as scalar variables in **column-major** order (Stan's `to_array_1d`): views
@@ -705,14 +722,15 @@ pub fn rep_matrix<R: Real>(x: R, m: usize, n: usize) -> Var<Matrix> {
 /// `rep_matrix(rv, m)`): a vector `v` gives the `len × k` matrix whose every column is `v`, a
 /// row vector the `k × len` matrix whose every row is it.
 pub fn rep_matrix_vec<S: VectorKind>(v: &impl Operand<S>, k: usize) -> Var<Matrix> {
-    let len = v.value().len();
+    let vv = v.value();
+    let len = vv.len();
     let perm: Vec<usize> = if S::COLUMN {
         (0..len).flat_map(|i| std::iter::repeat_n(i, k)).collect()
     } else {
         (0..k).flat_map(|_| 0..len).collect()
     };
     let shape = if S::COLUMN { (len, k) } else { (k, len) };
-    permute(v, shape, perm)
+    permute(v.key(), vv, shape, perm)
 }
 
 /// `a` (an `r × c` matrix) repeated to `rows × cols` by NumPy's broadcasting rule: an axis of
@@ -734,7 +752,8 @@ pub fn rep_matrix_vec<S: VectorKind>(v: &impl Operand<S>, k: usize) -> Var<Matri
 /// # Errors
 /// [`Error::Size`] if an axis of `a` is neither 1 nor the target length.
 pub fn broadcast(a: &impl Operand<Matrix>, rows: usize, cols: usize) -> Result<Var<Matrix>> {
-    let (r, c) = a.value().dim();
+    let av = a.value();
+    let (r, c) = av.dim();
     for (have, want, what) in [
         (r, rows, "the rows (1 or the target)"),
         (c, cols, "the columns (1 or the target)"),
@@ -751,7 +770,7 @@ pub fn broadcast(a: &impl Operand<Matrix>, rows: usize, cols: usize) -> Result<V
     let perm: Vec<usize> = (0..rows)
         .flat_map(|i| (0..cols).map(move |j| (i % r) * c + j % c))
         .collect();
-    Ok(permute(a, (rows, cols), perm))
+    Ok(permute(a.key(), av, (rows, cols), perm))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -781,7 +800,8 @@ fn sort<S: VectorKind>(
     v: &impl Operand<S>,
     ascending: bool,
 ) -> Result<Var<S>> {
-    let x = v.value().as_slice();
+    let vv = v.value();
+    let x = vv.as_slice();
     if x.iter().any(|x| x.is_nan()) {
         return Err(Error::Domain {
             function,
@@ -791,7 +811,8 @@ fn sort<S: VectorKind>(
         });
     }
     let perm = order(x, ascending);
-    Ok(permute(v, vector_shape::<S>(x.len()), perm))
+    let shape = vector_shape::<S>(x.len());
+    Ok(permute(v.key(), vv, shape, perm))
 }
 
 /// The elements in ascending order (Stan's `sort_asc`); each result element's adjoint goes
@@ -843,7 +864,8 @@ pub fn sort_indices_desc<S: VectorKind>(v: &impl Operand<S>) -> Vec<usize> {
 /// # Errors
 /// [`Error::DomainInt`]: `rank: s is 3, but must be less than the size of the vector`.
 pub fn rank<S: VectorKind>(v: &impl Operand<S>, s: usize) -> Result<usize> {
-    let x = v.value().as_slice();
+    let vv = v.value();
+    let x = vv.as_slice();
     check::less_than("rank", "s", s, x.len(), "less than the size of the vector")?;
     Ok(x.iter().filter(|&&y| y < x[s]).count())
 }

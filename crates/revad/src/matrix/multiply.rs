@@ -67,8 +67,8 @@ where
     let (ka, kb) = (a.key(), b.key());
     let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
     // Each side's reverse pass needs only the other side's value.
-    let a_val = kb.map(|_| av.clone());
-    let b_val = ka.map(|_| bv.clone());
+    let a_val = kb.map(|_| av.into_owned());
+    let b_val = ka.map(|_| bv.into_owned());
     let n = r * c;
     let key = tape::record_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
@@ -119,11 +119,11 @@ pub fn dot_product<A: Storage, B: Storage>(
         });
     }
     let value = kernels::dot(av.as_slice(), bv.as_slice());
+    let n = av.len();
     let (ka, kb) = (a.key(), b.key());
     let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
-    let a_val = kb.map(|_| av.clone());
-    let b_val = ka.map(|_| bv.clone());
-    let n = av.len();
+    let a_val = kb.map(|_| av.into_owned());
+    let b_val = ka.map(|_| bv.into_owned());
     Ok(tape::record_keyed(value, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, 1);

@@ -129,14 +129,14 @@ fn check_same_dims(function: &'static str, a: (usize, usize), b: (usize, usize))
 // Column and row dot products.
 
 /// Records the dot products of matching columns (`by_columns`) or rows of `a` and `b` (`b` is
-/// `None` for `a` with itself). Returns the values and the result's key.
+/// `None` for `a` with itself), each given as its key and standard-layout value. Returns the
+/// values and the result's key.
 fn lines_dot<S: Storage>(
-    a: &impl Operand<S>,
-    b: Option<&dyn Operand<S>>,
+    (ka, av): (Option<u64>, S),
+    b: Option<(Option<u64>, S)>,
     by_columns: bool,
 ) -> (Vec<f64>, u64) {
-    let av = a.value().clone();
-    let bv = b.map(|b| b.value().clone());
+    let (kb, bv) = b.map_or((None, None), |(kb, bv)| (kb, Some(bv)));
     let (r, c) = av.shape();
     let n_out = if by_columns { c } else { r };
     let line = move |i: usize, j: usize| if by_columns { j } else { i };
@@ -151,8 +151,6 @@ fn lines_dot<S: Storage>(
             }
         }
     }
-    let ka = a.key();
-    let kb = b.and_then(|b| b.key());
     let keys = keys_of(&[ka, kb]);
     // Each variable argument's adjoint gets `factor · c̄ · partner`, the partner being the
     // other argument's value (twice the argument itself for a dot_self).
@@ -190,8 +188,13 @@ pub fn columns_dot_product<S: Storage>(
     a: &impl Operand<S>,
     b: &impl Operand<S>,
 ) -> Result<Var<RowVector>> {
-    check_same_dims("columns_dot_product", a.value().shape(), b.value().shape())?;
-    let (value, key) = lines_dot(a, Some(b as &dyn Operand<S>), true);
+    let (av, bv) = (a.value(), b.value());
+    check_same_dims("columns_dot_product", av.shape(), bv.shape())?;
+    let (value, key) = lines_dot(
+        (a.key(), av.into_owned()),
+        Some((b.key(), bv.into_owned())),
+        true,
+    );
     Ok(Var::from_key(
         RowVector(Array1::from(value).into_shared()),
         key,
@@ -201,7 +204,7 @@ pub fn columns_dot_product<S: Storage>(
 /// The dot product of each column of `a` with itself (Stan's `columns_dot_self`), as a row
 /// vector with one element per column.
 pub fn columns_dot_self<S: Storage>(a: &impl Operand<S>) -> Var<RowVector> {
-    let (value, key) = lines_dot(a, None, true);
+    let (value, key) = lines_dot((a.key(), a.value().into_owned()), None, true);
     Var::from_key(RowVector(Array1::from(value).into_shared()), key)
 }
 
@@ -215,15 +218,20 @@ pub fn rows_dot_product<S: Storage>(
     a: &impl Operand<S>,
     b: &impl Operand<S>,
 ) -> Result<Var<Vector>> {
-    check_same_dims("rows_dot_product", a.value().shape(), b.value().shape())?;
-    let (value, key) = lines_dot(a, Some(b as &dyn Operand<S>), false);
+    let (av, bv) = (a.value(), b.value());
+    check_same_dims("rows_dot_product", av.shape(), bv.shape())?;
+    let (value, key) = lines_dot(
+        (a.key(), av.into_owned()),
+        Some((b.key(), bv.into_owned())),
+        false,
+    );
     Ok(Var::from_key(Array1::from(value).into_shared(), key))
 }
 
 /// The dot product of each row of `a` with itself (Stan's `rows_dot_self`), as a vector with
 /// one element per row.
 pub fn rows_dot_self<S: Storage>(a: &impl Operand<S>) -> Var<Vector> {
-    let (value, key) = lines_dot(a, None, false);
+    let (value, key) = lines_dot((a.key(), a.value().into_owned()), None, false);
     Var::from_key(Array1::from(value).into_shared(), key)
 }
 
@@ -233,7 +241,7 @@ pub fn rows_dot_self<S: Storage>(a: &impl Operand<S>) -> Var<Vector> {
 /// `AᵀA` (Stan's `crossprod`): c×c for an r×c matrix, exactly symmetric. Reverse pass:
 /// `Ā += A(C̄ + C̄ᵀ)`.
 pub fn crossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
-    let av = a.value().clone();
+    let av = a.value().into_owned();
     let (r, c) = av.dim();
     let mut value = product(av.t(), av.view());
     mirror_upper(&mut value);
@@ -255,7 +263,7 @@ pub fn crossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
 /// `AAᵀ` (Stan's `tcrossprod`): r×r for an r×c matrix, exactly symmetric. Reverse pass:
 /// `Ā += (C̄ + C̄ᵀ)A`.
 pub fn tcrossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
-    let av = a.value().clone();
+    let av = a.value().into_owned();
     let (r, c) = av.dim();
     let mut value = product(av.view(), av.t());
     mirror_upper(&mut value);
@@ -279,8 +287,8 @@ pub fn tcrossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
 /// exactly symmetric. Reverse pass: `Ā += tril((C̄ + C̄ᵀ)L)`; the strict upper triangle of `a`
 /// gets no adjoint.
 pub fn multiply_lower_tri_self_transpose(a: &impl Operand<Matrix>) -> Var<Matrix> {
-    let (r, c) = a.value().dim();
-    let mut lower = a.value().to_owned();
+    let mut lower = a.value().view().to_owned();
+    let (r, c) = lower.dim();
     for i in 0..r {
         for j in (i + 1)..c {
             lower[[i, j]] = 0.0;
@@ -386,8 +394,8 @@ fn quad<B: QuadForm>(
     }
     let (ka, kb) = (a.key(), b.key());
     // The reverse pass needs B for either adjoint, and A and AB only for B̄.
-    let b_val = (ka.is_some() || kb.is_some()).then(|| bv.clone());
-    let a_ab = kb.map(|_| (av.clone(), ab));
+    let b_val = (ka.is_some() || kb.is_some()).then(|| bv.into_owned());
+    let a_ab = kb.map(|_| (av.into_owned(), ab));
     let key = tape::record_run(m * m, &keys_of(&[ka, kb]), move |out| {
         move |adj: &mut Adjoints| {
             let Some(b_val) = &b_val else { return };
@@ -460,11 +468,10 @@ enum Diagonal {
 
 /// Records `C = f(M, v)` for one of the diagonal products (sizes already checked).
 fn diagonal_product<V: DiagonalVector>(
-    m: &impl Operand<Matrix>,
-    v: &impl Operand<V>,
+    (km, mv): (Option<u64>, Matrix),
+    (kv, vv): (Option<u64>, V),
     kind: Diagonal,
 ) -> Var<Matrix> {
-    let (mv, vv) = (m.value().clone(), v.value().clone());
     let (r, c) = mv.dim();
     let weight = move |d: &[f64], i: usize, j: usize| match kind {
         Diagonal::Both => d[i] * d[j],
@@ -480,7 +487,6 @@ fn diagonal_product<V: DiagonalVector>(
             }
         }
     }
-    let (km, kv) = (m.key(), v.key());
     let nv = vv.len();
     // M̄ needs v; v̄ needs M, and v too for quad_form_diag.
     let both = matches!(kind, Diagonal::Both);
@@ -530,14 +536,19 @@ pub fn quad_form_diag<V: DiagonalVector>(
     m: &impl Operand<Matrix>,
     v: &impl Operand<V>,
 ) -> Result<Var<Matrix>> {
-    let (r, c) = m.value().dim();
+    let (mv, vv) = (m.value(), v.value());
+    let (r, c) = mv.dim();
     check_square(
         "quad_form_diag",
         "the columns of the first argument (square)",
         (r, c),
     )?;
-    check_diagonal("quad_form_diag", "the second argument", r, v.value().len())?;
-    Ok(diagonal_product(m, v, Diagonal::Both))
+    check_diagonal("quad_form_diag", "the second argument", r, vv.len())?;
+    Ok(diagonal_product(
+        (m.key(), mv.into_owned()),
+        (v.key(), vv.into_owned()),
+        Diagonal::Both,
+    ))
 }
 
 /// `diag(v)·M` (Stan's `diag_pre_multiply`), `cᵢⱼ = vᵢmᵢⱼ`: scales row `i` of `M` by `vᵢ`.
@@ -549,14 +560,18 @@ pub fn diag_pre_multiply<V: DiagonalVector>(
     v: &impl Operand<V>,
     m: &impl Operand<Matrix>,
 ) -> Result<Var<Matrix>> {
-    let rows = m.value().nrows();
+    let (mv, vv) = (m.value(), v.value());
     check_diagonal(
         "diag_pre_multiply",
         "the first argument",
-        rows,
-        v.value().len(),
+        mv.nrows(),
+        vv.len(),
     )?;
-    Ok(diagonal_product(m, v, Diagonal::Pre))
+    Ok(diagonal_product(
+        (m.key(), mv.into_owned()),
+        (v.key(), vv.into_owned()),
+        Diagonal::Pre,
+    ))
 }
 
 /// `M·diag(v)` (Stan's `diag_post_multiply`), `cᵢⱼ = mᵢⱼvⱼ`: scales column `j` of `M` by
@@ -568,14 +583,18 @@ pub fn diag_post_multiply<V: DiagonalVector>(
     m: &impl Operand<Matrix>,
     v: &impl Operand<V>,
 ) -> Result<Var<Matrix>> {
-    let cols = m.value().ncols();
+    let (mv, vv) = (m.value(), v.value());
     check_diagonal(
         "diag_post_multiply",
         "the second argument",
-        cols,
-        v.value().len(),
+        mv.ncols(),
+        vv.len(),
     )?;
-    Ok(diagonal_product(m, v, Diagonal::Post))
+    Ok(diagonal_product(
+        (m.key(), mv.into_owned()),
+        (v.key(), vv.into_owned()),
+        Diagonal::Post,
+    ))
 }
 
 /// Checks that the diagonal vector has `expected` elements.

@@ -281,7 +281,7 @@ pub fn log_softmax(v: &impl Operand<Vector>) -> Result<Var<Vector>> {
     nonzero_size("log_softmax", "size of v", vv.len())?;
     let x = vv.as_slice();
     let value = vv.with_data(log_softmax_values(x));
-    let v_val = vv.clone();
+    let v_val = vv.into_owned();
     Ok(array_node(v, value, move |g, r| {
         let s = lse_weights(v_val.as_slice());
         let total: f64 = g.iter().sum();
@@ -319,7 +319,7 @@ pub fn log_sum_exp<S: Storage>(a: &impl Operand<S>) -> Var {
     if av.is_empty() {
         return Var::new(value);
     }
-    let a_val = av.clone();
+    let a_val = av.into_owned();
     scalar_node(a, value, move |g, r| {
         let w = lse_weights(a_val.as_slice());
         for (ri, wi) in r.iter_mut().zip(&w) {
@@ -348,7 +348,7 @@ fn extremum<S: Storage>(a: &impl Operand<S>, is_max: bool) -> Var {
     } else {
         x.iter().copied().fold(f64::INFINITY, f64::min)
     };
-    let a_val = av.clone();
+    let a_val = av.into_owned();
     scalar_node(a, value, move |g, r| {
         let x = a_val.as_slice();
         if value.is_nan() {
@@ -407,7 +407,8 @@ fn centred(x: &[f64]) -> (Vec<f64>, f64) {
 /// # Errors
 /// An empty array, as Stan: "variance: size of x is 0, but must be positive".
 pub fn variance<S: Storage>(a: &impl Operand<S>) -> Result<Var> {
-    let x = a.value().as_slice();
+    let av = a.value();
+    let x = av.as_slice();
     nonzero_size("variance", "size of x", x.len())?;
     if x.len() == 1 {
         return Ok(Var::new(0.0));
@@ -429,7 +430,8 @@ pub fn variance<S: Storage>(a: &impl Operand<S>) -> Result<Var> {
 /// # Errors
 /// An empty array, as Stan: "sd: size of m is 0, but must be positive".
 pub fn sd<S: Storage>(a: &impl Operand<S>) -> Result<Var> {
-    let x = a.value().as_slice();
+    let av = a.value();
+    let x = av.as_slice();
     nonzero_size("sd", "size of m", x.len())?;
     if x.len() == 1 {
         return Ok(Var::new(0.0));
@@ -468,7 +470,7 @@ pub fn prod<S: Storage>(a: &impl Operand<S>) -> Var {
     if x.is_empty() {
         return Var::new(value);
     }
-    let a_val = av.clone();
+    let a_val = av.into_owned();
     scalar_node(a, value, move |g, r| {
         let x = a_val.as_slice();
         // after[i] = Π_{j>i} xⱼ, then a running product of the elements before i.

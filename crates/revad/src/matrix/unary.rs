@@ -84,7 +84,7 @@ where
 {
     let av = a.value();
     let value = av.with_data(av.as_slice().iter().map(|&x| f(x)).collect());
-    record(a.key(), av, value, d)
+    record(a.key(), &av, value, d)
 }
 
 /// [`map`] for a function that checks its argument: the first element's error, if any.
@@ -100,7 +100,7 @@ where
         .iter()
         .map(|&x| f(x))
         .collect::<Result<Vec<f64>>>()?;
-    Ok(record(a.key(), av, av.with_data(data), d))
+    Ok(record(a.key(), &av, av.with_data(data), d))
 }
 
 /// The node of an elementwise function with value `value` of the operand with key `ka` and

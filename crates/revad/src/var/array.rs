@@ -39,12 +39,23 @@ pub trait Storage: Clone + std::fmt::Debug + sealed::Sealed + 'static {
     /// (rows, columns): `(n, 1)` for a vector, `(1, n)` for a row vector.
     fn shape(&self) -> (usize, usize);
     /// The elements in row-major order.
+    ///
+    /// # Panics
+    /// If `self` is not in standard layout (see [`Storage::is_standard`]); the values of
+    /// variables always are, and [`Operand::value`](crate::matrix::Operand::value) gives data
+    /// in standard layout.
     fn as_slice(&self) -> &[f64];
+    /// Whether the elements lie in standard (row-major, contiguous) layout, as
+    /// [`Storage::as_slice`] requires.
+    fn is_standard(&self) -> bool;
     /// A value of the same kind and shape as `self` with elements `data` (row-major).
     fn with_data(&self, data: Vec<f64>) -> Self;
     /// `self` in standard layout (a copy only if it is not already).
     fn standard(self) -> Self;
     /// The value as a 2-D array: n×1 for a vector, 1×n for a row vector.
+    ///
+    /// # Panics
+    /// If `self` is not in standard layout, as [`Storage::as_slice`].
     fn view2(&self) -> ArrayView2<'_, f64> {
         ArrayView2::from_shape(self.shape(), self.as_slice()).expect("standard layout")
     }
@@ -57,6 +68,9 @@ pub trait Storage: Clone + std::fmt::Debug + sealed::Sealed + 'static {
 }
 
 impl Storage for Vector {
+    fn is_standard(&self) -> bool {
+        self.is_standard_layout()
+    }
     fn len(&self) -> usize {
         self.len()
     }
@@ -82,12 +96,16 @@ impl Storage for Vector {
         if self.is_standard_layout() {
             self
         } else {
-            self.to_owned().into_shared()
+            // Not `to_owned`, which keeps a reversed (negative-stride) layout.
+            self.as_standard_layout().into_owned().into_shared()
         }
     }
 }
 
 impl Storage for RowVector {
+    fn is_standard(&self) -> bool {
+        self.0.is_standard_layout()
+    }
     fn len(&self) -> usize {
         self.0.len()
     }
@@ -115,6 +133,9 @@ impl Storage for RowVector {
 }
 
 impl Storage for Matrix {
+    fn is_standard(&self) -> bool {
+        self.is_standard_layout()
+    }
     fn len(&self) -> usize {
         self.len()
     }
