@@ -402,3 +402,72 @@ fn array_arguments_without_stored_partials_match_the_closed_form() {
     );
     tape::reset();
 }
+
+#[test]
+fn data_in_any_memory_layout() {
+    // Strided, reversed and column-major data give the same value and gradient as the same
+    // values in standard layout (they are read element by element instead of as a slice).
+    use ndarray::{s, Array2, ShapeBuilder};
+    use revad::{Matrix, RowVector};
+    let base = Array1::from_iter((0..12).map(|i| (i as f64 * 0.7).sin())).into_shared();
+    let strided: Vector = base.clone().slice_move(s![..;3]);
+    let reversed: Vector = base.clone().slice_move(s![..;-1]);
+    let standard_strided = Array1::from(strided.to_vec()).into_shared();
+    let standard_reversed = Array1::from(reversed.to_vec()).into_shared();
+    let fortran: Matrix = {
+        let mut m = Array2::<f64>::zeros((3, 4).f());
+        m.iter_mut()
+            .enumerate()
+            .for_each(|(k, x)| *x = (k as f64 * 0.3).cos());
+        m.into_shared()
+    };
+    let row_major = Array2::from_shape_vec((3, 4), fortran.iter().copied().collect())
+        .unwrap()
+        .into_shared();
+    for propto in [false, true] {
+        let pairs: [(&Vector, &Vector); 2] = [
+            (&strided, &standard_strided),
+            (&reversed, &standard_reversed),
+        ];
+        for (odd, plain) in pairs {
+            let (m1, s1) = (Var::new(0.2), Var::new(1.3));
+            let a = normal_lpdf(odd, m1, s1, propto).unwrap();
+            a.grad();
+            let got = (a.value(), m1.adj(), s1.adj());
+            tape::reset();
+            let (m2, s2) = (Var::new(0.2), Var::new(1.3));
+            let b = normal_lpdf(plain, m2, s2, propto).unwrap();
+            b.grad();
+            assert_close(got.0, b.value(), 1e-14);
+            assert_close(got.1, m2.adj(), 1e-14);
+            assert_close(got.2, s2.adj(), 1e-14);
+            tape::reset();
+            // As the location of an array variable (the partial-free path reads shared values).
+            let vy = Var::array(plain.clone());
+            let c = normal_lpdf(&vy, odd, 0.9, propto).unwrap();
+            c.grad();
+            let g_odd = vy.adj();
+            tape::reset();
+            let vy = Var::array(plain.clone());
+            let d = normal_lpdf(&vy, plain, 0.9, propto).unwrap();
+            d.grad();
+            assert_close(c.value(), d.value(), 1e-14);
+            for (g, w) in g_odd.iter().zip(vy.adj().iter()) {
+                assert_close(*g, *w, 1e-14);
+            }
+            tape::reset();
+        }
+        let row = RowVector(reversed.clone());
+        let plain_row = RowVector(standard_reversed.clone());
+        let (r1, r2): (f64, f64) = (
+            normal_lpdf(&row, 0.1, 2.0, propto).unwrap(),
+            normal_lpdf(&plain_row, 0.1, 2.0, propto).unwrap(),
+        );
+        assert_close(r1, r2, 1e-14);
+        let (f1, f2): (f64, f64) = (
+            normal_lpdf(&fortran, 0.1, 2.0, propto).unwrap(),
+            normal_lpdf(&row_major, 0.1, 2.0, propto).unwrap(),
+        );
+        assert_close(f1, f2, 1e-14);
+    }
+}

@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::scalar::{Promote, Real};
 use crate::tape::{self, Slot};
-use crate::var::{Matrix, RowVector, Storage, Var, Vector};
+use crate::var::{RowVector, Storage, Var, Vector};
 use smallvec::SmallVec;
 use std::borrow::Cow;
 
@@ -100,7 +100,7 @@ impl ProbArg for Var {
 
 /// Containers of constants.
 macro_rules! data_container {
-    ($($t:ty => |$s:ident| $slice:expr $(, shared $shared:expr)?);* $(;)?) => {$(
+    ($($t:ty => |$s:ident| $slice:expr);* $(;)?) => {$(
         impl ProbArg for $t {
             type Scalar = f64;
             const IS_VAR: bool = false;
@@ -120,10 +120,6 @@ macro_rules! data_container {
                 let $s = self;
                 Some($slice)
             }
-            $(fn shared_values(&self) -> Option<Vector> {
-                let $s = self;
-                Some($shared)
-            })?
         }
     )*};
 }
@@ -131,9 +127,38 @@ macro_rules! data_container {
 data_container! {
     &[f64] => |s| s;
     &Vec<f64> => |s| s.as_slice();
-    &Vector => |s| Storage::as_slice(*s), shared (*s).clone();
-    &RowVector => |s| Storage::as_slice(*s), shared s.0.clone();
-    &Matrix => |s| Storage::as_slice(*s);
+}
+
+/// Data arrays, in any memory layout: contiguous values are read as a slice (and a vector's
+/// shared), others element by element.
+impl<S: Storage> ProbArg for &S {
+    type Scalar = f64;
+    const IS_VAR: bool = false;
+    fn size(&self) -> Option<usize> {
+        Some(Storage::len(*self))
+    }
+    #[inline]
+    fn val(&self, i: usize) -> f64 {
+        Storage::get(*self, i)
+    }
+    fn slot(&self, _: usize) -> Slot {
+        unreachable!("a constant has no slot")
+    }
+    fn keys(&self, _: &mut Keys) {}
+    fn values(&self) -> Option<&[f64]> {
+        self.is_standard().then(|| Storage::as_slice(*self))
+    }
+    fn shared_values(&self) -> Option<Vector> {
+        let any = *self as &dyn std::any::Any;
+        match (
+            any.downcast_ref::<Vector>(),
+            any.downcast_ref::<RowVector>(),
+        ) {
+            (Some(v), _) if v.is_standard() => Some(v.clone()),
+            (_, Some(r)) if r.is_standard() => Some(r.0.clone()),
+            _ => None,
+        }
+    }
 }
 
 impl ProbArg for &[Var] {

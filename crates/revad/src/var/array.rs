@@ -65,6 +65,9 @@ pub trait Storage: Clone + std::fmt::Debug + sealed::Sealed + 'static {
     /// Sets element `k` (row-major), copying the array first if it is shared.
     #[doc(hidden)]
     fn set(&mut self, k: usize, x: f64);
+    /// Element `k` in row-major order, in any layout.
+    #[doc(hidden)]
+    fn get(&self, k: usize) -> f64;
 }
 
 impl Storage for Vector {
@@ -91,6 +94,9 @@ impl Storage for Vector {
     }
     fn set(&mut self, k: usize, x: f64) {
         self[k] = x;
+    }
+    fn get(&self, k: usize) -> f64 {
+        self[k]
     }
     fn standard(self) -> Self {
         if self.is_standard_layout() {
@@ -127,6 +133,9 @@ impl Storage for RowVector {
     fn set(&mut self, k: usize, x: f64) {
         self.0[k] = x;
     }
+    fn get(&self, k: usize) -> f64 {
+        self.0[k]
+    }
     fn standard(self) -> Self {
         RowVector(self.0.standard())
     }
@@ -158,6 +167,10 @@ impl Storage for Matrix {
     fn set(&mut self, k: usize, x: f64) {
         let c = self.ncols();
         self[(k / c, k % c)] = x;
+    }
+    fn get(&self, k: usize) -> f64 {
+        let c = self.ncols();
+        self[(k / c, k % c)]
     }
     fn standard(self) -> Self {
         if self.is_standard_layout() {
