@@ -169,8 +169,13 @@ impl Storage for Matrix {
         self[(k / c, k % c)] = x;
     }
     fn get(&self, k: usize) -> f64 {
-        let c = self.ncols();
-        self[(k / c, k % c)]
+        match (**self).as_slice() {
+            Some(s) => s[k],
+            None => {
+                let c = self.ncols();
+                self[(k / c, k % c)]
+            }
+        }
     }
     fn standard(self) -> Self {
         if self.is_standard_layout() {
