@@ -20,7 +20,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
 use revad::prob::{ConstArg, IntArg, VarArg};
-use revad::Var;
+use revad::{Var, Vector};
 
 use crate::array::{shape_str, Arr, Ax, X};
 use crate::data::PyData;
@@ -35,8 +35,8 @@ enum Data<'py> {
     Np(PyReadonlyArray1<'py, f64>),
     /// A list of floats, or an array of another dtype or layout, converted.
     Owned(Vec<f64>),
-    /// A 1-D `revad.Data`, read in place.
-    Held(Bound<'py, PyData>),
+    /// A 1-D `revad.Data`, shared (a node may keep it instead of partials).
+    Shared(Vector),
 }
 
 impl Data<'_> {
@@ -49,10 +49,7 @@ impl Data<'_> {
                     .map_err(|e| PyTypeError::new_err(e.to_string()))?,
             ),
             Data::Owned(v) => ConstArg::Slice(v),
-            Data::Held(d) => match d.get().vector() {
-                Some(v) => ConstArg::Shared(v),
-                None => ConstArg::Slice(d.get().as_slice()),
-            },
+            Data::Shared(v) => ConstArg::Shared(v.clone()),
         })
     }
 }
@@ -112,15 +109,15 @@ fn read_real<'py>(
         };
     }
     if let Ok(d) = obj.cast::<PyData>() {
-        let shape = d.get().shape_vec();
-        if shape.len() != 1 {
-            return Err(real_error(
+        let d = d.get();
+        return match d.vector() {
+            Some(v) => Ok(Real::C(Data::Shared(v))),
+            None => Err(real_error(
                 function,
                 name,
-                &format!("a revad.Data of shape {}", shape_str(&shape)),
-            ));
-        }
-        return Ok(Real::C(Data::Held(d.clone())));
+                &format!("a revad.Data of shape {}", shape_str(&d.shape_vec())),
+            )),
+        };
     }
     if let Ok(a) = obj.cast::<PyArray1<f64>>() {
         // A short array is copied: cheaper than registering and releasing NumPy's dynamic

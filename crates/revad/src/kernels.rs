@@ -93,6 +93,22 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     Arch::new().dispatch(Dot { a, b: Some(b) })
 }
 
+/// `Σᵢ f(i)` for `i < n` where `f` is any closure (no SIMD dispatch: the compiler's own
+/// vectorisation), in four independent partial sums: a single running sum would bound the loop
+/// at one element per addition latency.
+#[inline(always)]
+pub(crate) fn lane_sum(n: usize, f: impl Fn(usize) -> f64) -> f64 {
+    let mut s = [0.0; 4];
+    let full = n / 4 * 4;
+    for i in (0..full).step_by(4) {
+        for (k, sk) in s.iter_mut().enumerate() {
+            *sk += f(i + k);
+        }
+    }
+    let rest: f64 = (full..n).map(&f).sum();
+    ((s[0] + s[1]) + (s[2] + s[3])) + rest
+}
+
 /// The sum of four vector accumulators.
 #[inline(always)]
 fn total<S: Simd>(simd: S, acc: [S::f64s; 4]) -> f64 {

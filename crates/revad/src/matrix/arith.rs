@@ -13,9 +13,9 @@
 //! | `broadcast_elementwise(op, a, b)` | `op` after NumPy broadcasting | as `op`, each input's adjoint summed over its copies |
 
 use super::operand::{slot_of, Operand};
-use super::reduce::lane_sum;
 use crate::error::Error;
 use crate::error::Result;
+use crate::kernels::lane_sum;
 use crate::scalar::Real;
 use crate::tape::{self, Adjoints};
 use crate::var::{same_shape, Matrix, Storage, Var};

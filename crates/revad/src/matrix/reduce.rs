@@ -30,21 +30,6 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
     })
 }
 
-/// `Σᵢ f(i)` for `i < n` in four independent partial sums: a single running sum would bound
-/// the loop at one element per addition latency.
-#[inline(always)]
-pub(crate) fn lane_sum(n: usize, f: impl Fn(usize) -> f64) -> f64 {
-    let mut s = [0.0; 4];
-    let full = n / 4 * 4;
-    for i in (0..full).step_by(4) {
-        for (k, sk) in s.iter_mut().enumerate() {
-            *sk += f(i + k);
-        }
-    }
-    let rest: f64 = (full..n).map(&f).sum();
-    ((s[0] + s[1]) + (s[2] + s[3])) + rest
-}
-
 /// `Σ aᵢ` of every element.
 pub fn sum<S: Storage>(a: &Var<S>) -> Var {
     reduce(a, kernels::sum(a.value().as_slice()), 1.0, None)

@@ -431,15 +431,6 @@ impl<'a> OperandsAndPartials<'a> {
         }
     }
 
-    /// The partial of a scalar argument (skipped for a constant; no allocation).
-    pub fn add_scalar<A: ProbArg>(&mut self, a: &A, d: f64) {
-        if A::IS_VAR {
-            debug_assert!(a.size().is_none(), "add_scalar takes a scalar argument");
-            a.keys(&mut self.keys);
-            self.pairs.push((a.slot(0), d));
-        }
-    }
-
     /// [`add`](Self::add) taking the partials by value (no borrow to outlive the builder).
     pub fn add_owned<A: ProbArg>(&mut self, a: &A, d: Vec<f64>) {
         if !A::IS_VAR {

@@ -126,7 +126,7 @@ where
         lp -= n as f64 * HALF_LOG_TWO_PI;
     }
     if !propto || S::IS_VAR {
-        // Σ log σᵢ with one logarithm per 16 values (or n·log σ for a scalar).
+        // Σ log σᵢ with one logarithm per 64 values (or n·log σ for a scalar).
         lp -= match (sigma.size(), sigma.values()) {
             (None, _) => n as f64 * sigma.val(0).ln(),
             (Some(_), Some(v)) => sum_log(v.iter().copied()),
@@ -141,8 +141,9 @@ where
 }
 
 /// `normal_lpdf` with a scalar σ and y, μ scalars or contiguous values: log σ and 1/σ once,
-/// four independent sums (the loop is not bound by one addition's latency), the containers'
-/// partials in a second, vectorised pass, the scalars' from Σz and Σz².
+/// Σz² (and Σz when a scalar needs it) in one SIMD pass; an array variable whose values can be
+/// shared gets a node without partials ([`scalar_sigma_sweep`]), otherwise the containers'
+/// partials are computed in a second pass and the scalars' come from Σz and Σz².
 fn normal_lpdf_scalar_sigma<Y: ProbArg, M: ProbArg, S: ProbArg>(
     y: &Y,
     mu: &M,
@@ -160,15 +161,12 @@ where
     let y_each = Y::IS_VAR && y.size().is_some();
     let mu_each = M::IS_VAR && mu.size().is_some();
     // y or μ an array variable whose values can be shared: no partials are stored at all (see
-    // `scalar_sigma_node`), and Σz is not needed here.
+    // `scalar_sigma_sweep`), and Σz is not needed here.
     let (y_run, mu_run) = (y.run().filter(|_| y_each), mu.run().filter(|_| mu_each));
-    let shared = match (Values::of(y, ys), Values::of(mu, ms)) {
-        (Some(yv), Some(mv))
-            if (y_each || mu_each) && y_each == y_run.is_some() && mu_each == mu_run.is_some() =>
-        {
-            Some((yv, mv))
-        }
-        _ => None,
+    let runs_known = y_each == y_run.is_some() && mu_each == mu_run.is_some();
+    let shared = match (y_each || mu_each) && runs_known {
+        true => Values::of(y, ys).zip(Values::of(mu, ms)),
+        false => None,
     };
     let need_sum_z = shared.is_none() && ((Y::IS_VAR && !y_each) || (M::IS_VAR && !mu_each));
     // z = (y − μ)/σ; for a container μ and scalar y, Σz = −Σ((μᵢ − y)/σ) and Σz² alike.
@@ -233,16 +231,18 @@ where
             (Lane::One(_), Lane::One(_)) => Vec::new(),
         }
     };
+    // The scalars' partials, borrowed by the builder (no allocation).
+    let (d_y, d_mu, d_sigma) = ([-sum_z * inv_s], [sum_z * inv_s], [(sum_z2 - nf) * inv_s]);
     let mut ops = OperandsAndPartials::new();
     match y_each {
         true => ops.add_owned(y, each(1.0)),
-        false => ops.add_scalar(y, -sum_z * inv_s),
+        false => ops.add(y, &d_y),
     }
     match mu_each {
         true => ops.add_owned(mu, each(-1.0)),
-        false => ops.add_scalar(mu, sum_z * inv_s),
+        false => ops.add(mu, &d_mu),
     }
-    ops.add_scalar(sigma, (sum_z2 - nf) * inv_s);
+    ops.add(sigma, &d_sigma);
     Ok(ops.build(lp))
 }
 
