@@ -12,7 +12,7 @@
 //! | `pow(a, b)` | a ∘^ b (elementwise) | ā += ḡ ∘ b ∘ a^(b−1), b̄ += ḡ ∘ c ∘ ln a |
 //! | `broadcast_elementwise(op, a, b)` | `op` after NumPy broadcasting | as `op`, each input's adjoint summed over its copies |
 
-use super::operand::{slot_of, Operand};
+use super::operand::{keys_of, slot_of, Operand};
 use crate::error::Error;
 use crate::error::Result;
 use crate::kernels::lane_sum;
@@ -40,7 +40,7 @@ fn elementwise<S: Storage>(
         .collect();
     let value = av.with_data(data);
     let (ka, kb) = (a.key(), b.key());
-    let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
+    let keys = keys_of(ka, kb);
     let (a_val, b_val, c_val) = (av.into_owned(), bv.into_owned(), value.clone());
     let n = value.len();
     let key = tape::record_run(n, &keys, move |out| {
@@ -135,7 +135,7 @@ fn with_scalar<S: Storage, R: Real>(
     let value = av.with_data(av.as_slice().iter().map(|&x| f(x, sv)).collect());
     let ka = a.key();
     let ks = s.to_var().map(|v| (v.key(), v.slot()));
-    let keys: Vec<u64> = ka.into_iter().chain(ks.map(|k| k.0)).collect();
+    let keys = keys_of(ka, ks.map(|k| k.0));
     let (a_val, c_val) = (av.into_owned(), value.clone());
     let n = value.len();
     let key = tape::record_run(n, &keys, move |out| {
@@ -269,7 +269,7 @@ pub fn broadcast_elementwise(
         .expect("rows × cols")
         .into_shared();
     let (ka, kb) = (a.key(), b.key());
-    let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
+    let keys = keys_of(ka, kb);
     if keys.is_empty() {
         return Ok(Var::from_key(value.clone(), tape::new_run(value.len())));
     }

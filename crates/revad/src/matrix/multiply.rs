@@ -8,7 +8,7 @@
 use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
-use super::operand::{slot_of, Operand};
+use super::operand::{keys_of, slot_of, Operand};
 use crate::error::{Error, Result};
 use crate::kernels;
 use crate::tape::{self, Adjoints};
@@ -65,7 +65,7 @@ where
     };
     let value = <<A as Multiply<B>>::Output as Storage>::from2(product);
     let (ka, kb) = (a.key(), b.key());
-    let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
+    let keys = keys_of(ka, kb);
     // Each side's reverse pass needs only the other side's value.
     let a_val = kb.map(|_| av.into_owned());
     let b_val = ka.map(|_| bv.into_owned());
@@ -121,7 +121,7 @@ pub fn dot_product<A: Storage, B: Storage>(
     let value = kernels::dot(av.as_slice(), bv.as_slice());
     let n = av.len();
     let (ka, kb) = (a.key(), b.key());
-    let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
+    let keys = keys_of(ka, kb);
     let a_val = kb.map(|_| av.into_owned());
     let b_val = ka.map(|_| bv.into_owned());
     Ok(tape::record_keyed(value, &keys, move |out| {

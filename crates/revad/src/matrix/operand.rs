@@ -57,3 +57,9 @@ impl<S: Storage> Operand<S> for S {
 pub(crate) fn slot_of(key: u64) -> crate::tape::Slot {
     crate::tape::Slot(key as u32)
 }
+
+/// The keys of the variables among two operands, for the tape's liveness check, without a heap
+/// allocation (this was one `malloc` per array operation).
+pub(crate) fn keys_of(ka: Option<u64>, kb: Option<u64>) -> smallvec::SmallVec<[u64; 2]> {
+    ka.into_iter().chain(kb).collect()
+}

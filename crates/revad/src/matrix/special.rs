@@ -40,7 +40,7 @@
 //! ```
 
 use super::manipulation::VectorKind;
-use super::operand::{slot_of, Operand};
+use super::operand::{keys_of, slot_of, Operand};
 use crate::error::{require_int, Error, Result};
 use crate::special::log_exp::{argmax, log_sum_exp_all};
 use crate::tape::{self, Adjoints};
@@ -143,7 +143,7 @@ fn difference_node<A: VectorKind, B: VectorKind>(
     p: impl Fn(f64) -> f64 + 'static,
 ) -> Var {
     let (ka, kb) = (a.key(), b.key());
-    let keys: Vec<u64> = [ka, kb].into_iter().flatten().collect();
+    let keys = keys_of(ka, kb);
     if keys.is_empty() {
         return Var::new(value);
     }

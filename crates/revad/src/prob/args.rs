@@ -402,17 +402,27 @@ pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result
 /// assert_eq!(x.adj(), 7.0);
 /// revad::tape::reset();
 /// ```
-#[derive(Default)]
 pub struct OperandsAndPartials<'a> {
     keys: Keys,
     pairs: SmallVec<[(Slot, f64); 8]>,
     runs: SmallVec<[(Slot, Cow<'a, [f64]>); 4]>,
 }
 
+impl Default for OperandsAndPartials<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<'a> OperandsAndPartials<'a> {
     /// An empty builder.
+    #[inline(always)]
     pub fn new() -> Self {
-        Self::default()
+        OperandsAndPartials {
+            keys: SmallVec::new(),
+            pairs: SmallVec::new(),
+            runs: SmallVec::new(),
+        }
     }
 
     /// The partials of argument `a`: `d[i]` for element `i` of a container, `d[0]` (already
@@ -454,9 +464,18 @@ impl<'a> OperandsAndPartials<'a> {
     }
 
     /// The result: `value` as an `f64`, or a variable recorded with the partials gathered.
-    pub fn build<O: Real>(self, value: f64) -> O {
+    pub fn build<O: Real>(mut self, value: f64) -> O {
+        self.finish(value)
+    }
+
+    /// [`build`](Self::build) in place: the builder is a few hundred bytes of inline buffers,
+    /// and moving it by value into `build` cost more than a scalar density's arithmetic. The
+    /// owned runs are taken, so the builder must not be used again (the densities call this
+    /// last).
+    #[inline]
+    pub(crate) fn finish<O: Real>(&mut self, value: f64) -> O {
         O::from_value_or(value, || {
-            tape::partials_node(value, &self.keys, &self.pairs, self.runs)
+            tape::partials_node(value, &self.keys, &self.pairs, &mut self.runs)
         })
     }
 }

@@ -59,7 +59,7 @@ where
     check_theta(F, &theta)?;
     let size = sizes(F, &n, &theta)?;
     if any_empty(&[n.size(), theta.size()]) || (propto && !T::IS_VAR) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let mut dtheta = Partial::of(&theta);
     let mut lp = 0.0;
@@ -75,7 +75,7 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&theta, dtheta.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 /// `Πᵢ P(Nᵢ ≤ nᵢ)`: 1 − θᵢ for nᵢ = 0, 1 for nᵢ ≥ 1, and the whole product is 0 if some
@@ -90,10 +90,10 @@ where
     check_theta(F, &theta)?;
     let size = sizes(F, &n, &theta)?;
     if any_empty(&[n.size(), theta.size()]) {
-        return Ok(OperandsAndPartials::new().build(1.0));
+        return Ok(OperandsAndPartials::new().finish(1.0));
     }
     if (0..size).any(|i| n.val(i) < 0) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let zero: Vec<usize> = (0..size).filter(|&i| n.val(i) == 0).collect();
     let p: f64 = zero.iter().map(|&i| 1.0 - theta.val(i)).product();
@@ -114,7 +114,7 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&theta, dtheta.into_vec());
-    Ok(ops.build(p))
+    Ok(ops.finish(p))
 }
 
 /// `Σᵢ log P(Nᵢ ≤ nᵢ)`: log(1 − θᵢ) for nᵢ = 0 (∂/∂θ = −1/(1 − θ)), 0 for nᵢ ≥ 1, −∞ if
@@ -129,10 +129,10 @@ where
     check_theta(F, &theta)?;
     let size = sizes(F, &n, &theta)?;
     if any_empty(&[n.size(), theta.size()]) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..size).any(|i| n.val(i) < 0) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let mut dtheta = Partial::of(&theta);
     let mut total = 0.0;
@@ -145,7 +145,7 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&theta, dtheta.into_vec());
-    Ok(ops.build(total))
+    Ok(ops.finish(total))
 }
 
 /// `Σᵢ log P(Nᵢ > nᵢ)`: log θᵢ for nᵢ = 0 (∂/∂θ = 1/θ), 0 for nᵢ < 0, −∞ if some nᵢ ≥ 1.
@@ -159,10 +159,10 @@ where
     check_theta(F, &theta)?;
     let size = sizes(F, &n, &theta)?;
     if any_empty(&[n.size(), theta.size()]) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..size).any(|i| n.val(i) >= 1) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let mut dtheta = Partial::of(&theta);
     let mut total = 0.0;
@@ -175,5 +175,5 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&theta, dtheta.into_vec());
-    Ok(ops.build(total))
+    Ok(ops.finish(total))
 }

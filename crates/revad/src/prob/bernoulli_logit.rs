@@ -43,7 +43,7 @@ where
         ],
     )?;
     if any_empty(&[n.size(), alpha.size()]) || (propto && !A::IS_VAR) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let mut dalpha = Partial::of(&alpha);
     let mut lp = 0.0;
@@ -55,5 +55,5 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&alpha, dalpha.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }

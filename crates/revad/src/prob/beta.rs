@@ -61,7 +61,7 @@ where
     if any_empty(&[y.size(), alpha.size(), beta.size()])
         || (propto && !(Y::IS_VAR || A::IS_VAR || B::IS_VAR))
     {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
@@ -103,7 +103,7 @@ where
     add(&mut ops, &y, 0, &d);
     add(&mut ops, &alpha, 1, &d);
     add(&mut ops, &beta, 2, &d);
-    Ok(ops.build(v))
+    Ok(ops.finish(v))
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
@@ -148,7 +148,7 @@ where
     )?;
     if any_empty(&[y.size(), alpha.size(), beta.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         log_tail(

@@ -71,10 +71,10 @@ where
     )?;
     let any_var = A::IS_VAR || B::IS_VAR;
     if any_empty(&[n.size(), big_n.size(), alpha.size(), beta.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..size).any(|i| n.val(i) < 0 || n.val(i) > big_n.val(i)) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let (mut dalpha, mut dbeta) = (Partial::of(&alpha), Partial::of(&beta));
     let mut lp = 0.0;
@@ -96,7 +96,7 @@ where
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&alpha, dalpha.into_vec());
     ops.add_owned(&beta, dbeta.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 /// log Σ_{k ∈ ks} p(k | N, α, β) with its derivatives in α and β (those only when `grad`),
@@ -193,7 +193,7 @@ where
     )?;
     if any_empty(&[n.size(), big_n.size(), alpha.size(), beta.size()]) {
         let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let grad = A::IS_VAR || B::IS_VAR;
     let (v, d) = discrete_cdf(

@@ -101,7 +101,7 @@ where
         ],
     )?;
     if any_empty(&[n.size(), big_n.size(), theta.size()]) || (propto && !T::IS_VAR) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let mut dtheta = Partial::of(&theta);
     let mut lp = 0.0;
@@ -127,7 +127,7 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&theta, dtheta.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 /// The CDFs' checks (Stan's: `N` nonnegative, `theta` in [0, 1], sizes; `n` is free) and
@@ -170,7 +170,7 @@ where
     )?;
     if any_empty(&[n.size(), big_n.size(), theta.size()]) {
         let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = discrete_cdf(
         size,
@@ -187,7 +187,7 @@ where
     )?;
     let mut ops = OperandsAndPartials::new();
     add(&mut ops, &theta, 0, &d);
-    Ok(ops.build(v))
+    Ok(ops.finish(v))
 }
 
 /// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ Binomial(Nᵢ, θᵢ), each factor I_{1−θ}(N − n, n + 1) (I the

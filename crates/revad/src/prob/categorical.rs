@@ -41,7 +41,7 @@ where
     })?;
     check_simplex(F, &theta, k)?;
     if any_empty(&[n.size()]) || (propto && !T::IS_VAR) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let mut counts = vec![0.0f64; k];
     for j in 0..n.size().unwrap_or(1) {
@@ -60,7 +60,7 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add(&theta, &dtheta);
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 /// Stan's `check_simplex`: size at least 1, sum within 1e-8 of 1, no negative element.

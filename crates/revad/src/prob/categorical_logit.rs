@@ -55,7 +55,7 @@ where
         require(max > f64::NEG_INFINITY, F, ARG, max, "greater than -inf")?;
     }
     if any_empty(&[n.size()]) || (propto && !B::IS_VAR) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let m = n.size().unwrap_or(1);
     let lse = log_sum_exp_all(&vals);
@@ -76,5 +76,5 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add(&beta, &dbeta);
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }

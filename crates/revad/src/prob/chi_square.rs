@@ -60,7 +60,7 @@ where
 {
     let n = check_args("chi_square_lpdf", &y, &nu)?;
     if any_empty(&[y.size(), nu.size()]) || (propto && !(Y::IS_VAR || N::IS_VAR)) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, nv) = (y.val(i), nu.val(i));
@@ -98,7 +98,7 @@ where
     let n = check_args(function, &y, &nu)?;
     if any_empty(&[y.size(), nu.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, nv) = (y.val(i), nu.val(i));

@@ -100,7 +100,7 @@ where
     let n = check_args(F, &y, &mu, &sigma, &lambda)?;
     let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR || L::IS_VAR;
     if any_empty(&[y.size(), mu.size(), sigma.size(), lambda.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     Ok(eval4(
         &y,
@@ -204,7 +204,7 @@ where
     let n = check_args(function, &y, &mu, &sigma, &lambda)?;
     if any_empty(&[y.size(), mu.size(), sigma.size(), lambda.size()]) {
         let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     Ok(eval4(
         &y,

@@ -52,7 +52,7 @@ where
 {
     let n = check_args("exponential_lpdf", &y, &beta)?;
     if any_empty(&[y.size(), beta.size()]) || (propto && !(Y::IS_VAR || B::IS_VAR)) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, b) = (y.val(i), beta.val(i));
@@ -78,7 +78,7 @@ where
     let n = check_args(function, &y, &beta)?;
     if any_empty(&[y.size(), beta.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, b) = (y.val(i), beta.val(i));

@@ -71,7 +71,7 @@ where
     if any_empty(&[y.size(), alpha.size(), sigma.size()])
         || (propto && !(Y::IS_VAR || A::IS_VAR || S::IS_VAR))
     {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, a, s) = (y.val(i), alpha.val(i), sigma.val(i));
@@ -108,7 +108,7 @@ where
     let n = check_args(function, &y, &alpha, &sigma)?;
     if any_empty(&[y.size(), alpha.size(), sigma.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, a, s) = (y.val(i), alpha.val(i), sigma.val(i));

@@ -80,7 +80,7 @@ where
     if any_empty(&[y.size(), alpha.size(), beta.size()])
         || (propto && !(Y::IS_VAR || A::IS_VAR || B::IS_VAR))
     {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
@@ -118,7 +118,7 @@ where
     let n = check_args(function, &y, &alpha, &beta, true)?;
     if any_empty(&[y.size(), alpha.size(), beta.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));

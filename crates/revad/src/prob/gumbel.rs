@@ -69,7 +69,7 @@ where
     let n = check_args(F, &y, &mu, &beta)?;
     let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
     if any_empty(&[y.size(), mu.size(), beta.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     Ok(eval3(&y, &mu, &beta, n, Tail::Log, |yv, m, b| {
         let z = (yv - m) / b;
@@ -107,7 +107,7 @@ where
     let n = check_args(function, &y, &mu, &beta)?;
     if any_empty(&[y.size(), mu.size(), beta.size()]) {
         let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     Ok(eval3(&y, &mu, &beta, n, combine, |yv, m, b| {
         let z = (yv - m) / b;

@@ -67,10 +67,10 @@ where
 {
     let n = check_args("inv_chi_square_lpdf", &y, &nu, false)?;
     if any_empty(&[y.size(), nu.size()]) || (propto && !(Y::IS_VAR || N::IS_VAR)) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..n).any(|i| y.val(i) <= 0.0) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, nv) = (y.val(i), nu.val(i));
@@ -108,7 +108,7 @@ where
     let n = check_args(function, &y, &nu, true)?;
     if any_empty(&[y.size(), nu.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, nv) = (y.val(i), nu.val(i));

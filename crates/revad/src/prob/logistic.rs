@@ -86,7 +86,7 @@ where
     let n = check_args(F, &y, &mu, &sigma, true)?;
     let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
         let z = (yv - m) / s;
@@ -115,7 +115,7 @@ where
     let n = check_args(function, &y, &mu, &sigma, false)?;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) {
         let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
         let z = (yv - m) / s;

@@ -62,7 +62,7 @@ where
     )?;
     let any_var = A::IS_VAR || B::IS_VAR;
     if any_empty(&[n.size(), alpha.size(), beta.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (mut dalpha, mut dbeta) = (Partial::of(&alpha), Partial::of(&beta));
     let mut lp = 0.0;
@@ -87,7 +87,7 @@ where
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&alpha, dalpha.into_vec());
     ops.add_owned(&beta, dbeta.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 /// The CDFs' checks (Stan's: `alpha`, `beta` positive finite, sizes; `n` is free) and their
@@ -114,7 +114,7 @@ where
     )?;
     if any_empty(&[n.size(), alpha.size(), beta.size()]) {
         let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = discrete_cdf(
         size,

@@ -92,7 +92,7 @@ where
     )?;
     let any_var = M::IS_VAR || P::IS_VAR;
     if any_empty(&[n.size(), mu.size(), phi.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (mut dmu, mut dphi) = (Partial::of(&mu), Partial::of(&phi));
     let mut lp = 0.0;
@@ -121,7 +121,7 @@ where
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&mu, dmu.into_vec());
     ops.add_owned(&phi, dphi.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 /// The CDFs' checks (Stan's: `mu`, `phi` positive finite, sizes; `n` is free) and their
@@ -148,7 +148,7 @@ where
     )?;
     if any_empty(&[n.size(), mu.size(), phi.size()]) {
         let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = discrete_cdf(
         size,

@@ -54,7 +54,7 @@ where
     )?;
     let any_var = E::IS_VAR || P::IS_VAR;
     if any_empty(&[n.size(), eta.size(), phi.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (mut deta, mut dphi) = (Partial::of(&eta), Partial::of(&phi));
     let mut lp = 0.0;
@@ -86,5 +86,5 @@ where
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&eta, deta.into_vec());
     ops.add_owned(&phi, dphi.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }

@@ -105,7 +105,7 @@ where
     };
     let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if let Some((ys, ms)) = lanes {
         return normal_lpdf_scalar_sigma(&y, &mu, &sigma, ys, ms, n, propto);
@@ -137,7 +137,7 @@ where
     ops.add_owned(&y, dy.into_vec());
     ops.add_owned(&mu, dmu.into_vec());
     ops.add_owned(&sigma, dsigma.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 /// `normal_lpdf` with a scalar σ and y, μ scalars or contiguous values: log σ and 1/σ once,
@@ -243,7 +243,7 @@ where
         false => ops.add(mu, &d_mu),
     }
     ops.add(sigma, &d_sigma);
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 /// Whether the scalar arguments of the scalar-σ path pass Stan's checks (containers are
@@ -329,7 +329,7 @@ where
 {
     let n = check_args(function, &y, &mu, &sigma)?;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
     let mut total = 0.0;
@@ -347,7 +347,7 @@ where
     ops.add_owned(&y, dy.into_vec());
     ops.add_owned(&mu, dmu.into_vec());
     ops.add_owned(&sigma, dsigma.into_vec());
-    Ok(ops.build(total))
+    Ok(ops.finish(total))
 }
 
 /// `Σᵢ log Φ((yᵢ − μᵢ)/σᵢ)`, the log of the normal CDF, accurate far into the lower tail.
@@ -387,7 +387,7 @@ where
     const F: &str = "normal_cdf";
     let n = check_args(F, &y, &mu, &sigma)?;
     if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        return Ok(OperandsAndPartials::new().build(1.0));
+        return Ok(OperandsAndPartials::new().finish(1.0));
     }
     let mut log_cdf = 0.0;
     let mut r = Vec::with_capacity(n);
@@ -409,5 +409,5 @@ where
     ops.add_owned(&y, dy.into_vec());
     ops.add_owned(&mu, dmu.into_vec());
     ops.add_owned(&sigma, dsigma.into_vec());
-    Ok(ops.build(cdf))
+    Ok(ops.finish(cdf))
 }

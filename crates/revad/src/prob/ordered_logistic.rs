@@ -85,7 +85,7 @@ where
     )?;
     require(cuts[0].is_finite(), F, "First cut-point", cuts[0], "finite")?;
     if any_empty(&[y.size(), eta.size()]) || (propto && !E::IS_VAR && !C::IS_VAR) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let mut deta = Partial::of(&eta);
     let mut dc = if C::IS_VAR {
@@ -127,5 +127,5 @@ where
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&eta, deta.into_vec());
     ops.add_owned(&c, dc);
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }

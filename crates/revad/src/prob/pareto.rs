@@ -80,10 +80,10 @@ where
     if any_empty(&[y.size(), y_min.size(), alpha.size()])
         || (propto && !(Y::IS_VAR || M::IS_VAR || A::IS_VAR))
     {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..n).any(|i| y.val(i) < y_min.val(i)) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, m, a) = (y.val(i), y_min.val(i), alpha.val(i));
@@ -117,7 +117,7 @@ where
     let n = check_args(function, &y, &y_min, &alpha, true)?;
     if any_empty(&[y.size(), y_min.size(), alpha.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, m, a) = (y.val(i), y_min.val(i), alpha.val(i));

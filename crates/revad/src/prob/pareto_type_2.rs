@@ -94,7 +94,7 @@ where
     if any_empty(&[y.size(), mu.size(), lambda.size(), alpha.size()])
         || (propto && !(Y::IS_VAR || M::IS_VAR || L::IS_VAR || A::IS_VAR))
     {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, m, l, a) = (y.val(i), mu.val(i), lambda.val(i), alpha.val(i));
@@ -129,7 +129,7 @@ where
     let n = check_args(function, &y, &mu, &lambda, &alpha)?;
     if any_empty(&[y.size(), mu.size(), lambda.size(), alpha.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, m, l, a) = (y.val(i), mu.val(i), lambda.val(i), alpha.val(i));

@@ -109,10 +109,10 @@ where
     check_all(&lambda, |v| check::nonnegative(F, "Rate parameter", v))?;
     let size = sizes(F, &n, &lambda)?;
     if any_empty(&[n.size(), lambda.size()]) || (propto && !L::IS_VAR) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..size).any(|i| lambda.val(i).is_infinite() || (lambda.val(i) == 0.0 && n.val(i) != 0)) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let mut dlambda = Partial::of(&lambda);
     let mut lp = 0.0;
@@ -127,7 +127,7 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&lambda, dlambda.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 fn check_cdf<N: IntArg, L: ProbArg>(function: &'static str, n: &N, lambda: &L) -> Result<usize> {
@@ -156,10 +156,10 @@ where
     const F: &str = "poisson_lcdf";
     let size = check_cdf(F, &n, &lambda)?;
     if any_empty(&[n.size(), lambda.size()]) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..size).any(|i| n.val(i) < 0) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let mut dlambda = Partial::of(&lambda);
     let mut total = 0.0;
@@ -173,7 +173,7 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&lambda, dlambda.into_vec());
-    Ok(ops.build(total))
+    Ok(ops.finish(total))
 }
 
 /// `Σᵢ log P(Nᵢ > nᵢ)` = Σ log P(nᵢ + 1, λᵢ) (a term is 0 for nᵢ < 0); ∂/∂λᵢ =
@@ -196,7 +196,7 @@ where
     const F: &str = "poisson_lccdf";
     let size = check_cdf(F, &n, &lambda)?;
     if any_empty(&[n.size(), lambda.size()]) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let mut dlambda = Partial::of(&lambda);
     let mut total = 0.0;
@@ -213,7 +213,7 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&lambda, dlambda.into_vec());
-    Ok(ops.build(total))
+    Ok(ops.finish(total))
 }
 
 /// `Πᵢ P(Nᵢ ≤ nᵢ)` = Π Q(nᵢ + 1, λᵢ) (0 if some nᵢ < 0); ∂/∂λᵢ = −F·p(nᵢ | λᵢ)/Q(nᵢ + 1, λᵢ).
@@ -233,10 +233,10 @@ where
     const F: &str = "poisson_cdf";
     let size = check_cdf(F, &n, &lambda)?;
     if any_empty(&[n.size(), lambda.size()]) {
-        return Ok(OperandsAndPartials::new().build(1.0));
+        return Ok(OperandsAndPartials::new().finish(1.0));
     }
     if (0..size).any(|i| n.val(i) < 0) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let mut log_qs = Vec::with_capacity(size);
     for i in 0..size {
@@ -252,5 +252,5 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&lambda, dlambda.into_vec());
-    Ok(ops.build(cdf))
+    Ok(ops.finish(cdf))
 }

@@ -37,13 +37,13 @@ where
         ],
     )?;
     if any_empty(&[n.size(), alpha.size()]) || (propto && !A::IS_VAR) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..size).any(|i| {
         let a = alpha.val(i);
         a == f64::INFINITY || (a == f64::NEG_INFINITY && n.val(i) != 0)
     }) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let mut dalpha = Partial::of(&alpha);
     let mut lp = 0.0;
@@ -61,5 +61,5 @@ where
     }
     let mut ops = OperandsAndPartials::new();
     ops.add_owned(&alpha, dalpha.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }

@@ -54,7 +54,7 @@ where
 {
     let n = check_args("rayleigh_lpdf", &y, &sigma, false)?;
     if any_empty(&[y.size(), sigma.size()]) || (propto && !(Y::IS_VAR || S::IS_VAR)) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, s) = (y.val(i), sigma.val(i));
@@ -85,7 +85,7 @@ where
     let n = check_args(function, &y, &sigma, true)?;
     if any_empty(&[y.size(), sigma.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, s) = (y.val(i), sigma.val(i));

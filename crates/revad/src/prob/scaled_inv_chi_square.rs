@@ -79,10 +79,10 @@ where
     if any_empty(&[y.size(), nu.size(), s.size()])
         || (propto && !(Y::IS_VAR || N::IS_VAR || S::IS_VAR))
     {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..n).any(|i| y.val(i) <= 0.0) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, nv, sv) = (y.val(i), nu.val(i), s.val(i));
@@ -123,7 +123,7 @@ where
     let n = check_args(function, &y, &nu, &s, true)?;
     if any_empty(&[y.size(), nu.size(), s.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, nv, sv) = (y.val(i), nu.val(i), s.val(i));

@@ -92,7 +92,7 @@ where
     let n = check_args(F, &y, &xi, &omega, &alpha)?;
     let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR || A::IS_VAR;
     if any_empty(&[y.size(), xi.size(), omega.size(), alpha.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     Ok(eval4(
         &y,
@@ -191,7 +191,7 @@ where
     let n = check_args(function, &y, &xi, &omega, &alpha)?;
     if any_empty(&[y.size(), xi.size(), omega.size(), alpha.size()]) {
         let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     Ok(eval4(&y, &xi, &omega, &alpha, n, combine, |yv, m, w, a| {
         let z = (yv - m) / w;

@@ -110,7 +110,7 @@ where
     let n = check_args(F, &y, &nu, &mu, &sigma)?;
     let any_var = Y::IS_VAR || N::IS_VAR || M::IS_VAR || S::IS_VAR;
     if any_empty(&[y.size(), nu.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let half_log_pi = 0.5 * PI.ln();
     Ok(eval4(&y, &nu, &mu, &sigma, n, Tail::Log, |yv, v, m, s| {
@@ -216,7 +216,7 @@ where
     let n = check_args(function, &y, &nu, &mu, &sigma)?;
     if any_empty(&[y.size(), nu.size(), mu.size(), sigma.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, v, m, s) = (y.val(i), nu.val(i), mu.val(i), sigma.val(i));

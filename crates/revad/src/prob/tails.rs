@@ -67,7 +67,7 @@ where
     let mut ops = OperandsAndPartials::new();
     add(&mut ops, a, 0, d);
     add(&mut ops, b, 1, d);
-    ops.build(v)
+    ops.finish(v)
 }
 
 /// The node of a function of three arguments from the per-element partials.
@@ -85,7 +85,7 @@ where
     add(&mut ops, a, 0, d);
     add(&mut ops, b, 1, d);
     add(&mut ops, c, 2, d);
-    ops.build(v)
+    ops.finish(v)
 }
 
 /// The node of a function of four arguments from the per-element partials.
@@ -105,7 +105,7 @@ where
     add(&mut ops, b, 1, d);
     add(&mut ops, c, 2, d);
     add(&mut ops, e, 3, d);
-    ops.build(v)
+    ops.finish(v)
 }
 
 /// log P(a, z) or log Q(a, z) (`upper`) of the regularised incomplete gamma function, with

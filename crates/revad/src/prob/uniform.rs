@@ -89,13 +89,13 @@ where
     if any_empty(&[y.size(), alpha.size(), beta.size()])
         || (propto && !(Y::IS_VAR || A::IS_VAR || B::IS_VAR))
     {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     if (0..n).any(|i| {
         let yv = y.val(i);
         yv < alpha.val(i) || yv > beta.val(i)
     }) {
-        return Ok(OperandsAndPartials::new().build(f64::NEG_INFINITY));
+        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let w = beta.val(i) - alpha.val(i);
@@ -123,7 +123,7 @@ where
     let n = check_args(function, &y, &alpha, &beta)?;
     if any_empty(&[y.size(), alpha.size(), beta.size()]) {
         let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().build(empty));
+        return Ok(OperandsAndPartials::new().finish(empty));
     }
     let (v, d) = run(n, tail, |i| {
         let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));

@@ -90,7 +90,7 @@ where
     if any_empty(&[y.size(), mu.size(), kappa.size()])
         || (propto && !(Y::IS_VAR || M::IS_VAR || K::IS_VAR))
     {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let (v, d) = run(n, Tail::Log, |i| {
         let (yv, m, k) = (y.val(i), mu.val(i), kappa.val(i));
@@ -118,5 +118,5 @@ where
     add(&mut ops, &y, 0, &d);
     add(&mut ops, &mu, 1, &d);
     add(&mut ops, &kappa, 2, &d);
-    Ok(ops.build(v))
+    Ok(ops.finish(v))
 }

@@ -302,7 +302,7 @@ where
         delta.size(),
     ];
     if any_empty(&sizes) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().build(0.0));
+        return Ok(OperandsAndPartials::new().finish(0.0));
     }
     let keep = |vars: bool| !propto || vars;
     let inc_log_alpha = keep(A::IS_VAR);
@@ -359,7 +359,7 @@ where
     ops.add_owned(&tau, dtau.into_vec());
     ops.add_owned(&beta, dbeta.into_vec());
     ops.add_owned(&delta, ddelta.into_vec());
-    Ok(ops.build(lp))
+    Ok(ops.finish(lp))
 }
 
 #[cfg(test)]

@@ -698,24 +698,46 @@ fn add_scaled(adj: &mut [f64], d: &[f64], g: f64) {
     }
 }
 
+/// At most this many `(slot, w)` pairs and no runs: [`partials_node`] keeps them in the closure
+/// itself (a scalar density's node), with no payload to lay out.
+const INLINE_PAIRS: usize = 4;
+
 /// Records a node whose reverse pass adds `g · w` into the adjoint of each `(slot, w)` pair
 /// and, for each `(first, d)` run, `g · dᵢ` into slot `first + i`, with the partials computed
 /// in the forward pass (Stan's operands-and-partials). `keys` are the packed keys of the
 /// variables the slots belong to, checked to be live. Runs (array variables) are swept as
-/// contiguous slices.
+/// contiguous slices; owned runs may be taken (left empty).
+///
+/// Everything is borrowed: the builder's inline buffers are a few hundred bytes, and moving
+/// them by value cost more than a scalar density's arithmetic.
 pub(crate) fn partials_node(
     value: f64,
     keys: &[u64],
     pairs: &[(Slot, f64)],
-    runs: smallvec::SmallVec<[(Slot, Cow<'_, [f64]>); 4]>,
+    runs: &mut [(Slot, Cow<'_, [f64]>)],
 ) -> Var {
+    if runs.is_empty() && pairs.len() <= INLINE_PAIRS {
+        let n = pairs.len();
+        let mut inline = [(Slot(0), 0.0); INLINE_PAIRS];
+        inline[..n].copy_from_slice(pairs);
+        return record_keyed(value, keys, move |out| {
+            move |adj: &mut Adjoints| {
+                let g = adj[out];
+                for &(slot, w) in &inline[..n] {
+                    adj[slot] += g * w;
+                }
+            }
+        });
+    }
     let owned = runs.iter().all(|(_, d)| matches!(d, Cow::Owned(_)));
     if owned && runs.iter().map(|(_, d)| d.len()).sum::<usize>() >= OWNED_RUNS {
         // Long owned runs move into the node as they are (no copy into the arena); their
         // memory is freed when the node runs or the tape is reset.
         let pairs: smallvec::SmallVec<[(Slot, f64); 8]> = pairs.iter().copied().collect();
-        let runs: smallvec::SmallVec<[(Slot, Vec<f64>); 4]> =
-            runs.into_iter().map(|(s, d)| (s, d.into_owned())).collect();
+        let runs: smallvec::SmallVec<[(Slot, Vec<f64>); 4]> = runs
+            .iter_mut()
+            .map(|(s, d)| (*s, std::mem::take(d).into_owned()))
+            .collect();
         return record_keyed(value, keys, move |out| {
             move |adj: &mut Adjoints| {
                 let g = adj[out];
@@ -728,8 +750,6 @@ pub(crate) fn partials_node(
             }
         });
     }
-    let runs: smallvec::SmallVec<[(Slot, &[f64]); 4]> =
-        runs.iter().map(|(s, d)| (*s, &d[..])).collect();
     with_tape(|t| {
         if keys.is_empty() && t.gen == WALKING {
             walking_panic();
@@ -744,9 +764,11 @@ pub(crate) fn partials_node(
         let mut spill: smallvec::SmallVec<[(Slot, f64); 4]> = smallvec::SmallVec::new();
         let mut meta = [(Slot(0), 0u32); MAX_RUNS];
         let mut n_runs = 0;
-        for &(first, d) in &runs {
+        let mut parts: [&[f64]; MAX_RUNS + 1] = [&[]; MAX_RUNS + 1];
+        for (first, d) in runs.iter() {
             if n_runs < MAX_RUNS {
-                meta[n_runs] = (first, d.len() as u32);
+                meta[n_runs] = (*first, d.len() as u32);
+                parts[n_runs + 1] = d;
                 n_runs += 1;
             } else {
                 spill.extend(
@@ -757,16 +779,21 @@ pub(crate) fn partials_node(
             }
         }
         let n_pairs = pairs.len() + spill.len();
-        let encoded: smallvec::SmallVec<[f64; 16]> = pairs
-            .iter()
-            .chain(&spill)
-            .flat_map(|&(s, w)| [s.0 as f64, w])
-            .collect();
-        let mut parts: [&[f64]; MAX_RUNS + 1] = [&[]; MAX_RUNS + 1];
-        parts[0] = &encoded;
-        for (k, &(_, d)) in runs[..n_runs].iter().enumerate() {
-            parts[k + 1] = d;
+        // The pairs in a stack buffer when they fit (collecting into a SmallVec and moving it
+        // cost a memcpy of the whole inline buffer).
+        let (mut small, mut large) = ([0.0; 16], Vec::new());
+        let encoded: &mut [f64] = match 2 * n_pairs <= small.len() {
+            true => &mut small[..2 * n_pairs],
+            false => {
+                large.resize(2 * n_pairs, 0.0);
+                &mut large
+            }
+        };
+        for (e, &(s, w)) in encoded.chunks_exact_mut(2).zip(pairs.iter().chain(&spill)) {
+            e[0] = s.0 as f64;
+            e[1] = w;
         }
+        parts[0] = encoded;
         let out = t.new_slot();
         t.arena.push_with_slices(
             &parts[..n_runs + 1],
