@@ -1,4 +1,4 @@
-"""revad.gradient, revad.value_and_grad and revad.jacobian."""
+"""revad.gradient, revad.value_and_grad, revad.grad and revad.jacobian."""
 
 from __future__ import annotations
 
@@ -156,6 +156,128 @@ def test_value_and_grad_of_a_partial() -> None:
     g = revad.value_and_grad(functools.partial(scaled, scale=3.0))
     value, grad = g([2.0, 5.0])
     assert value == 30.0 and list(grad) == [15.0, 6.0]
+
+
+def hierarchical(mu: Any, log_tau: Any, eta: Any, y: Any, sigma: Any) -> Any:
+    """The non-centred hierarchical model's log density (benches/python/bench_densities.py)."""
+    tau = revad.exp(log_tau)
+    return (revad.normal_lpdf(mu, 0.0, 5.0) + revad.cauchy_lpdf(tau, 0.0, 5.0) + log_tau
+            + revad.normal_lpdf(eta, 0.0, 1.0) + revad.normal_lpdf(y, mu + tau * eta, sigma))
+
+
+Y8 = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+SIGMA8 = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+
+
+@pytest.mark.parametrize("data", [np.asarray, revad.Data], ids=["numpy", "Data"])
+@pytest.mark.parametrize(
+    "point",
+    [
+        (1.5, 0.7, np.linspace(-1.0, 1.0, 8)),
+        (-20.0, -6.0, np.full(8, 3.0)),  # τ near 0: far into the funnel
+        (0.0, 4.0, np.zeros(8)),
+    ],
+)
+def test_value_and_grad_with_argnums_matches_the_tape_and_finite_differences(
+    point: tuple[float, float, Any], data: Any
+) -> None:
+    mu, log_tau, eta = point
+    y, sigma = data(Y8), data(SIGMA8)
+    g = revad.value_and_grad(hierarchical, argnums=(0, 1, 2))
+    value, (d_mu, d_log_tau, d_eta) = g(mu, log_tau, eta, y, sigma)
+    with revad.Tape():
+        vm, vlt, ve = Var(mu), Var(log_tau), Var(eta)
+        lp = hierarchical(vm, vlt, ve, y, sigma)
+        lp.grad()
+        assert value == lp.value
+        assert d_mu == vm.adj and d_log_tau == vlt.adj
+        assert isinstance(d_eta, np.ndarray) and d_eta.shape == (8,)
+        assert list(d_eta) == list(ve.adj)
+    flat = np.concatenate([[mu, log_tau], eta])
+    fd = revad.testing.finite_diff_gradient(
+        lambda p: hierarchical(p[0], p[1], p[2:], Y8, SIGMA8), flat
+    )
+    assert_close(np.concatenate([[d_mu, d_log_tau], d_eta]), fd, 1e-7)
+
+
+def test_value_and_grad_argnums_select_and_shape_the_gradient() -> None:
+    def f(a: Any, m: Any, xs: Any, scale: float = 1.0) -> Any:
+        return scale * (a * m.sum() * (xs[0] + xs[1]) + xs[0] * xs[1])
+
+    a, m, xs = 2.0, np.array([[1.0, 2.0], [3.0, 4.0]]), [0.5, -1.5]
+    value, g_a = revad.value_and_grad(f)(a, m, xs)  # argnums=0: the gradient alone
+    assert value == f(a, m, xs) and g_a == m.sum() * (xs[0] + xs[1])
+    _, g_m = revad.value_and_grad(f, argnums=1)(a, m, xs)
+    assert isinstance(g_m, np.ndarray) and g_m.shape == (2, 2)
+    assert list(g_m.ravel()) == [a * (xs[0] + xs[1])] * 4
+    value, grads = revad.value_and_grad(f, argnums=(2, 0))(a, m, xs, scale=3.0)
+    assert isinstance(grads, tuple) and len(grads) == 2
+    g_xs, g_a3 = grads
+    assert value == 3.0 * f(a, m, xs)
+    assert isinstance(g_xs, np.ndarray) and g_xs.shape == (2,)
+    assert_close(g_xs, 3.0 * (a * m.sum() + np.array([xs[1], xs[0]])), 1e-15)
+    assert g_a3 == 3.0 * g_a
+    # Negative indices count from the end, as in Python; a one-element tuple gives a tuple.
+    _, (g_last,) = revad.value_and_grad(f, argnums=(-1,))(a, m, xs)
+    assert list(g_last) == list(g_xs / 3.0)
+
+
+def test_value_and_grad_leaves_other_arguments_alone_and_recovers_the_tape() -> None:
+    seen: list[Any] = []
+
+    def f(x: Any, data: Any, *, label: str) -> Any:
+        seen.append((data, label))
+        return x * x
+
+    data = np.array([1.0, 2.0])
+    before = revad.tape_stats()
+    assert revad.value_and_grad(f)(3.0, data, label="a") == (9.0, 6.0)
+    assert seen[0][0] is data and seen[0][1] == "a"
+    assert revad.tape_stats() == before
+
+    def boom(x: Any) -> Any:
+        _ = x * x
+        raise KeyError("inside f")
+
+    with pytest.raises(KeyError, match="inside f"):
+        revad.value_and_grad(boom)(1.0)
+    assert revad.tape_stats() == before
+    assert revad.value_and_grad(lambda x: 2.0)(1.0) == (2.0, 0.0)  # a constant: zero gradient
+
+
+def test_value_and_grad_errors() -> None:
+    def f(a: Any, b: Any) -> Any:
+        return a * b
+
+    with pytest.raises(TypeError, match="argnums 2 needs at least 3 positional arguments, got 2"):
+        revad.value_and_grad(f, argnums=2)(1.0, 2.0)
+    with pytest.raises(TypeError, match="argnums -3 needs at least 3 positional arguments"):
+        revad.value_and_grad(f, argnums=-3)(1.0, 2.0)
+    with pytest.raises(ValueError, match="argnums repeats 1"):
+        revad.value_and_grad(f, argnums=(1, 1))
+    with pytest.raises(ValueError, match="argnums name argument 1 twice"):
+        revad.value_and_grad(f, argnums=(1, -1))(1.0, 2.0)
+    for bad in (True, 1.5, "0", (0, None)):
+        with pytest.raises(TypeError, match="argnums must be an int or a tuple of ints"):
+            revad.value_and_grad(f, argnums=bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="value_and_grad: x must be a float"):
+        revad.value_and_grad(f)("text", 2.0)
+    with pytest.raises(TypeError, match="f must return a float or a revad.Var, not str"):
+        revad.value_and_grad(lambda a: "no")(1.0)
+
+
+def test_grad_is_the_gradient_of_value_and_grad() -> None:
+    def f(x: Any, y: Any) -> Any:
+        """x·y²."""
+        return x * y * y
+
+    g = revad.grad(f, argnums=(0, 1))
+    assert g(2.0, 3.0) == (9.0, 12.0)
+    assert revad.grad(f)(2.0, 3.0) == 9.0
+    assert g.__name__ == "f" and g.__doc__ == "x·y²."
+    vg = revad.value_and_grad(f, argnums=(0, 1))
+    assert vg.fun is f and vg.argnums == (0, 1)
+    assert revad.value_and_grad(f).argnums == 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,8 +13,9 @@ JAX under jit (and PyTorch when it is installed), in one run:
     python benches/python/bench_densities.py [--budget SECONDS] [--plot PATH]
 
 Each time is µs per value-and-gradient call with the inputs already in each library's own types
-(revad: one ``revad.Tape()`` block that records, sweeps and reads the adjoints as NumPy arrays;
-JAX: ``jax.jit(jax.value_and_grad(...))`` after compiling, compile time reported apart; PyTorch:
+(revad: ``revad.value_and_grad(model, argnums=...)``, which records, sweeps and returns the
+gradients as floats and NumPy arrays, the same model function and call as JAX's; JAX:
+``jax.jit(jax.value_and_grad(...))`` after compiling, compile time reported apart; PyTorch:
 eager ``backward()``). revad runs twice: with the
 data as NumPy arrays (read, and copied where a node keeps them, on every call) and as
 ``revad.Data`` made once before timing (revad's own type, as JAX's arrays are made by
@@ -101,16 +102,10 @@ def normal_case(n: int) -> Case:
         -0.5 * ((y - mu) / sigma) ** 2 - np.log(sigma) - 0.5 * np.log(2 * np.pi)
     )
 
-    def ours(values: Any) -> object:
-        with revad.Tape():
-            vy, vm, vs = revad.Var(values), revad.Var(mu), revad.Var(sigma)
-            lp = revad.normal_lpdf(vy, vm, vs)
-            lp.grad()
-            return lp.value, vy.adj, vm.adj, vs.adj
-
+    ours = revad.value_and_grad(revad.normal_lpdf, argnums=(0, 1, 2))
     dy = revad.Data(y)
-    case.calls["revad"] = lambda: ours(y)
-    case.calls["revad Data"] = lambda: ours(dy)
+    case.calls["revad"] = lambda: ours(y, mu, sigma)
+    case.calls["revad Data"] = lambda: ours(dy, mu, sigma)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -145,16 +140,13 @@ def regression_case(n: int) -> Case:
         -0.5 * ((y - x @ beta) / sigma) ** 2 - np.log(sigma) - 0.5 * np.log(2 * np.pi)
     )
 
-    def ours(xs: Any, ys: Any) -> object:
-        with revad.Tape():
-            vb, vs = revad.Var(beta), revad.Var(sigma)
-            lp = revad.normal_lpdf(ys, xs @ vb, vs)
-            lp.grad()
-            return lp.value, vb.adj, vs.adj
+    def model(b: Any, s: Any, xs: Any, ys: Any) -> Any:
+        return revad.normal_lpdf(ys, xs @ b, s)
 
+    ours = revad.value_and_grad(model, argnums=(0, 1))
     dx, dy = revad.Data(x), revad.Data(y)
-    case.calls["revad"] = lambda: ours(x, y)
-    case.calls["revad Data"] = lambda: ours(dx, dy)
+    case.calls["revad"] = lambda: ours(beta, sigma, x, y)
+    case.calls["revad Data"] = lambda: ours(beta, sigma, dx, dy)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -198,19 +190,16 @@ def hierarchical_case(j: int) -> Case:
 
     case.calls["numpy f64"] = f64
 
-    def ours(ys: Any, sigmas: Any, etas: Any) -> object:
-        with revad.Tape():
-            vm, vlt, ve = revad.Var(mu), revad.Var(log_tau), revad.Var(etas)
-            tau = revad.exp(vlt)
-            lp = (revad.normal_lpdf(vm, 0.0, 5.0) + revad.cauchy_lpdf(tau, 0.0, 5.0) + vlt
-                  + revad.normal_lpdf(ve, 0.0, 1.0)
-                  + revad.normal_lpdf(ys, vm + tau * ve, sigmas))
-            lp.grad()
-            return lp.value, vm.adj, vlt.adj, ve.adj
+    def model(m: Any, lt: Any, e: Any, ys: Any, sigmas: Any) -> Any:
+        tau = revad.exp(lt)
+        return (revad.normal_lpdf(m, 0.0, 5.0) + revad.cauchy_lpdf(tau, 0.0, 5.0) + lt
+                + revad.normal_lpdf(e, 0.0, 1.0)
+                + revad.normal_lpdf(ys, m + tau * e, sigmas))
 
+    ours = revad.value_and_grad(model, argnums=(0, 1, 2))
     dy, dsigma, deta = revad.Data(y), revad.Data(sigma), revad.Data(eta)
-    case.calls["revad"] = lambda: ours(y, sigma, eta)
-    case.calls["revad Data"] = lambda: ours(dy, dsigma, deta)
+    case.calls["revad"] = lambda: ours(mu, log_tau, eta, y, sigma)
+    case.calls["revad Data"] = lambda: ours(mu, log_tau, deta, dy, dsigma)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp

@@ -20,18 +20,24 @@ take NumPy arrays and lists for any argument.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import _revad
 from ._revad import *  # noqa: F401,F403  (the compiled functions, Var, Tape, exceptions)
-from ._revad import gradient
+from ._revad import ValueAndGrad
 
 __version__ = "0.1.0"
 
 
-def value_and_grad(f: Callable[..., Any]) -> Callable[[Any], tuple[float, Any]]:
-    """Decorator: ``value_and_grad(f)(x) == gradient(f, x)``.
+def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> ValueAndGrad:
+    """``f`` returning its value and its gradient with respect to positional arguments
+    ``argnums``, as JAX's ``value_and_grad``: ``value_and_grad(f)(x) == gradient(f, x)``.
+
+    Each differentiated argument becomes a variable (a float: a scalar Var; a list of floats:
+    a list of scalar Vars; a 1-D/2-D NumPy array or ``revad.Data``: an array Var) and its
+    gradient has its shape; the other arguments pass unchanged. With a tuple ``argnums`` the
+    gradient is a tuple. Usable as a decorator (name and docstring are kept).
 
     >>> import revad
     >>> @revad.value_and_grad
@@ -39,13 +45,31 @@ def value_and_grad(f: Callable[..., Any]) -> Callable[[Any], tuple[float, Any]]:
     ...     return x * x
     >>> f(3.0)
     (9.0, 6.0)
+    >>> g = revad.value_and_grad(lambda m, s, y: revad.normal_lpdf(y, m, s), argnums=(0, 1))
+    >>> value, (d_m, d_s) = g(0.0, 1.0, [1.0, -1.0])
+    >>> d_m, d_s
+    (0.0, 0.0)
     """
+    vg = ValueAndGrad(f, argnums)
+    functools.update_wrapper(vg, f)
+    return vg
+
+
+def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """``f``'s gradient with respect to positional arguments ``argnums``, as JAX's ``grad``:
+    ``grad(f, argnums)(*args) == value_and_grad(f, argnums)(*args)[1]``.
+
+    >>> import revad
+    >>> revad.grad(lambda x: revad.exp(2.0 * x))(0.0)
+    2.0
+    """
+    vg = ValueAndGrad(f, argnums)
 
     @functools.wraps(f)
-    def wrapper(x: Any) -> tuple[float, Any]:
-        return gradient(f, x)
+    def gradient_of_f(*args: Any, **kwargs: Any) -> Any:
+        return vg(*args, **kwargs)[1]
 
-    return wrapper
+    return gradient_of_f
 
 
-__all__ = [name for name in dir(_revad) if not name.startswith("_")] + ["value_and_grad"]
+__all__ = [name for name in dir(_revad) if not name.startswith("_")] + ["value_and_grad", "grad"]

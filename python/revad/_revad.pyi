@@ -26,6 +26,7 @@ __all__ = [
     "SizeError",
     "StaleVarError",
     "ThreadError",
+    "ValueAndGrad",
     "TapeError",
     "NoConvergenceError",
     "exp",
@@ -302,6 +303,23 @@ class Tape:
         traceback: TracebackType | None,
         /,
     ) -> Literal[False]: ...
+
+@final
+class ValueAndGrad:
+    """``f`` with its value and gradient (what ``revad.value_and_grad(f, argnums)`` returns)."""
+
+    __name__: str
+    __wrapped__: Callable[..., Any]
+    def __new__(
+        cls, f: Callable[..., Var | float], argnums: int | Sequence[int] | None = None
+    ) -> ValueAndGrad: ...
+    @property
+    def fun(self) -> Callable[..., Var | float]:
+        """The function differentiated."""
+    @property
+    def argnums(self) -> int | tuple[int, ...]:
+        """The positional arguments differentiated."""
+    def __call__(self, *args: Any, **kwargs: Any) -> tuple[float, Any]: ...
 
 # An array argument of the matrix functions.
 _ArrayArg = Var | _Data | Sequence[Var | float]

@@ -4,22 +4,24 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use revad::{tape, Matrix, Var, Vector};
+use smallvec::SmallVec;
 
 use crate::array::{Arr, Ax, X};
+use crate::data::PyData;
 use crate::errors::{self, to_py};
-use crate::var::{thread_id, try_arg, Arg, PyVar};
+use crate::var::{adj_array, thread_id, try_arg, Arg, PyVar};
 
 /// The point `x` of a functional: one float, a sequence of floats (`f` gets a list of scalar
-/// Vars), or a 1-D or 2-D NumPy array (`f` gets one array Var).
+/// Vars), or a 1-D or 2-D NumPy array or `revad.Data` (`f` gets one array Var).
 enum Point {
     Scalar(f64),
-    Vector(Vec<f64>),
-    Array1(Vec<f64>),
-    Array2(usize, usize, Vec<f64>),
+    Sequence(Vec<f64>),
+    Array1(Vector),
+    Array2(Matrix),
 }
 
 impl Point {
@@ -31,22 +33,25 @@ impl Point {
                 .map(|n| n.to_string())
                 .unwrap_or_default();
             PyTypeError::new_err(format!(
-                "{function}: x must be a float or a 1-D sequence of floats, not {ty}"
+                "{function}: x must be a float, a 1-D sequence of floats or a NumPy array, not \
+                 {ty}"
             ))
         };
+        if let Ok(f) = x.cast::<PyFloat>() {
+            return Ok(Point::Scalar(f.value()));
+        }
         if x.is_instance_of::<PyString>()
             || x.is_instance_of::<PyBytes>()
             || x.cast::<PyVar>().is_ok()
         {
             return Err(type_error());
         }
-        if x.cast::<numpy::PyUntypedArray>().is_ok() {
+        if x.cast::<numpy::PyUntypedArray>().is_ok() || x.cast::<PyData>().is_ok() {
+            // Read (NumPy arrays copied once, revad.Data shared): the Var made from it owns
+            // values that no caller can change.
             return match crate::array::read_ndarray(x, function)? {
-                Some(X::A(Ax::V(Arr::D(v)))) => Ok(Point::Array1(v.to_vec())),
-                Some(X::A(Ax::M(Arr::D(m)))) => {
-                    let (r, c) = m.dim();
-                    Ok(Point::Array2(r, c, m.iter().copied().collect()))
-                }
+                Some(X::A(Ax::V(Arr::D(v)))) => Ok(Point::Array1(v)),
+                Some(X::A(Ax::M(Arr::D(m)))) => Ok(Point::Array2(m)),
                 Some(X::S(Arg::F(x))) => Ok(Point::Scalar(x)),
                 _ => Err(type_error()),
             };
@@ -54,7 +59,7 @@ impl Point {
         if x.hasattr("__len__")? {
             return x
                 .extract::<Vec<f64>>()
-                .map(Point::Vector)
+                .map(Point::Sequence)
                 .map_err(|_| type_error());
         }
         x.extract::<f64>()
@@ -62,53 +67,50 @@ impl Point {
             .map_err(|_| type_error())
     }
 
-    fn values(&self) -> &[f64] {
+    /// The number of input variables.
+    fn len(&self) -> usize {
         match self {
-            Point::Scalar(x) => std::slice::from_ref(x),
-            Point::Vector(v) | Point::Array1(v) | Point::Array2(_, _, v) => v,
+            Point::Scalar(_) => 1,
+            Point::Sequence(v) => v.len(),
+            Point::Array1(v) => v.len(),
+            Point::Array2(m) => m.len(),
         }
     }
 
     /// The input variables and the object `f` receives.
     fn make<'py>(&self, py: Python<'py>) -> PyResult<(Inputs, Bound<'py, PyAny>)> {
-        match self {
-            Point::Array1(v) => {
-                let a = Var::array(Vector::from(v.clone()));
-                let obj = Bound::new(py, PyVar::wrap_vector(&a))?.into_any();
-                Ok((Inputs::Vector(a), obj))
+        Ok(match self {
+            Point::Scalar(x) => {
+                let v = Var::new(*x);
+                let obj = Bound::new(py, PyVar::wrap(v))?.into_any();
+                (Inputs::Scalar(v), obj)
             }
-            Point::Array2(r, c, v) => {
-                let m = Matrix::from_shape_vec((*r, *c), v.clone()).expect("shape");
-                let a = Var::array(m);
-                let obj = Bound::new(py, PyVar::wrap_matrix(&a))?.into_any();
-                Ok((Inputs::Matrix(a), obj))
-            }
-            _ => {
-                let vars: Vec<Var> = self.values().iter().map(|&x| Var::new(x)).collect();
-                let inputs = self.inputs(py, &vars)?;
-                Ok((Inputs::Scalars(vars), inputs))
-            }
-        }
-    }
-
-    /// The input variables as `f` receives them: a Var, or a list of scalar Vars.
-    fn inputs<'py>(&self, py: Python<'py>, vars: &[Var]) -> PyResult<Bound<'py, PyAny>> {
-        match self {
-            Point::Scalar(_) => Ok(Bound::new(py, PyVar::wrap(vars[0]))?.into_any()),
-            _ => {
+            Point::Sequence(xs) => {
+                let vars: Vec<Var> = xs.iter().map(|&x| Var::new(x)).collect();
                 let items = vars
                     .iter()
                     .map(|&v| Bound::new(py, PyVar::wrap(v)))
                     .collect::<PyResult<Vec<_>>>()?;
-                Ok(PyList::new(py, items)?.into_any())
+                (Inputs::Scalars(vars), PyList::new(py, items)?.into_any())
             }
-        }
+            Point::Array1(v) => {
+                let a = Var::array(v.clone());
+                let obj = Bound::new(py, PyVar::wrap_vector(&a))?.into_any();
+                (Inputs::Vector(a), obj)
+            }
+            Point::Array2(m) => {
+                let a = Var::array(m.clone());
+                let obj = Bound::new(py, PyVar::wrap_matrix(&a))?.into_any();
+                (Inputs::Matrix(a), obj)
+            }
+        })
     }
 }
 
-/// The input variables of a functional: scalar Vars, or one array Var (whose adjoints are
-/// read as one run).
+/// The input variables of a functional: one scalar Var, a list of them, or one array Var
+/// (whose adjoints are read as one run).
 enum Inputs {
+    Scalar(Var),
     Scalars(Vec<Var>),
     Vector(Var<Vector>),
     Matrix(Var<Matrix>),
@@ -117,6 +119,7 @@ enum Inputs {
 impl Inputs {
     fn len(&self) -> usize {
         match self {
+            Inputs::Scalar(_) => 1,
             Inputs::Scalars(v) => v.len(),
             Inputs::Vector(v) => v.len(),
             Inputs::Matrix(m) => m.len(),
@@ -126,6 +129,7 @@ impl Inputs {
     /// Copies the adjoints into `g` (row-major for a matrix).
     fn adjoints_into(&self, g: &mut [f64]) -> PyResult<()> {
         match self {
+            Inputs::Scalar(x) => g[0] = x.try_adj().map_err(to_py)?,
             Inputs::Scalars(vars) => {
                 for (gi, x) in g.iter_mut().zip(vars) {
                     *gi = x.try_adj().map_err(to_py)?;
@@ -142,37 +146,92 @@ impl Inputs {
         }
         Ok(())
     }
+
+    /// The adjoints after a sweep, shaped like the point: a float for a float, else a float64
+    /// array (an array Var's adjoints handed to NumPy with one copy).
+    fn gradient<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self {
+            Inputs::Scalar(x) => x.try_adj().map_err(to_py)?.into_pyobject(py)?.into_any(),
+            Inputs::Scalars(_) => {
+                let mut g = vec![0.0; self.len()];
+                self.adjoints_into(&mut g)?;
+                PyArray1::from_vec(py, g).into_any()
+            }
+            Inputs::Vector(v) => adj_array(py, v.try_adj().map_err(to_py)?).into_bound(py),
+            Inputs::Matrix(m) => adj_array(py, m.try_adj().map_err(to_py)?).into_bound(py),
+        })
+    }
+
+    /// A zero gradient shaped like the point (`f` returned a constant).
+    fn zero_gradient<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self {
+            Inputs::Scalar(_) => 0.0f64.into_pyobject(py)?.into_any(),
+            Inputs::Matrix(m) => PyArray2::<f64>::zeros(py, m.value().dim(), false).into_any(),
+            _ => PyArray1::<f64>::zeros(py, self.len(), false).into_any(),
+        })
+    }
 }
 
-/// Sweeps from `y` (a Var or a float returned by `f`) and writes the inputs' adjoints into `g`;
-/// returns the value.
+/// Sweeps from `y` (a Var or a float returned by `f`); returns the value and each input's
+/// gradient.
+fn value_and_gradients<'py>(
+    py: Python<'py>,
+    y: &Bound<'py, PyAny>,
+    inputs: &[Inputs],
+    function: &'static str,
+) -> PyResult<(f64, SmallVec<[Bound<'py, PyAny>; 4]>)> {
+    match returned(y, function)? {
+        Arg::V(v) => {
+            v.try_grad().map_err(to_py)?;
+            let grads = inputs
+                .iter()
+                .map(|x| x.gradient(py))
+                .collect::<PyResult<_>>()?;
+            Ok((v.value(), grads))
+        }
+        Arg::F(c) => {
+            let grads = inputs
+                .iter()
+                .map(|x| x.zero_gradient(py))
+                .collect::<PyResult<_>>()?;
+            Ok((c, grads))
+        }
+    }
+}
+
+/// Sweeps from `y` (a Var or a float returned by `f`) and writes the adjoints of `inputs` into
+/// `g`; returns the value.
 fn sweep(
     y: &Bound<'_, PyAny>,
     inputs: &Inputs,
     g: &mut [f64],
     function: &'static str,
 ) -> PyResult<f64> {
-    match try_arg(y, function)? {
-        Some(Arg::V(v)) => {
+    match returned(y, function)? {
+        Arg::V(v) => {
             v.try_grad().map_err(to_py)?;
             inputs.adjoints_into(g)?;
             Ok(v.value())
         }
-        Some(Arg::F(c)) => {
+        Arg::F(c) => {
             g.fill(0.0);
             Ok(c)
         }
-        None => {
-            let ty = y
-                .get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default();
-            Err(PyTypeError::new_err(format!(
-                "{function}: f must return a float or a revad.Var, not {ty}"
-            )))
-        }
     }
+}
+
+/// What `f` returned, as a float or a scalar Var (a `TypeError` otherwise).
+fn returned(y: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Arg> {
+    try_arg(y, function)?.ok_or_else(|| {
+        let ty = y
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_default();
+        PyTypeError::new_err(format!(
+            "{function}: f must return a float or a revad.Var, not {ty}"
+        ))
+    })
 }
 
 /// The value and gradient of ``f`` at ``x``.
@@ -196,14 +255,157 @@ pub fn gradient<'py>(
     let _scope = tape::nested();
     let (vars, inputs) = point.make(py)?;
     let y = f.call1((inputs,))?;
-    let mut g = vec![0.0; vars.len()];
-    let value = sweep(&y, &vars, &mut g, "gradient")?;
-    let grad = match point {
-        Point::Scalar(_) => g[0].into_pyobject(py)?.into_any(),
-        Point::Vector(_) | Point::Array1(_) => PyArray1::from_vec(py, g).into_any(),
-        Point::Array2(r, c, _) => PyArray1::from_vec(py, g).reshape([r, c])?.into_any(),
-    };
-    Ok((value, grad))
+    let (value, mut grads) = value_and_gradients(py, &y, std::slice::from_ref(&vars), "gradient")?;
+    Ok((value, grads.remove(0)))
+}
+
+/// Which positional arguments a [`PyValueAndGrad`] differentiates: one index (the gradient is
+/// returned alone) or a tuple of them (a tuple of gradients), as JAX's `argnums`.
+enum Argnums {
+    One(isize),
+    Many(Vec<isize>),
+}
+
+impl Argnums {
+    fn read(argnums: &Bound<'_, PyAny>) -> PyResult<Argnums> {
+        let type_error = || {
+            PyTypeError::new_err(
+                "value_and_grad: argnums must be an int or a tuple of ints, as in JAX",
+            )
+        };
+        if argnums.is_instance_of::<PyBool>() {
+            return Err(type_error());
+        }
+        if let Ok(k) = argnums.extract::<isize>() {
+            return Ok(Argnums::One(k));
+        }
+        if !(argnums.is_instance_of::<PyTuple>() || argnums.is_instance_of::<PyList>()) {
+            return Err(type_error());
+        }
+        let mut ks = Vec::new();
+        for item in argnums.try_iter()? {
+            let item = item?;
+            if item.is_instance_of::<PyBool>() {
+                return Err(type_error());
+            }
+            let k: isize = item.extract().map_err(|_| type_error())?;
+            if ks.contains(&k) {
+                return Err(PyValueError::new_err(format!(
+                    "value_and_grad: argnums repeats {k}; each argument is differentiated once"
+                )));
+            }
+            ks.push(k);
+        }
+        Ok(Argnums::Many(ks))
+    }
+
+    fn as_slice(&self) -> &[isize] {
+        match self {
+            Argnums::One(k) => std::slice::from_ref(k),
+            Argnums::Many(ks) => ks,
+        }
+    }
+
+    /// The index into `n` positional arguments of each differentiated one (negative indices
+    /// count from the end, as in Python), or JAX's `TypeError` when there are too few.
+    fn positions(&self, n: usize) -> PyResult<SmallVec<[usize; 4]>> {
+        let mut out = SmallVec::new();
+        for &k in self.as_slice() {
+            let i = if k < 0 { k + n as isize } else { k };
+            if i < 0 || i >= n as isize {
+                return Err(PyTypeError::new_err(format!(
+                    "value_and_grad: differentiating with respect to argnums {k} needs at \
+                     least {} positional arguments, got {n}",
+                    if k < 0 { -k } else { k + 1 }
+                )));
+            }
+            if out.contains(&(i as usize)) {
+                return Err(PyValueError::new_err(format!(
+                    "value_and_grad: argnums name argument {i} twice"
+                )));
+            }
+            out.push(i as usize);
+        }
+        Ok(out)
+    }
+}
+
+/// ``f`` with its value and gradient: what ``revad.value_and_grad(f, argnums)`` returns.
+///
+/// Calling it with ``f``'s arguments records ``f`` on a scope of its own, with each argument
+/// named by ``argnums`` made a variable (a float → a scalar Var, a list of floats → a list of
+/// scalar Vars, a 1-D/2-D NumPy array or ``revad.Data`` → an array Var); the other positional
+/// and keyword arguments are passed unchanged. It returns ``(value, grad)``: ``grad`` shaped
+/// like the argument for an int ``argnums``, a tuple of those for a tuple, as JAX's
+/// ``value_and_grad``. The scope is recovered afterwards, also when ``f`` raises.
+///
+/// >>> import revad
+/// >>> g = revad.value_and_grad(lambda mu, y: revad.normal_lpdf(y, mu, 1.0), argnums=0)
+/// >>> value, d_mu = g(0.5, [0.0, 1.0])
+/// >>> round(d_mu, 12)
+/// 0.0
+#[pyclass(frozen, dict, name = "ValueAndGrad", module = "revad")]
+pub struct PyValueAndGrad {
+    f: Py<PyAny>,
+    argnums: Argnums,
+}
+
+#[pymethods]
+impl PyValueAndGrad {
+    #[new]
+    #[pyo3(signature = (f, argnums = None))]
+    fn py_new(f: Py<PyAny>, argnums: Option<&Bound<'_, PyAny>>) -> PyResult<PyValueAndGrad> {
+        let argnums = match argnums {
+            Some(a) => Argnums::read(a)?,
+            None => Argnums::One(0),
+        };
+        Ok(PyValueAndGrad { f, argnums })
+    }
+
+    /// The function differentiated.
+    #[getter]
+    fn fun(&self, py: Python<'_>) -> Py<PyAny> {
+        self.f.clone_ref(py)
+    }
+
+    /// The positional arguments differentiated: an int or a tuple of ints.
+    #[getter]
+    fn argnums<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match &self.argnums {
+            Argnums::One(k) => k.into_pyobject(py)?.into_any(),
+            Argnums::Many(ks) => PyTuple::new(py, ks)?.into_any(),
+        })
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<(f64, Bound<'py, PyAny>)> {
+        const F: &str = "value_and_grad";
+        let positions = self.argnums.positions(args.len())?;
+        let points = positions
+            .iter()
+            .map(|&i| Point::read(&args.get_item(i)?, F))
+            .collect::<PyResult<SmallVec<[Point; 4]>>>()?;
+        let _scope = tape::nested();
+        let mut call_args: SmallVec<[Bound<'py, PyAny>; 8]> = args.iter().collect();
+        let mut inputs: SmallVec<[Inputs; 4]> = SmallVec::new();
+        for (&i, point) in positions.iter().zip(&points) {
+            let (vars, obj) = point.make(py)?;
+            call_args[i] = obj;
+            inputs.push(vars);
+        }
+        let y = self.f.bind(py).call(PyTuple::new(py, call_args)?, kwargs)?;
+        let (value, mut grads) = value_and_gradients(py, &y, &inputs, F)?;
+        let grad = match self.argnums {
+            Argnums::One(_) => grads.remove(0),
+            Argnums::Many(_) => PyTuple::new(py, grads)?.into_any(),
+        };
+        Ok((value, grad))
+    }
 }
 
 /// The values of ``f`` at ``x`` and its Jacobian ``J[i, j] = ∂fᵢ/∂xⱼ``.
@@ -224,7 +426,7 @@ pub fn jacobian<'py>(
     x: &Bound<'py, PyAny>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let point = Point::read(x, "jacobian")?;
-    let n = point.values().len();
+    let n = point.len();
     let mut values: Vec<f64> = Vec::new();
     let mut rows: Vec<f64> = Vec::new();
     let mut i = 0;

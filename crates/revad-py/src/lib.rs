@@ -32,6 +32,7 @@ fn _revad(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<var::PyVar>()?;
     m.add_class::<data::PyData>()?;
     m.add_class::<functional::PyTape>()?;
+    m.add_class::<functional::PyValueAndGrad>()?;
     m.add_function(wrap_pyfunction!(functional::gradient, m)?)?;
     m.add_function(wrap_pyfunction!(functional::jacobian, m)?)?;
     m.add_function(wrap_pyfunction!(functional::reset, m)?)?;

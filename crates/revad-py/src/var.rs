@@ -699,7 +699,10 @@ impl PyVar {
 const SMALL_ARRAY: usize = 256;
 
 /// An array of adjoints (already copied out of the tape) as a new float64 NumPy array.
-fn adj_array<D: ndarray::Dimension>(py: Python<'_>, a: ndarray::ArcArray<f64, D>) -> Py<PyAny> {
+pub(crate) fn adj_array<D: ndarray::Dimension>(
+    py: Python<'_>,
+    a: ndarray::ArcArray<f64, D>,
+) -> Py<PyAny> {
     if a.len() <= SMALL_ARRAY {
         a.to_pyarray(py).into_any().unbind()
     } else {
