@@ -545,8 +545,15 @@ impl PyTape {
         Ok(slf)
     }
 
-    #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+    // Three named parameters, not `*args`: CPython passes them by vectorcall, so no tuple is
+    // built on every block.
+    #[pyo3(signature = (_exc_type, _exc_value, _traceback, /))]
+    fn __exit__(
+        &self,
+        _exc_type: &Bound<'_, PyAny>,
+        _exc_value: &Bound<'_, PyAny>,
+        _traceback: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
         if self.thread != thread_id() {
             return Err(errors::thread_error(
                 "Tape: this Tape belongs to another thread; end it on the thread that opened it",
