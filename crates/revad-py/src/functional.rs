@@ -172,31 +172,37 @@ impl Inputs {
     }
 }
 
-/// Sweeps from `y` (a Var or a float returned by `f`); returns the value and each input's
-/// gradient.
+/// Sweeps from `y` (a Var or a float returned by `f`); returns the value and the gradient:
+/// the first input's alone when `one`, else a tuple of every input's.
 fn value_and_gradients<'py>(
     py: Python<'py>,
     y: &Bound<'py, PyAny>,
-    inputs: &[Inputs],
+    made: &[(Inputs, Bound<'py, PyAny>)],
+    one: bool,
     function: &'static str,
-) -> PyResult<(f64, SmallVec<[Bound<'py, PyAny>; 4]>)> {
-    match returned(y, function)? {
+) -> PyResult<(f64, Bound<'py, PyAny>)> {
+    let (value, swept) = match returned(y, function)? {
         Arg::V(v) => {
             v.try_grad().map_err(to_py)?;
-            let grads = inputs
-                .iter()
-                .map(|x| x.gradient(py))
-                .collect::<PyResult<_>>()?;
-            Ok((v.value(), grads))
+            (v.value(), true)
         }
-        Arg::F(c) => {
-            let grads = inputs
+        Arg::F(c) => (c, false),
+    };
+    let grad_of = |x: &Inputs| match swept {
+        true => x.gradient(py),
+        false => x.zero_gradient(py),
+    };
+    let grad = match one {
+        true => grad_of(&made[0].0)?,
+        false => {
+            let grads = made
                 .iter()
-                .map(|x| x.zero_gradient(py))
-                .collect::<PyResult<_>>()?;
-            Ok((c, grads))
+                .map(|(x, _)| grad_of(x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, grads)?.into_any()
         }
-    }
+    };
+    Ok((value, grad))
 }
 
 /// Sweeps from `y` (a Var or a float returned by `f`) and writes the adjoints of `inputs` into
@@ -253,10 +259,9 @@ pub fn gradient<'py>(
 ) -> PyResult<(f64, Bound<'py, PyAny>)> {
     let point = Point::read(x, "gradient")?;
     let _scope = tape::nested();
-    let (vars, inputs) = point.make(py)?;
-    let y = f.call1((inputs,))?;
-    let (value, mut grads) = value_and_gradients(py, &y, std::slice::from_ref(&vars), "gradient")?;
-    Ok((value, grads.remove(0)))
+    let made = point.make(py)?;
+    let y = f.call1((made.1.clone(),))?;
+    value_and_gradients(py, &y, std::slice::from_ref(&made), true, "gradient")
 }
 
 /// Which positional arguments a [`PyValueAndGrad`] differentiates: one index (the gradient is
@@ -386,24 +391,25 @@ impl PyValueAndGrad {
     ) -> PyResult<(f64, Bound<'py, PyAny>)> {
         const F: &str = "value_and_grad";
         let positions = self.argnums.positions(args.len())?;
-        let points = positions
-            .iter()
-            .map(|&i| Point::read(&args.get_item(i)?, F))
-            .collect::<PyResult<SmallVec<[Point; 4]>>>()?;
         let _scope = tape::nested();
-        let mut call_args: SmallVec<[Bound<'py, PyAny>; 8]> = args.iter().collect();
-        let mut inputs: SmallVec<[Inputs; 4]> = SmallVec::new();
-        for (&i, point) in positions.iter().zip(&points) {
-            let (vars, obj) = point.make(py)?;
-            call_args[i] = obj;
-            inputs.push(vars);
+        // Each differentiated argument read and made a variable (no collections moved by value:
+        // they cost more than the tape's work for a small model).
+        let mut made: Vec<(Inputs, Bound<'py, PyAny>)> = Vec::with_capacity(positions.len());
+        for &i in &positions {
+            made.push(Point::read(&args.get_item(i)?, F)?.make(py)?);
         }
-        let y = self.f.bind(py).call(PyTuple::new(py, call_args)?, kwargs)?;
-        let (value, mut grads) = value_and_gradients(py, &y, &inputs, F)?;
-        let grad = match self.argnums {
-            Argnums::One(_) => grads.remove(0),
-            Argnums::Many(_) => PyTuple::new(py, grads)?.into_any(),
-        };
+        let call_args = PyTuple::new(
+            py,
+            args.iter()
+                .enumerate()
+                .map(|(i, a)| match positions.iter().position(|&p| p == i) {
+                    Some(k) => made[k].1.clone(),
+                    None => a,
+                }),
+        )?;
+        let y = self.f.bind(py).call(call_args, kwargs)?;
+        let one = matches!(self.argnums, Argnums::One(_));
+        let (value, grad) = value_and_gradients(py, &y, &made, one, F)?;
         Ok((value, grad))
     }
 }
