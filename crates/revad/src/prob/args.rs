@@ -322,7 +322,7 @@ pub fn any_empty(sizes: &[Option<usize>]) -> bool {
 ///     dmu.add(&mu, i, -2.0 * (yi - mu.value()));
 /// }
 /// let mut ops = OperandsAndPartials::new();
-/// ops.add_owned(&mu, dmu.into_vec());
+/// ops.add_partial(&mu, dmu);
 /// let f: Out<(Var,)> = ops.build(f);
 /// f.grad();
 /// assert_eq!(mu.adj(), -11.0);
@@ -460,6 +460,22 @@ impl<'a> OperandsAndPartials<'a> {
                 self.keys.append(&mut tmp.keys);
                 self.pairs.append(&mut tmp.pairs);
             }
+        }
+    }
+
+    /// The partials of argument `a` gathered in a [`Partial`]: a scalar's sum goes to the pairs
+    /// directly (no one-element `Vec` as through [`Partial::into_vec`]), a container's run moves
+    /// in as [`add_owned`](Self::add_owned) does.
+    pub fn add_partial<A: ProbArg>(&mut self, a: &A, p: Partial) {
+        if !A::IS_VAR {
+            return;
+        }
+        match a.size() {
+            None => {
+                a.keys(&mut self.keys);
+                self.pairs.push((a.slot(0), p.sum));
+            }
+            Some(_) => self.add_owned(a, p.each),
         }
     }
 

@@ -74,7 +74,7 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&theta, dtheta.into_vec());
+    ops.add_partial(&theta, dtheta);
     Ok(ops.finish(lp))
 }
 
@@ -113,7 +113,7 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&theta, dtheta.into_vec());
+    ops.add_partial(&theta, dtheta);
     Ok(ops.finish(p))
 }
 
@@ -144,7 +144,7 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&theta, dtheta.into_vec());
+    ops.add_partial(&theta, dtheta);
     Ok(ops.finish(total))
 }
 
@@ -174,6 +174,6 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&theta, dtheta.into_vec());
+    ops.add_partial(&theta, dtheta);
     Ok(ops.finish(total))
 }

@@ -54,6 +54,6 @@ where
         dalpha.add(&alpha, i, s * inv_logit(-x));
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&alpha, dalpha.into_vec());
+    ops.add_partial(&alpha, dalpha);
     Ok(ops.finish(lp))
 }

@@ -94,8 +94,8 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&alpha, dalpha.into_vec());
-    ops.add_owned(&beta, dbeta.into_vec());
+    ops.add_partial(&alpha, dalpha);
+    ops.add_partial(&beta, dbeta);
     Ok(ops.finish(lp))
 }
 

@@ -126,7 +126,7 @@ where
         dtheta.add(&theta, i, d);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&theta, dtheta.into_vec());
+    ops.add_partial(&theta, dtheta);
     Ok(ops.finish(lp))
 }
 

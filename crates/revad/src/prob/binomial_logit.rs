@@ -65,6 +65,6 @@ where
         dalpha.add(&alpha, i, k * inv_logit(-a) - (m - k) * inv_logit(a));
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&alpha, dalpha.into_vec());
+    ops.add_partial(&alpha, dalpha);
     Ok(ops.finish(lp))
 }

@@ -119,8 +119,8 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&mu, dmu.into_vec());
-    ops.add_owned(&phi, dphi.into_vec());
+    ops.add_partial(&mu, dmu);
+    ops.add_partial(&phi, dphi);
     Ok(ops.finish(lp))
 }
 

@@ -84,7 +84,7 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&eta, deta.into_vec());
-    ops.add_owned(&phi, dphi.into_vec());
+    ops.add_partial(&eta, deta);
+    ops.add_partial(&phi, dphi);
     Ok(ops.finish(lp))
 }

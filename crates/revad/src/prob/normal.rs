@@ -134,9 +134,9 @@ where
         };
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&y, dy.into_vec());
-    ops.add_owned(&mu, dmu.into_vec());
-    ops.add_owned(&sigma, dsigma.into_vec());
+    ops.add_partial(&y, dy);
+    ops.add_partial(&mu, dmu);
+    ops.add_partial(&sigma, dsigma);
     Ok(ops.finish(lp))
 }
 
@@ -344,9 +344,9 @@ where
         dsigma.add(&sigma, i, -r * z / s);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&y, dy.into_vec());
-    ops.add_owned(&mu, dmu.into_vec());
-    ops.add_owned(&sigma, dsigma.into_vec());
+    ops.add_partial(&y, dy);
+    ops.add_partial(&mu, dmu);
+    ops.add_partial(&sigma, dsigma);
     Ok(ops.finish(total))
 }
 
@@ -406,8 +406,8 @@ where
         dsigma.add(&sigma, i, -d * z);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&y, dy.into_vec());
-    ops.add_owned(&mu, dmu.into_vec());
-    ops.add_owned(&sigma, dsigma.into_vec());
+    ops.add_partial(&y, dy);
+    ops.add_partial(&mu, dmu);
+    ops.add_partial(&sigma, dsigma);
     Ok(ops.finish(cdf))
 }

@@ -125,7 +125,7 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&eta, deta.into_vec());
+    ops.add_partial(&eta, deta);
     ops.add_owned(&c, dc);
     Ok(ops.finish(lp))
 }

@@ -126,7 +126,7 @@ where
         dlambda.add(&lambda, i, d);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&lambda, dlambda.into_vec());
+    ops.add_partial(&lambda, dlambda);
     Ok(ops.finish(lp))
 }
 
@@ -172,7 +172,7 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&lambda, dlambda.into_vec());
+    ops.add_partial(&lambda, dlambda);
     Ok(ops.finish(total))
 }
 
@@ -212,7 +212,7 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&lambda, dlambda.into_vec());
+    ops.add_partial(&lambda, dlambda);
     Ok(ops.finish(total))
 }
 
@@ -251,6 +251,6 @@ where
         }
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&lambda, dlambda.into_vec());
+    ops.add_partial(&lambda, dlambda);
     Ok(ops.finish(cdf))
 }

@@ -60,6 +60,6 @@ where
         dalpha.add(&alpha, i, k - e);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&alpha, dalpha.into_vec());
+    ops.add_partial(&alpha, dalpha);
     Ok(ops.finish(lp))
 }

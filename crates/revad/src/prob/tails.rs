@@ -55,7 +55,7 @@ pub(super) fn add<A: ProbArg, const K: usize>(
         for (i, di) in d.iter().enumerate() {
             p.add(a, i, di[k]);
         }
-        ops.add_owned(a, p.into_vec());
+        ops.add_partial(a, p);
     }
 }
 

@@ -354,11 +354,11 @@ where
         ddelta.add(&delta, i, a * w - dl * s);
     }
     let mut ops = OperandsAndPartials::new();
-    ops.add_owned(&y, dy.into_vec());
-    ops.add_owned(&alpha, dalpha.into_vec());
-    ops.add_owned(&tau, dtau.into_vec());
-    ops.add_owned(&beta, dbeta.into_vec());
-    ops.add_owned(&delta, ddelta.into_vec());
+    ops.add_partial(&y, dy);
+    ops.add_partial(&alpha, dalpha);
+    ops.add_partial(&tau, dtau);
+    ops.add_partial(&beta, dbeta);
+    ops.add_partial(&delta, ddelta);
     Ok(ops.finish(lp))
 }
 
