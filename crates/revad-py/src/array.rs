@@ -106,8 +106,8 @@ pub fn shape_str(shape: &[usize]) -> String {
     }
 }
 
-/// The name of an object's type.
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+/// The name of an object's type (for error messages).
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map(|n| n.to_string())

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use revad::{Matrix, Storage, Vector};
 
-use crate::array::{read_ndarray, Arr, Ax, X};
+use crate::array::{read_ndarray, type_name, Arr, Ax, X};
 
 /// The values: 1-D or 2-D.
 enum Values {
@@ -100,13 +100,7 @@ impl PyData {
                 values: Values::M(m),
             }),
             Ok(Some(_)) => Err(shape_error("a scalar (use a float)".into())),
-            Ok(None) => Err(shape_error(
-                value
-                    .get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default(),
-            )),
+            Ok(None) => Err(shape_error(type_name(value))),
             Err(e) => Err(e),
         }
     }

@@ -10,7 +10,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use revad::{tape, Matrix, Var, Vector};
 use smallvec::SmallVec;
 
-use crate::array::{Arr, Ax, X};
+use crate::array::{type_name, Arr, Ax, X};
 use crate::data::PyData;
 use crate::errors::{self, to_py};
 use crate::var::{adj_array, thread_id, try_arg, Arg, PyVar};
@@ -27,11 +27,7 @@ enum Point {
 impl Point {
     fn read(x: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Point> {
         let type_error = || {
-            let ty = x
-                .get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default();
+            let ty = type_name(x);
             PyTypeError::new_err(format!(
                 "{function}: x must be a float, a 1-D sequence of floats or a NumPy array, not \
                  {ty}"
@@ -229,11 +225,7 @@ fn sweep(
 /// What `f` returned, as a float or a scalar Var (a `TypeError` otherwise).
 fn returned(y: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Arg> {
     try_arg(y, function)?.ok_or_else(|| {
-        let ty = y
-            .get_type()
-            .name()
-            .map(|n| n.to_string())
-            .unwrap_or_default();
+        let ty = type_name(y);
         PyTypeError::new_err(format!(
             "{function}: f must return a float or a revad.Var, not {ty}"
         ))
@@ -441,11 +433,7 @@ pub fn jacobian<'py>(
         let (vars, inputs) = point.make(py)?;
         let ys = f.call1((inputs,))?;
         if ys.is_instance_of::<PyString>() || !ys.hasattr("__len__")? {
-            let ty = ys
-                .get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default();
+            let ty = type_name(&ys);
             return Err(PyTypeError::new_err(format!(
                 "jacobian: f must return a sequence of floats or revad.Vars, not {ty}"
             )));

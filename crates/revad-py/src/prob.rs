@@ -22,7 +22,7 @@ use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
 use revad::prob::{ConstArg, IntArg, VarArg};
 use revad::{Var, Vector};
 
-use crate::array::{shape_str, Arr, Ax, X};
+use crate::array::{shape_str, type_name, Arr, Ax, X};
 use crate::data::PyData;
 use crate::errors::to_py;
 use crate::var::{try_arg, Arg, Out, PyVar};
@@ -60,14 +60,6 @@ enum Real<'py> {
     C(Data<'py>),
     /// Variables.
     V(VarArg),
-}
-
-/// The name of an object's type.
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "?".into())
 }
 
 /// The `TypeError` of a real argument of the wrong kind.

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyList, PyTuple};
 use revad::{Matrix, Var, Vector};
 
-use crate::array::{self, shape_str, Arr, Ax, Op, X};
+use crate::array::{self, shape_str, type_name, Arr, Ax, Op, X};
 use crate::errors;
 
 static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
@@ -241,11 +241,7 @@ pub fn try_arg(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Optio
 /// Reads argument `name` of `function`; a `TypeError` unless it is a Var or a number.
 pub fn arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Arg> {
     try_arg(obj, function)?.ok_or_else(|| {
-        let ty = obj
-            .get_type()
-            .name()
-            .map(|n| n.to_string())
-            .unwrap_or_else(|_| "?".into());
+        let ty = type_name(obj);
         PyTypeError::new_err(format!(
             "{function}: argument {name} must be a float or a revad.Var, not {ty}"
         ))
