@@ -981,3 +981,67 @@ fn products_above_the_gemm_threshold_agree_with_scalar_loops() {
         &[sym_point(n, 8), points(n * m, 9)].concat(),
     );
 }
+
+/// Matrix·vector with rows as long as one, two and five vectors of every instruction set
+/// (the SIMD kernels' full chunks and overlapping last chunk) and row counts off the blocks of
+/// four: variable on either side or both, against scalar loops and finite differences; and
+/// `multiply_values` of data against the recorded product.
+#[test]
+fn long_row_matrix_vector_products_agree_with_scalar_loops() {
+    for (r, k) in [(7, 9), (13, 10), (5, 16), (6, 17), (3, 40)] {
+        let n = r * k + k;
+        let w = weights(r);
+        let weigh_v = |y: &Var<Vector>| {
+            matrix::dot_product(y, &Array1::from(w.clone()).into_shared()).unwrap()
+        };
+        let weigh_s = |ys: &[Var]| {
+            revad::sum(
+                &ys.iter()
+                    .zip(&w)
+                    .map(|(y, &wi)| *y * wi)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let x = points(n, 77 + k as u64);
+        // both variables
+        agree(
+            |v| weigh_v(&matrix::multiply(&mat(r, k, &v[..r * k]), &vector(&v[r * k..])).unwrap()),
+            |v| weigh_s(&s_mul(&v[..r * k], r, k, &v[r * k..], 1)),
+            &x,
+        );
+        // data matrix, variable vector (the regression's X·β), and the reverse
+        let a = data(r, k, 9);
+        let a_vars = |_: &[Var]| -> Vec<Var> { a.iter().map(|&x| Var::new(x)).collect() };
+        agree(
+            |v| weigh_v(&matrix::multiply(&a, &vector(&v[r * k..])).unwrap()),
+            |v| weigh_s(&s_mul(&a_vars(v), r, k, &v[r * k..], 1)),
+            &x,
+        );
+        let b: Vector = Array1::from(points(k, 10)).into_shared();
+        let b_vars = |_: &[Var]| -> Vec<Var> { b.iter().map(|&x| Var::new(x)).collect() };
+        agree(
+            |v| weigh_v(&matrix::multiply(&mat(r, k, &v[..r * k]), &b).unwrap()),
+            |v| weigh_s(&s_mul(&v[..r * k], r, k, &b_vars(v), 1)),
+            &x,
+        );
+        tape::reset();
+        let y = matrix::multiply_values(&a, &b).unwrap();
+        let recorded = matrix::multiply(&a, &Var::array(b.clone())).unwrap();
+        for (p, q) in y.iter().zip(recorded.value()) {
+            assert_close(*p, *q, 1e-15);
+        }
+        for (i, p) in y.iter().enumerate() {
+            let want: f64 = (0..k).map(|j| a[(i, j)] * b[j]).sum();
+            assert_close(*p, want, 1e-13);
+        }
+        tape::reset();
+    }
+    let wrong = matrix::multiply_values(&data(3, 4, 1), &Array1::from(vec![1.0; 5]).into_shared());
+    assert!(matches!(
+        wrong,
+        Err(Error::Size {
+            function: "multiply",
+            ..
+        })
+    ));
+}

@@ -32,7 +32,7 @@ pub use arith::{
     add, add_scalar, broadcast_elementwise, divide, elt_divide, elt_multiply, multiply_scalar, pow,
     subtract, BinaryOp,
 };
-pub use multiply::{dot_product, multiply, Multiply};
+pub use multiply::{dot_product, multiply, multiply_values, Multiply};
 pub use operand::Operand;
 pub use reduce::{dot_self, mean, sum};
 pub use unary::*;

@@ -45,25 +45,8 @@ where
     B: Storage,
 {
     let (av, bv) = (a.value(), b.value());
-    let ((r, k), (k2, c)) = (av.shape(), bv.shape());
-    if k != k2 {
-        return Err(Error::Size {
-            function: "multiply",
-            what: "the rows of the second argument",
-            expected: k,
-            found: k2,
-        });
-    }
-    let product = if c == 1 {
-        // Matrix·vector: row dot products, no packing of A (which gemm would copy every call).
-        let mut y = Array2::zeros((r, 1));
-        let out = y.as_slice_mut().expect("a new array is contiguous");
-        mat_vec(av.as_slice(), k, bv.as_slice(), out);
-        y
-    } else {
-        av.view2().dot(&bv.view2())
-    };
-    let value = <<A as Multiply<B>>::Output as Storage>::from2(product);
+    let ((r, k), (_, c)) = check_inner(&*av, &*bv)?;
+    let value = <<A as Multiply<B>>::Output as Storage>::from2(product(&*av, &*bv));
     let (ka, kb) = (a.key(), b.key());
     let keys = keys_of(ka, kb);
     // Each side's reverse pass needs only the other side's value.
@@ -76,15 +59,10 @@ where
             if c == 1 {
                 // Ā += ḡ·bᵀ row by row; b̄ += Aᵀ·ḡ as a sum of rows (both read A row-major).
                 if let (Some(k_a), Some(b_val)) = (ka, &b_val) {
-                    let (b, a_bar) = (b_val.as_slice(), below.run(slot_of(k_a), r * k));
-                    for (row, &gi) in a_bar.chunks_exact_mut(k).zip(g) {
-                        for (x, &bj) in row.iter_mut().zip(b) {
-                            *x += gi * bj;
-                        }
-                    }
+                    kernels::add_outer(below.run(slot_of(k_a), r * k), g, b_val.as_slice());
                 }
                 if let (Some(k_b), Some(a_val)) = (kb, &a_val) {
-                    mat_t_vec_add(a_val.as_slice(), k, g, below.run(slot_of(k_b), k));
+                    kernels::mat_t_vec_add(a_val.as_slice(), k, g, below.run(slot_of(k_b), k));
                 }
                 return;
             }
@@ -102,6 +80,57 @@ where
         }
     });
     Ok(Var::from_key(value, key))
+}
+
+/// `A·B` of data, by the kernels [`multiply`] records with: the plain-`f64` counterpart of a
+/// product of variables (ndarray's `dot` takes a slower path for matrix·vector).
+///
+/// ```
+/// use ndarray::array;
+/// use revad::matrix;
+/// let a = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// let b = array![1.0, -1.0].into_shared();
+/// let y = matrix::multiply_values(&a, &b).unwrap();
+/// assert_eq!(y.as_slice().unwrap(), &[-1.0, -1.0]);
+/// ```
+pub fn multiply_values<A, B>(a: &A, b: &B) -> Result<<A as Multiply<B>>::Output>
+where
+    A: Multiply<B> + Operand<A>,
+    B: Storage + Operand<B>,
+{
+    let (av, bv) = (a.value(), b.value());
+    check_inner(&*av, &*bv)?;
+    Ok(<<A as Multiply<B>>::Output as Storage>::from2(product(
+        &*av, &*bv,
+    )))
+}
+
+/// The shapes of `A` (r×k) and `B` (k×c), or the error of mismatched inner dimensions.
+fn check_inner<A: Storage, B: Storage>(a: &A, b: &B) -> Result<((usize, usize), (usize, usize))> {
+    let ((r, k), (k2, c)) = (a.shape(), b.shape());
+    if k != k2 {
+        return Err(Error::Size {
+            function: "multiply",
+            what: "the rows of the second argument",
+            expected: k,
+            found: k2,
+        });
+    }
+    Ok(((r, k), (k2, c)))
+}
+
+/// `A·B` of standard-layout values as an r×c array; matrix·vector by the SIMD kernel (no
+/// packing of `A`, which gemm would copy every call).
+fn product<A: Storage, B: Storage>(a: &A, b: &B) -> Array2<f64> {
+    let ((r, k), (_, c)) = (a.shape(), b.shape());
+    if c == 1 {
+        let mut y = Array2::zeros((r, 1));
+        let out = y.as_slice_mut().expect("a new array is contiguous");
+        kernels::mat_vec(a.as_slice(), k, b.as_slice(), out);
+        y
+    } else {
+        a.view2().dot(&b.view2())
+    }
 }
 
 /// `Σ aᵢbᵢ` of two vectors (either orientation) of equal length; ∂/∂aᵢ = bᵢ, ∂/∂bᵢ = aᵢ.
@@ -140,55 +169,4 @@ pub fn dot_product<A: Storage, B: Storage>(
             }
         }
     }))
-}
-
-/// `out = A·b` for a row-major `A` with `k` columns: four rows at a time, so four
-/// independent sums are in flight instead of one chain of additions per row.
-fn mat_vec(a: &[f64], k: usize, b: &[f64], out: &mut [f64]) {
-    if k == 0 {
-        return;
-    }
-    let b = &b[..k];
-    let mut blocks = a.chunks_exact(4 * k).zip(out.chunks_exact_mut(4));
-    for (rows, o) in &mut blocks {
-        let (r0, rest) = rows.split_at(k);
-        let (r1, rest) = rest.split_at(k);
-        let (r2, r3) = rest.split_at(k);
-        let mut s = [0.0; 4];
-        for j in 0..k {
-            s[0] += r0[j] * b[j];
-            s[1] += r1[j] * b[j];
-            s[2] += r2[j] * b[j];
-            s[3] += r3[j] * b[j];
-        }
-        o.copy_from_slice(&s);
-    }
-    let done = out.len() / 4 * 4;
-    for (row, o) in a[done * k..].chunks_exact(k).zip(&mut out[done..]) {
-        *o = row.iter().zip(b).map(|(x, y)| x * y).sum();
-    }
-}
-
-/// `b̄ += Aᵀ·g` for a row-major `A` with `k` columns: four rows at a time, so each `b̄ⱼ` is
-/// loaded and stored once per four rows (one chain through memory per row otherwise).
-fn mat_t_vec_add(a: &[f64], k: usize, g: &[f64], b_bar: &mut [f64]) {
-    if k == 0 {
-        return;
-    }
-    let b_bar = &mut b_bar[..k];
-    let mut blocks = a.chunks_exact(4 * k).zip(g.chunks_exact(4));
-    for (rows, gs) in &mut blocks {
-        let (r0, rest) = rows.split_at(k);
-        let (r1, rest) = rest.split_at(k);
-        let (r2, r3) = rest.split_at(k);
-        for j in 0..k {
-            b_bar[j] += (gs[0] * r0[j] + gs[1] * r1[j]) + (gs[2] * r2[j] + gs[3] * r3[j]);
-        }
-    }
-    let done = g.len() / 4 * 4;
-    for (row, &gi) in a[done * k..].chunks_exact(k).zip(&g[done..]) {
-        for (x, &aj) in b_bar.iter_mut().zip(row) {
-            *x += gi * aj;
-        }
-    }
 }
