@@ -396,40 +396,11 @@ impl WithSimd for MatVec<'_> {
             return mat_vec_scalar(self.a, k, self.b, self.out);
         }
         let b_head = S::as_simd_f64s(self.b).0;
-        let b_last = last_window::<S>(self.b);
-        let partial = k % n != 0;
-        // Row r's dot product, added to `s`.
-        let row_dot = |row: &[f64], mut s: S::f64s| {
-            for (x, &bc) in S::as_simd_f64s(row).0.iter().zip(b_head) {
-                s = simd.mul_add_f64s(*x, bc, s);
-            }
-            if partial {
-                s = simd.mul_add_f64s(load::<S>(&row[k - n..]), b_last, s);
-            }
-            s
-        };
-        let zero = simd.splat_f64s(0.0);
+        let b_last = (k % n != 0).then(|| last_window::<S>(self.b));
         let mut blocks = self.a.chunks_exact(4 * k).zip(self.out.chunks_exact_mut(4));
         for (rows, out) in &mut blocks {
-            let (r0, rest) = rows.split_at(k);
-            let (r1, rest) = rest.split_at(k);
-            let (r2, r3) = rest.split_at(k);
-            let mut acc = [zero; 4];
-            for (c, &bc) in b_head.iter().enumerate() {
-                let at = |r: &[f64]| load::<S>(&r[c * n..]);
-                acc[0] = simd.mul_add_f64s(at(r0), bc, acc[0]);
-                acc[1] = simd.mul_add_f64s(at(r1), bc, acc[1]);
-                acc[2] = simd.mul_add_f64s(at(r2), bc, acc[2]);
-                acc[3] = simd.mul_add_f64s(at(r3), bc, acc[3]);
-            }
-            if partial {
-                let at = |r: &[f64]| load::<S>(&r[k - n..]);
-                acc[0] = simd.mul_add_f64s(at(r0), b_last, acc[0]);
-                acc[1] = simd.mul_add_f64s(at(r1), b_last, acc[1]);
-                acc[2] = simd.mul_add_f64s(at(r2), b_last, acc[2]);
-                acc[3] = simd.mul_add_f64s(at(r3), b_last, acc[3]);
-            }
-            for (o, s) in out.iter_mut().zip(acc) {
+            let sums = row_dots::<S, 4>(simd, rows, k, b_head, b_last);
+            for (o, s) in out.iter_mut().zip(sums) {
                 *o = simd.reduce_sum_f64s(s);
             }
         }
@@ -438,9 +409,37 @@ impl WithSimd for MatVec<'_> {
             .chunks_exact(k)
             .zip(&mut self.out[done..])
         {
-            *o = simd.reduce_sum_f64s(row_dot(row, zero));
+            let [s] = row_dots::<S, 1>(simd, row, k, b_head, b_last);
+            *o = simd.reduce_sum_f64s(s);
         }
     }
+}
+
+/// The lane-wise products with `b` of the `R` rows of `rows` (each `k ≥ lanes` long), one
+/// accumulator per row so that `R` chains are in flight: `b_head` holds `b`'s full vectors,
+/// `b_last` its partial last chunk as [`last_window`] gives it (when `k` is not a multiple of
+/// the lanes).
+#[inline(always)]
+fn row_dots<S: Simd, const R: usize>(
+    simd: S,
+    rows: &[f64],
+    k: usize,
+    b_head: &[S::f64s],
+    b_last: Option<S::f64s>,
+) -> [S::f64s; R] {
+    let n = lanes::<S>();
+    let mut acc = [simd.splat_f64s(0.0); R];
+    for (c, &bc) in b_head.iter().enumerate() {
+        for (r, s) in acc.iter_mut().enumerate() {
+            *s = simd.mul_add_f64s(load::<S>(&rows[r * k + c * n..]), bc, *s);
+        }
+    }
+    if let Some(bl) = b_last {
+        for (r, s) in acc.iter_mut().enumerate() {
+            *s = simd.mul_add_f64s(load::<S>(&rows[(r + 1) * k - n..]), bl, *s);
+        }
+    }
+    acc
 }
 
 /// [`mat_vec`] for rows shorter than a vector: four rows at a time in scalar code.
