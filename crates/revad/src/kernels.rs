@@ -12,6 +12,26 @@ use pulp::{Arch, Simd, WithSimd};
 /// Below this length the scalar loop runs directly (dispatch costs a few nanoseconds).
 const SHORT: usize = 32;
 
+/// One operand of a loop: a broadcast scalar or contiguous values.
+#[derive(Clone, Copy)]
+pub(crate) enum Lane<'a> {
+    One(f64),
+    Many(&'a [f64]),
+}
+
+impl<'a> Lane<'a> {
+    /// The first `n` values (a scalar unchanged).
+    ///
+    /// # Panics
+    /// If there are fewer than `n` values.
+    fn prefix(self, n: usize) -> Lane<'a> {
+        match self {
+            Lane::One(v) => Lane::One(v),
+            Lane::Many(a) => Lane::Many(&a[..n]),
+        }
+    }
+}
+
 /// `(Σ zᵢ, Σ zᵢ²)` with `zᵢ = (aᵢ − m)·k`.
 pub(crate) fn sums_shifted(a: &[f64], m: f64, k: f64) -> (f64, f64) {
     if a.len() < SHORT {
@@ -74,6 +94,29 @@ pub(crate) fn add_diff(adj: &mut [f64], a: &[f64], b: &[f64], c: f64) {
         return;
     }
     Arch::new().dispatch(AddDiff { adj, a, b, c })
+}
+
+/// `(Σ zᵢ², every σᵢ positive and finite)` with `zᵢ = (yᵢ − μᵢ)·(1/σᵢ)`, `y` and `μ`
+/// broadcast scalars or as long as `σ`; writes `zᵢ/σᵢ` into `dz` when given. A NaN anywhere
+/// makes the sum NaN.
+pub(crate) fn scaled_sq_sum(
+    y: Lane<'_>,
+    mu: Lane<'_>,
+    sigma: &[f64],
+    dz: Option<&mut [f64]>,
+) -> (f64, bool) {
+    let n = sigma.len();
+    let (y, mu) = (y.prefix(n), mu.prefix(n));
+    let dz = dz.map(|d| &mut d[..n]);
+    Arch::new().dispatch(ScaledSqSum { y, mu, sigma, dz })
+}
+
+/// `Σ ln aᵢ` when every value lies in [2⁻⁶⁴, 2⁶⁴], else `None` (also for NaN): the values are
+/// multiplied in vector lanes, each lane split into mantissa and binary exponent every eight
+/// factors so nothing overflows, and one logarithm is taken at the end. The rounding of the
+/// products adds about `n·ε/2` to the sum.
+pub(crate) fn sum_ln_moderate(a: &[f64]) -> Option<f64> {
+    Arch::new().dispatch(SumLnModerate { a })
 }
 
 /// `Σ aᵢ`.
@@ -307,6 +350,228 @@ impl WithSimd for AddDiff<'_> {
             *d += self.c * (y - x);
         }
     }
+}
+
+struct ScaledSqSum<'a> {
+    y: Lane<'a>,
+    mu: Lane<'a>,
+    sigma: &'a [f64],
+    dz: Option<&'a mut [f64]>,
+}
+
+impl WithSimd for ScaledSqSum<'_> {
+    type Output = (f64, bool);
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> (f64, bool) {
+        let (sigma, dz) = (self.sigma, self.dz);
+        // One instantiation per broadcast/contiguous pair: no branch inside the loop.
+        match (self.y, self.mu) {
+            (Lane::Many(y), Lane::Many(m)) => {
+                scaled_sq_sum_of(simd, Values::new(y), Values::new(m), sigma, dz)
+            }
+            (Lane::Many(y), Lane::One(m)) => {
+                scaled_sq_sum_of(simd, Values::new(y), Splat::new(simd, m), sigma, dz)
+            }
+            (Lane::One(y), Lane::Many(m)) => {
+                scaled_sq_sum_of(simd, Splat::new(simd, y), Values::new(m), sigma, dz)
+            }
+            (Lane::One(y), Lane::One(m)) => {
+                scaled_sq_sum_of(simd, Splat::new(simd, y), Splat::new(simd, m), sigma, dz)
+            }
+        }
+    }
+}
+
+/// An operand of a loop over vectors: element `i`, or vector `j` (elements `jL..(j+1)L`).
+trait Operand<S: Simd>: Copy {
+    fn vector(self, j: usize) -> S::f64s;
+    fn scalar(self, i: usize) -> f64;
+}
+
+/// A broadcast scalar.
+struct Splat<S: Simd>(S::f64s, f64);
+
+impl<S: Simd> Clone for Splat<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: Simd> Copy for Splat<S> {}
+
+impl<S: Simd> Splat<S> {
+    #[inline(always)]
+    fn new(simd: S, x: f64) -> Self {
+        Splat(simd.splat_f64s(x), x)
+    }
+}
+
+impl<S: Simd> Operand<S> for Splat<S> {
+    #[inline(always)]
+    fn vector(self, _: usize) -> S::f64s {
+        self.0
+    }
+    #[inline(always)]
+    fn scalar(self, _: usize) -> f64 {
+        self.1
+    }
+}
+
+/// Contiguous values: the full vectors and the whole slice.
+struct Values<'a, S: Simd>(&'a [S::f64s], &'a [f64]);
+
+impl<S: Simd> Clone for Values<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: Simd> Copy for Values<'_, S> {}
+
+impl<'a, S: Simd> Values<'a, S> {
+    #[inline(always)]
+    fn new(a: &'a [f64]) -> Self {
+        Values(S::as_simd_f64s(a).0, a)
+    }
+}
+
+impl<S: Simd> Operand<S> for Values<'_, S> {
+    #[inline(always)]
+    fn vector(self, j: usize) -> S::f64s {
+        self.0[j]
+    }
+    #[inline(always)]
+    fn scalar(self, i: usize) -> f64 {
+        self.1[i]
+    }
+}
+
+/// The loop of [`scaled_sq_sum`]: Σz² in four accumulators, min σ and max σ alongside.
+#[inline(always)]
+fn scaled_sq_sum_of<S: Simd>(
+    simd: S,
+    y: impl Operand<S>,
+    mu: impl Operand<S>,
+    sigma: &[f64],
+    mut dz: Option<&mut [f64]>,
+) -> (f64, bool) {
+    let (s_head, s_tail) = S::as_simd_f64s(sigma);
+    let zero = simd.splat_f64s(0.0);
+    let (mut acc, mut lo, mut hi) = ([zero; 4], simd.splat_f64s(f64::INFINITY), zero);
+    // zᵢ/σᵢ, zᵢ² and σᵢ of vector j (a function, not a closure: closures are not inlined into
+    // the target-feature context).
+    #[inline(always)]
+    fn step<S: Simd>(
+        simd: S,
+        (y, mu, s): (impl Operand<S>, impl Operand<S>, S::f64s),
+        j: usize,
+    ) -> (S::f64s, S::f64s, S::f64s) {
+        let inv = simd.div_f64s(simd.splat_f64s(1.0), s);
+        let z = simd.mul_f64s(simd.sub_f64s(y.vector(j), mu.vector(j)), inv);
+        (simd.mul_f64s(z, inv), simd.mul_f64s(z, z), s)
+    }
+    let mut out = dz.as_deref_mut().map(|d| S::as_mut_simd_f64s(d).0);
+    let (blocks, rest) = pulp::as_arrays::<4, _>(s_head);
+    for (b, block) in blocks.iter().enumerate() {
+        for (k, &s) in block.iter().enumerate() {
+            let (d, z2, s) = step(simd, (y, mu, s), 4 * b + k);
+            if let Some(out) = out.as_deref_mut() {
+                out[4 * b + k] = d;
+            }
+            acc[k] = simd.add_f64s(acc[k], z2);
+            (lo, hi) = (simd.min_f64s(lo, s), simd.max_f64s(hi, s));
+        }
+    }
+    for (j, &s) in (4 * blocks.len()..).zip(rest) {
+        let (d, z2, s) = step(simd, (y, mu, s), j);
+        if let Some(out) = out.as_deref_mut() {
+            out[j] = d;
+        }
+        acc[0] = simd.add_f64s(acc[0], z2);
+        (lo, hi) = (simd.min_f64s(lo, s), simd.max_f64s(hi, s));
+    }
+    let mut t = total(simd, acc);
+    let (mut t_lo, mut t_hi) = (simd.reduce_min_f64s(lo), simd.reduce_max_f64s(hi));
+    let start = sigma.len() - s_tail.len();
+    for (i, &s) in (start..).zip(s_tail) {
+        let inv = 1.0 / s;
+        let z = (y.scalar(i) - mu.scalar(i)) * inv;
+        t += z * z;
+        t_lo = t_lo.min(s);
+        t_hi = t_hi.max(s);
+        if let Some(out) = dz.as_deref_mut() {
+            out[i] = z * inv;
+        }
+    }
+    (t, t_lo > 0.0 && t_hi < f64::INFINITY)
+}
+
+struct SumLnModerate<'a> {
+    a: &'a [f64],
+}
+
+impl WithSimd for SumLnModerate<'_> {
+    type Output = Option<f64>;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> Option<f64> {
+        const LO: f64 = 5.421_010_862_427_522e-20; // 2⁻⁶⁴
+        const HI: f64 = 1.844_674_407_370_955_2e19; // 2⁶⁴
+        let (head, tail) = S::as_simd_f64s(self.a);
+        let one = simd.splat_f64s(1.0);
+        let mut acc = [one; 4];
+        // min, max and a plain sum (which NaN cannot slip through, unlike min and max).
+        let (mut lo, mut hi) = (simd.splat_f64s(f64::INFINITY), simd.splat_f64s(0.0));
+        let mut check = simd.splat_f64s(0.0);
+        let mut exponent = 0i64;
+        let (blocks, rest) = pulp::as_arrays::<4, _>(head);
+        for chunk in blocks.chunks(8) {
+            for block in chunk {
+                for k in 0..4 {
+                    acc[k] = simd.mul_f64s(acc[k], block[k]);
+                    (lo, hi) = (simd.min_f64s(lo, block[k]), simd.max_f64s(hi, block[k]));
+                    check = simd.add_f64s(check, block[k]);
+                }
+            }
+            for a in &mut acc {
+                exponent += renormalise::<S>(a);
+            }
+        }
+        for &x in rest {
+            acc[0] = simd.mul_f64s(acc[0], x);
+            (lo, hi) = (simd.min_f64s(lo, x), simd.max_f64s(hi, x));
+            check = simd.add_f64s(check, x);
+        }
+        let (mut lo, mut hi) = (simd.reduce_min_f64s(lo), simd.reduce_max_f64s(hi));
+        let (mut p, mut check) = (1.0, simd.reduce_sum_f64s(check));
+        for &x in tail {
+            p *= x;
+            (lo, hi, check) = (lo.min(x), hi.max(x), check + x);
+        }
+        if !(LO <= lo && hi <= HI && check.is_finite()) {
+            return None;
+        }
+        for a in &mut acc {
+            exponent += renormalise::<S>(a);
+        }
+        // Lanes in [1, 2): their product is below 2^(4·L), the tail's below 2^(64·L).
+        let lanes = simd.mul_f64s(simd.mul_f64s(acc[0], acc[1]), simd.mul_f64s(acc[2], acc[3]));
+        let product = simd.reduce_product_f64s(lanes) * p;
+        Some(product.ln() + exponent as f64 * std::f64::consts::LN_2)
+    }
+}
+
+/// Splits each lane of a vector of positive normal numbers into its mantissa in [1, 2) (left
+/// in the lane) and its binary exponent (summed and returned).
+#[inline(always)]
+fn renormalise<S: Simd>(a: &mut S::f64s) -> i64 {
+    const MANTISSA: u64 = 0x000f_ffff_ffff_ffff;
+    const ONE: u64 = 0x3ff0_0000_0000_0000;
+    let lanes: &mut [f64] = pulp::bytemuck::cast_slice_mut(std::slice::from_mut(a));
+    let mut exponent = 0;
+    for x in lanes {
+        let b = x.to_bits();
+        exponent += ((b >> 52) & 0x7ff) as i64 - 1023;
+        *x = f64::from_bits((b & MANTISSA) | ONE);
+    }
+    exponent
 }
 
 /// `Σ aᵢbᵢ`, or `Σ aᵢ` without `b`.
@@ -641,6 +906,112 @@ mod tests {
                 check_matrix_kernels(simd);
             }
         }
+    }
+
+    /// The vector-σ kernels (Σz² with the σ check and zᵢ/σᵢ, and Σ ln σᵢ) at lengths around
+    /// every block boundary, with y and μ each broadcast or not, on every instruction set this
+    /// CPU has, against plain loops; out-of-range and NaN values, placed in a full vector and
+    /// in the tail.
+    #[test]
+    fn vector_sigma_kernels_agree_with_plain_loops() {
+        check_vector_sigma_kernels(pulp::Scalar::new());
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(simd) = pulp::x86::V3::try_new() {
+                check_vector_sigma_kernels(simd);
+            }
+            if let Some(simd) = pulp::x86::V4::try_new() {
+                check_vector_sigma_kernels(simd);
+            }
+        }
+    }
+
+    fn check_vector_sigma_kernels<S: Simd>(simd: S) {
+        let close = |x: f64, y: f64, tol: f64| (x - y).abs() <= tol * (1.0 + y.abs());
+        for n in [
+            0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 129, 300, 1027,
+        ] {
+            let y: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 3.0).collect();
+            let m: Vec<f64> = (0..n).map(|i| (i as f64 * 0.11).cos()).collect();
+            let s: Vec<f64> = (0..n)
+                .map(|i| 0.01 + (i as f64 * 0.7).sin().abs() * 50.0)
+                .collect();
+            fn lanes(v: &[f64], one: bool) -> (Lane<'_>, Vec<f64>) {
+                match one {
+                    true => (Lane::One(0.25), vec![0.25; v.len()]),
+                    false => (Lane::Many(v), v.to_vec()),
+                }
+            }
+            for (y_one, m_one, with_dz) in [
+                (false, false, true),
+                (false, true, false),
+                (true, false, true),
+                (true, true, false),
+            ] {
+                let ((yl, yv), (ml, mv)) = (lanes(&y, y_one), lanes(&m, m_one));
+                let mut dz = vec![f64::NAN; n];
+                let (t, ok) = simd.vectorize(ScaledSqSum {
+                    y: yl,
+                    mu: ml,
+                    sigma: &s,
+                    dz: with_dz.then_some(&mut dz[..]),
+                });
+                let z: Vec<f64> = (0..n).map(|i| (yv[i] - mv[i]) * (1.0 / s[i])).collect();
+                assert!(close(t, z.iter().map(|z| z * z).sum(), 1e-12), "n={n}");
+                assert!(ok, "n={n}");
+                if with_dz {
+                    for i in 0..n {
+                        assert!(close(dz[i], z[i] * (1.0 / s[i]), 1e-15), "n={n} i={i}");
+                    }
+                }
+            }
+            let want: f64 = s.iter().map(|x| x.ln()).sum();
+            let got = simd.vectorize(SumLnModerate { a: &s });
+            assert!(close(got.unwrap(), want, 1e-14), "n={n}");
+            // Extremes of the range: products that would overflow without renormalising.
+            let big = vec![1.8e19; n];
+            let got = simd.vectorize(SumLnModerate { a: &big }).unwrap();
+            assert!(close(got, n as f64 * f64::ln(1.8e19), 1e-14), "n={n}");
+            for k in [0, n / 2, n.saturating_sub(1)]
+                .into_iter()
+                .filter(|_| n > 0)
+            {
+                for (bad, sigma_ok, ln_ok) in [
+                    (0.0, false, false),
+                    (-2.0, false, false),
+                    (f64::INFINITY, false, false),
+                    (1e-30, true, false),
+                    (1e30, true, false),
+                ] {
+                    let mut t = s.clone();
+                    t[k] = bad;
+                    let (_, ok) = simd.vectorize(ScaledSqSum {
+                        y: Lane::Many(&y),
+                        mu: Lane::One(0.0),
+                        sigma: &t,
+                        dz: None,
+                    });
+                    assert_eq!(ok, sigma_ok, "n={n} k={k} {bad}");
+                    let ln = simd.vectorize(SumLnModerate { a: &t });
+                    assert_eq!(ln.is_some(), ln_ok, "n={n} k={k} {bad}");
+                }
+                let mut t = s.clone();
+                t[k] = f64::NAN;
+                let (sum, _) = simd.vectorize(ScaledSqSum {
+                    y: Lane::Many(&y),
+                    mu: Lane::One(0.0),
+                    sigma: &t,
+                    dz: None,
+                });
+                assert!(sum.is_nan(), "n={n} k={k}");
+                assert!(simd.vectorize(SumLnModerate { a: &t }).is_none());
+            }
+        }
+        // Out-of-range values fall back to the scalar sum, through the public entry point.
+        let wide: [f64; 5] = [1e-300, 1e300, 3.0, 1e-200, 7e250];
+        let want: f64 = wide.iter().map(|x| x.ln()).sum();
+        let got = crate::special::log_exp::sum_log_slice(&wide);
+        assert!(close(got, want, 1e-14));
     }
 
     fn check_matrix_kernels<S: Simd>(simd: S) {

@@ -1,5 +1,7 @@
 //! The arguments of probability functions and the operands-and-partials builder.
 
+pub(crate) use crate::kernels::Lane;
+
 use crate::error::{Error, Result};
 use crate::scalar::{Promote, Real};
 use crate::tape::{self, Slot};
@@ -49,13 +51,7 @@ pub trait ProbArg {
     }
 }
 
-/// One argument inside a hot loop: a broadcast scalar or contiguous values.
-#[derive(Clone, Copy)]
-pub(crate) enum Lane<'a> {
-    One(f64),
-    Many(&'a [f64]),
-}
-
+/// One argument inside a hot loop.
 impl<'a> Lane<'a> {
     /// `a` as a lane, or `None` when its elements are scattered (a list of scalar variables).
     pub(crate) fn of<A: ProbArg>(a: &'a A) -> Option<Self> {

@@ -19,7 +19,7 @@ use super::args::{
 use crate::error::{check, require, Result};
 use crate::kernels;
 use crate::scalar::Real;
-use crate::special::log_exp::sum_log;
+use crate::special::log_exp::{sum_log, sum_log_slice};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
 use crate::tape::{self, Adjoints, Slot};
 use crate::var::{Storage, Vector};
@@ -86,29 +86,45 @@ where
     (Y, M, S): ProbOutput,
 {
     const F: &str = "normal_lpdf";
-    let lanes = match sigma.size() {
-        None => Lane::of(&y).zip(Lane::of(&mu)),
-        Some(_) => None,
+    let lanes = Lane::of(&y).zip(Lane::of(&mu)).zip(Lane::of(&sigma));
+    // With y, μ, σ scalars or contiguous, only the sizes and a scalar σ are checked here: a NaN
+    // y or a non-finite μ makes Σz² non-finite, and a container σ is checked in the SIMD pass;
+    // only then are the elements checked (in Stan's order, so the same error is reported). One
+    // pass over the data instead of four.
+    let sigma_ok = |s: Lane<'_>| match s {
+        Lane::One(s) => s > 0.0 && s.is_finite(),
+        Lane::Many(_) => true,
     };
-    // With a scalar σ and contiguous y, μ only the scalars are checked here: a NaN y or a
-    // non-finite μ in a container makes Σz² non-finite, and only then are the elements checked
-    // (in Stan's order, so the same error is reported). One pass over the data instead of two.
     let n = match lanes {
-        Some((ys, ms)) if scalars_valid(ys, ms, sigma.val(0)) => common_size(
+        Some(((ys, ms), ss)) if scalars_valid(ys, ms) && sigma_ok(ss) => common_size(
             F,
             &[
                 ("Random variable", y.size()),
                 ("Location parameter", mu.size()),
+                ("Scale parameter", sigma.size()),
             ],
         )?,
         _ => check_args(F, &y, &mu, &sigma)?,
     };
     let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
+    if any_empty(&[y.size(), mu.size(), sigma.size()]) {
         return Ok(OperandsAndPartials::new().finish(0.0));
     }
-    if let Some((ys, ms)) = lanes {
-        return normal_lpdf_scalar_sigma(&y, &mu, &sigma, ys, ms, n, propto);
+    if propto && !any_var {
+        // Nothing to compute, but the elements the sums would have checked are checked.
+        if lanes.is_some() {
+            check_args(F, &y, &mu, &sigma)?;
+        }
+        return Ok(OperandsAndPartials::new().finish(0.0));
+    }
+    match lanes {
+        Some(((ys, ms), Lane::One(_))) => {
+            return normal_lpdf_scalar_sigma(&y, &mu, &sigma, ys, ms, n, propto)
+        }
+        Some(((ys, ms), Lane::Many(ss))) => {
+            return normal_lpdf_vector_sigma(&y, &mu, &sigma, (ys, ms, ss), n, propto)
+        }
+        None => {}
     }
     let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
     let mut lp = 0.0;
@@ -129,7 +145,7 @@ where
         // Σ log σᵢ with one logarithm per 64 values (or n·log σ for a scalar).
         lp -= match (sigma.size(), sigma.values()) {
             (None, _) => n as f64 * sigma.val(0).ln(),
-            (Some(_), Some(v)) => sum_log(v.iter().copied()),
+            (Some(_), Some(v)) => sum_log_slice(v),
             (Some(_), None) => sum_log((0..n).map(|i| sigma.val(i))),
         };
     }
@@ -246,12 +262,77 @@ where
     Ok(ops.finish(lp))
 }
 
-/// Whether the scalar arguments of the scalar-σ path pass Stan's checks (containers are
-/// checked through the sums).
-fn scalars_valid(y: Lane<'_>, mu: Lane<'_>, sigma: f64) -> bool {
+/// Whether a scalar y and μ pass Stan's checks (containers are checked through the sums).
+fn scalars_valid(y: Lane<'_>, mu: Lane<'_>) -> bool {
     let y_ok = !matches!(y, Lane::One(v) if v.is_nan());
     let mu_ok = !matches!(mu, Lane::One(v) if !v.is_finite());
-    y_ok && mu_ok && sigma > 0.0 && sigma.is_finite()
+    y_ok && mu_ok
+}
+
+/// `normal_lpdf` with σ a container and y, μ scalars or contiguous values: one SIMD pass
+/// computes Σzᵢ², checks σ and, when a variable needs them, writes `dᵢ = zᵢ/σᵢ` (∂/∂μᵢ, and
+/// −∂/∂yᵢ); σ's partials are `(zᵢ² − 1)/σᵢ = dᵢ²σᵢ − 1/σᵢ`, a scalar's the sum of its
+/// elements' partials; Σ log σᵢ takes one logarithm per 64 values.
+fn normal_lpdf_vector_sigma<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    y: &Y,
+    mu: &M,
+    sigma: &S,
+    (ys, ms, ss): (Lane<'_>, Lane<'_>, &[f64]),
+    n: usize,
+    propto: bool,
+) -> Result<Out<(Y, M, S)>>
+where
+    (Y, M, S): ProbOutput,
+{
+    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
+    let mut d = if any_var { vec![0.0; n] } else { Vec::new() };
+    let (sum_z2, sigma_ok) = kernels::scaled_sq_sum(ys, ms, ss, any_var.then_some(&mut d[..]));
+    if !sum_z2.is_finite() || !sigma_ok {
+        // A σ out of its domain, a NaN, or an infinite element: the element checks decide.
+        check_args("normal_lpdf", y, mu, sigma)?;
+    }
+    let mut lp = -0.5 * sum_z2;
+    if !propto {
+        lp -= n as f64 * HALF_LOG_TWO_PI;
+    }
+    if !propto || S::IS_VAR {
+        lp -= sum_log_slice(ss);
+    }
+    // A scalar's partial is the sum over its elements; a container's is dᵢ or −dᵢ.
+    let sum_d = match (y.size(), mu.size()) {
+        (None, _) if Y::IS_VAR => kernels::sum(&d),
+        (_, None) if M::IS_VAR => kernels::sum(&d),
+        _ => 0.0,
+    };
+    let (d_y, d_mu) = ([-sum_d], [sum_d]);
+    let mut ops = OperandsAndPartials::new();
+    if S::IS_VAR {
+        let d_sigma = d.iter().zip(ss).map(|(&di, &s)| di * di * s - 1.0 / s);
+        ops.add_owned(sigma, d_sigma.collect());
+    }
+    match (
+        Y::IS_VAR && y.size().is_some(),
+        M::IS_VAR && mu.size().is_some(),
+    ) {
+        (true, true) => {
+            ops.add_owned(y, d.iter().map(|&di| -di).collect());
+            ops.add_owned(mu, d);
+        }
+        (true, false) => {
+            d.iter_mut().for_each(|di| *di = -*di);
+            ops.add_owned(y, d);
+            ops.add(mu, &d_mu);
+        }
+        (false, true) => {
+            ops.add(y, &d_y);
+            ops.add_owned(mu, d);
+        }
+        (false, false) => {
+            ops.add(y, &d_y);
+            ops.add(mu, &d_mu);
+        }
+    }
+    Ok(ops.finish(lp))
 }
 
 /// An argument's values kept for the sweep: a scalar, or a container's shared values.

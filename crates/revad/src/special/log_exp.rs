@@ -119,6 +119,12 @@ pub(crate) fn sum_log(xs: impl IntoIterator<Item = f64>) -> f64 {
     rest + logs + exponent as f64 * std::f64::consts::LN_2
 }
 
+/// [`sum_log`] of a slice: vector lanes with one logarithm in all when every value lies in
+/// [2⁻⁶⁴, 2⁶⁴] (see `kernels::sum_ln_moderate`), else [`sum_log`].
+pub(crate) fn sum_log_slice(xs: &[f64]) -> f64 {
+    crate::kernels::sum_ln_moderate(xs).unwrap_or_else(|| sum_log(xs.iter().copied()))
+}
+
 /// The index of the first maximum of `xs`, or of the first NaN if there is one; `None` if
 /// `xs` is empty.
 pub(crate) fn argmax(xs: &[f64]) -> Option<usize> {
