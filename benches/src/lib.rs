@@ -3,6 +3,7 @@
 //! same code.
 
 pub mod densities;
+pub mod floor;
 pub mod matrix;
 
 use std::ops::{Add, Mul, Neg, Sub};

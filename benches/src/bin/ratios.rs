@@ -5,7 +5,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use revad::{gradient_into, tape, Var};
-use revad_benches::{densities, eval_f64, eval_var, matrix, setup, stan_ratio, talk, CASES, SIZES};
+use revad_benches::{
+    densities, eval_f64, eval_var, floor, matrix, setup, stan_ratio, talk, CASES, SIZES,
+};
 
 /// The fastest per-call time over several batches of about 20 ms each.
 fn time(mut f: impl FnMut()) -> f64 {
@@ -140,8 +142,8 @@ fn matrix_table() {
 fn density_table() {
     println!();
     println!(
-        "{:<22} {:>7} {:>12} {:>12} {:>8} {:>12}",
-        "density", "N", "grad ns", "f64 ns", "ratio", "Stan varmat"
+        "{:<22} {:>7} {:>12} {:>12} {:>8} {:>12} {:>8}",
+        "density", "N", "grad ns", "f64 ns", "ratio", "Stan varmat", "floor"
     );
     for (n, stan) in [
         (16, Some(3.7)),
@@ -157,13 +159,25 @@ fn density_table() {
         let tf = time(|| {
             black_box(densities::normal_f64(black_box(&x), 0.3, 1.2));
         });
+        // The floor of any reverse-mode gradient (see `revad_benches::floor`).
+        let mut adj = vec![0.0; n];
+        let xs = revad::Storage::as_slice(&x);
+        let t_floor = time(|| {
+            black_box(floor::normal_gradient_floor(
+                black_box(xs),
+                0.3,
+                1.2,
+                &mut adj,
+            ));
+        });
         let stan = stan.map_or("–".to_string(), |s: f64| format!("{s:.2}"));
         println!(
-            "{:<22} {n:>7} {:>12.0} {:>12.0} {:>8.2} {stan:>12}",
+            "{:<22} {n:>7} {:>12.0} {:>12.0} {:>8.2} {stan:>12} {:>8.2}",
             "normal_lpdf",
             tg * 1e9,
             tf * 1e9,
-            tg / tf
+            tg / tf,
+            t_floor / tf
         );
     }
     for (n, stan) in [(100, Some(2.1)), (1000, Some(3.2)), (10_000, Some(3.5))] {
