@@ -8,52 +8,13 @@
 
 use pulp::{Arch, Simd, WithSimd};
 
-/// `(log p, x̄)` of `Σ log normal(xᵢ | μ, σ)` with respect to x, written into `adj`.
+/// `(log p, x̄)` of `Σ log normal(xᵢ | μ, σ)` with respect to x, written into `adj`: the value
+/// by revad's own f64 evaluation, x̄ by one SIMD pass.
 pub fn normal_gradient_floor(x: &[f64], mu: f64, sigma: f64, adj: &mut [f64]) -> f64 {
-    let inv = 1.0 / sigma;
-    let sum_z2 = Arch::new().dispatch(SumSq { x, mu, inv });
-    let n = x.len() as f64;
-    Arch::new().dispatch(Write {
-        x,
-        mu,
-        c: inv * inv,
-        adj,
-    });
-    -0.5 * sum_z2 - n * (sigma.ln() + 0.918_938_533_204_672_8)
-}
-
-/// `Σ ((xᵢ − μ)/σ)²` in four vector accumulators.
-struct SumSq<'a> {
-    x: &'a [f64],
-    mu: f64,
-    inv: f64,
-}
-
-impl WithSimd for SumSq<'_> {
-    type Output = f64;
-    #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) -> f64 {
-        let (head, tail) = S::as_simd_f64s(self.x);
-        let (mu, inv) = (simd.splat_f64s(self.mu), simd.splat_f64s(self.inv));
-        let mut acc = [simd.splat_f64s(0.0); 4];
-        let (blocks, rest) = pulp::as_arrays::<4, _>(head);
-        for block in blocks {
-            for k in 0..4 {
-                let z = simd.mul_f64s(simd.sub_f64s(block[k], mu), inv);
-                acc[k] = simd.mul_add_f64s(z, z, acc[k]);
-            }
-        }
-        for &v in rest {
-            let z = simd.mul_f64s(simd.sub_f64s(v, mu), inv);
-            acc[0] = simd.mul_add_f64s(z, z, acc[0]);
-        }
-        let t = simd.add_f64s(simd.add_f64s(acc[0], acc[1]), simd.add_f64s(acc[2], acc[3]));
-        let tail: f64 = tail
-            .iter()
-            .map(|v| ((v - self.mu) * self.inv).powi(2))
-            .sum();
-        simd.reduce_sum_f64s(t) + tail
-    }
+    let lp = revad::normal_lpdf(x, mu, sigma, false).expect("valid arguments");
+    let c = 1.0 / (sigma * sigma);
+    Arch::new().dispatch(Write { x, mu, c, adj });
+    lp
 }
 
 /// `adjᵢ = c·(μ − xᵢ)`.

@@ -558,18 +558,28 @@ impl WithSimd for SumLnModerate<'_> {
     }
 }
 
+/// `(e, m)` with `x = m·2ᵉ`, `m` in [1, 2), for a positive normal number `x`.
+#[inline(always)]
+pub(crate) fn split_binary(x: f64) -> (i64, f64) {
+    const MANTISSA: u64 = 0x000f_ffff_ffff_ffff;
+    const ONE: u64 = 0x3ff0_0000_0000_0000;
+    let b = x.to_bits();
+    (
+        ((b >> 52) & 0x7ff) as i64 - 1023,
+        f64::from_bits((b & MANTISSA) | ONE),
+    )
+}
+
 /// Splits each lane of a vector of positive normal numbers into its mantissa in [1, 2) (left
 /// in the lane) and its binary exponent (summed and returned).
 #[inline(always)]
 fn renormalise<S: Simd>(a: &mut S::f64s) -> i64 {
-    const MANTISSA: u64 = 0x000f_ffff_ffff_ffff;
-    const ONE: u64 = 0x3ff0_0000_0000_0000;
     let lanes: &mut [f64] = pulp::bytemuck::cast_slice_mut(std::slice::from_mut(a));
     let mut exponent = 0;
     for x in lanes {
-        let b = x.to_bits();
-        exponent += ((b >> 52) & 0x7ff) as i64 - 1023;
-        *x = f64::from_bits((b & MANTISSA) | ONE);
+        let (e, m) = split_binary(*x);
+        exponent += e;
+        *x = m;
     }
     exponent
 }

@@ -91,12 +91,8 @@ where
     // y or a non-finite μ makes Σz² non-finite, and a container σ is checked in the SIMD pass;
     // only then are the elements checked (in Stan's order, so the same error is reported). One
     // pass over the data instead of four.
-    let sigma_ok = |s: Lane<'_>| match s {
-        Lane::One(s) => s > 0.0 && s.is_finite(),
-        Lane::Many(_) => true,
-    };
     let n = match lanes {
-        Some(((ys, ms), ss)) if scalars_valid(ys, ms) && sigma_ok(ss) => common_size(
+        Some(((ys, ms), ss)) if scalars_valid(ys, ms, ss) => common_size(
             F,
             &[
                 ("Random variable", y.size()),
@@ -262,11 +258,13 @@ where
     Ok(ops.finish(lp))
 }
 
-/// Whether a scalar y and μ pass Stan's checks (containers are checked through the sums).
-fn scalars_valid(y: Lane<'_>, mu: Lane<'_>) -> bool {
+/// Whether the scalar arguments pass Stan's checks (containers are checked through the sums
+/// and, for σ, its SIMD pass).
+fn scalars_valid(y: Lane<'_>, mu: Lane<'_>, sigma: Lane<'_>) -> bool {
     let y_ok = !matches!(y, Lane::One(v) if v.is_nan());
     let mu_ok = !matches!(mu, Lane::One(v) if !v.is_finite());
-    y_ok && mu_ok
+    let sigma_ok = !matches!(sigma, Lane::One(v) if !(v > 0.0 && v.is_finite()));
+    y_ok && mu_ok && sigma_ok
 }
 
 /// `normal_lpdf` with σ a container and y, μ scalars or contiguous values: one SIMD pass

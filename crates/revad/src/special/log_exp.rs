@@ -84,15 +84,7 @@ pub fn log_sum_exp_all(xs: &[f64]) -> f64 {
 /// and NaN take `ln` one by one. Each product's rounding adds at most ~16 ulps relative, about
 /// 4e-15 absolute in the sum per 16 values.
 pub(crate) fn sum_log(xs: impl IntoIterator<Item = f64>) -> f64 {
-    const MANTISSA: u64 = 0x000f_ffff_ffff_ffff;
-    const ONE: u64 = 0x3ff0_0000_0000_0000;
-    let split = |x: f64| {
-        let b = x.to_bits();
-        (
-            ((b >> 52) & 0x7ff) as i64 - 1023,
-            f64::from_bits((b & MANTISSA) | ONE),
-        )
-    };
+    use crate::kernels::split_binary as split;
     let (mut exponent, mut rest) = (0i64, 0.0f64);
     let mut products = [1.0f64; 4];
     let (mut lane, mut count) = (0usize, 0u32);
