@@ -115,7 +115,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub fn to_py(e: revad::Error) -> PyErr {
     let message = e.to_string();
     match e {
-        revad::Error::Domain { .. } | revad::Error::DomainInt { .. } => DOMAIN_ERROR.err(message),
+        revad::Error::Domain { .. }
+        | revad::Error::DomainInt { .. }
+        | revad::Error::Matrix { .. } => DOMAIN_ERROR.err(message),
         revad::Error::Size { .. } => SIZE_ERROR.err(message),
         revad::Error::StaleVar { .. } => STALE_VAR_ERROR.err(message),
         revad::Error::Tape { .. } => TAPE_ERROR.err(message),

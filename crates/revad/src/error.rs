@@ -56,6 +56,17 @@ pub enum Error {
         /// Why it was refused.
         message: &'static str,
     },
+    /// A matrix argument fails a whole-matrix requirement (symmetric, positive definite,
+    /// not singular, ...): Stan's messages such as "cholesky_decompose: Matrix m is not
+    /// symmetric. m[1,2] = 1, but m[2,1] = 2".
+    Matrix {
+        /// The function that checked it.
+        function: &'static str,
+        /// Which argument ("Matrix m", "first argument", ...).
+        argument: &'static str,
+        /// What is wrong, starting with a verb ("is not symmetric. m[1,2] = 1, but ...").
+        detail: String,
+    },
     /// An iterative algorithm did not reach its tolerance.
     NoConvergence {
         /// The function that gave up.
@@ -121,6 +132,16 @@ impl fmt::Display for Error {
                 "{function}: this Var is stale: the tape scope that made it was reset or ended"
             ),
             Error::Tape { function, message } => write!(f, "{function}: {message}"),
+            Error::Matrix {
+                function,
+                argument,
+                detail,
+            } if detail.starts_with('[') => write!(f, "{function}: {argument}{detail}"),
+            Error::Matrix {
+                function,
+                argument,
+                detail,
+            } => write!(f, "{function}: {argument} {detail}"),
             Error::NoConvergence { function, detail } => {
                 write!(f, "{function}: did not converge ({detail})")
             }

@@ -25,6 +25,7 @@ mod var;
 
 mod functional;
 mod kernels;
+pub mod linalg;
 pub mod matrix;
 pub mod prob;
 mod scalar;

@@ -5,8 +5,9 @@
 use ndarray::{Array1, Array2};
 
 use crate::functional::gradient;
+use crate::matrix;
 use crate::tape;
-use crate::var::{Matrix, RowVector, Var, Vector};
+use crate::var::{Matrix, RowVector, Storage, Var, Vector};
 
 /// Tolerances and step of a derivative check.
 #[derive(Clone, Copy, Debug)]
@@ -212,6 +213,48 @@ pub fn vector_from(x: &[Var]) -> Var<Vector> {
 pub fn row_vector_from(x: &[Var]) -> Var<RowVector> {
     let like = RowVector(Array1::<f64>::zeros(x.len()).into_shared());
     Var::from_vars(&like, x).expect("same length")
+}
+
+/// `Σₖ cₖ yₖ` with fixed irregular weights `c` (from [`test_points`] with `seed`): turns an
+/// array-valued function into the scalar `⟨f(x), c⟩` that [`check_directional`] checks, so
+/// that the check compares `⟨J·t, c⟩` with `⟨t, Jᵀ·c⟩`.
+pub fn weighted_sum<S: Storage>(y: &Var<S>, seed: u64) -> Var {
+    let c = y.value().with_data(test_points(y.len(), seed));
+    matrix::dot_product(y, &c).expect("same length")
+}
+
+/// Asserts that revad's gradient of `f` at `x`, projected on `dirs` random directions `t`,
+/// matches the finite-difference derivative of `s ↦ f(x + s·t)` at 0 (Ridders' method).
+/// One finite difference per direction, so it scales to functions of thousands of inputs
+/// (a 130×130 matrix); with [`weighted_sum`] it is the check `⟨J·t, c⟩ = ⟨t, Jᵀ·c⟩`.
+///
+/// ```
+/// use revad::testing::{check_directional, matrix_from, weighted_sum};
+/// use revad::{matrix, Var};
+/// let f = |v: &[Var]| weighted_sum(&matrix::crossprod(&matrix_from(2, 2, v)), 7);
+/// check_directional(f, &[1.0, 2.0, -0.5, 3.0], 3, Default::default());
+/// ```
+#[track_caller]
+pub fn check_directional(f: impl Fn(&[Var]) -> Var, x: &[f64], dirs: usize, opts: GradCheck) {
+    let (fx, g) = gradient(&f, x);
+    assert!(fx.is_finite(), "f(x) = {fx} is not finite");
+    for d in 0..dirs {
+        let t = test_points(x.len(), 1000 + 17 * d as u64);
+        let along = |s: &[Var]| {
+            let moved: Vec<Var> = x.iter().zip(&t).map(|(&xi, &ti)| s[0] * ti + xi).collect();
+            f(&moved)
+        };
+        let h = first_step(&along, &[0.0], 0, opts.step.or(Some(1e-2)));
+        let (fd, est) = finite_diff_partial(&along, &[0.0], 0, h);
+        let ad: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+        let tol = opts.abs_tol + opts.rel_tol * fd.abs().max(ad.abs());
+        let diff = (ad - fd).abs();
+        assert!(
+            diff <= tol,
+            "directional check failed along direction {d}: revad ⟨∇f, t⟩ = {ad:e}, finite \
+             differences {fd:e} (error estimate {est:e}, tolerance {tol:e})"
+        );
+    }
 }
 
 /// `n` fixed, irregular values in about (−2, 2), different for each `seed`.

@@ -1,0 +1,160 @@
+//! Whole-matrix argument checks with Stan Math's messages (`check_square`,
+//! `check_symmetric`, `check_not_nan`, `check_pos_definite`, size matches).
+
+use ndarray::ArrayView2;
+
+use crate::error::{Error, Result};
+
+/// Stan's `CONSTRAINT_TOLERANCE`: the absolute tolerance of the symmetry check.
+pub(crate) const SYMMETRY_TOLERANCE: f64 = 1e-8;
+
+/// `a` is square; otherwise [`Error::Size`] naming its columns against its rows
+/// ("cholesky_decompose: columns of m has size 3, but must have size 2").
+pub(crate) fn square(
+    function: &'static str,
+    columns: &'static str,
+    a: &ArrayView2<f64>,
+) -> Result<()> {
+    let (r, c) = a.dim();
+    size(function, columns, r, c)
+}
+
+/// `found == expected`; otherwise [`Error::Size`].
+pub(crate) fn size(
+    function: &'static str,
+    what: &'static str,
+    expected: usize,
+    found: usize,
+) -> Result<()> {
+    if expected == found {
+        return Ok(());
+    }
+    Err(Error::Size {
+        function,
+        what,
+        expected,
+        found,
+    })
+}
+
+/// No element of `a` is NaN (Stan's `check_not_nan`): "f: m[2,1] is NaN, but must not be
+/// NaN" (indices from 1, as Stan prints them).
+pub(crate) fn not_nan(
+    function: &'static str,
+    argument: &'static str,
+    a: &ArrayView2<f64>,
+) -> Result<()> {
+    elementwise(function, argument, a, |x| !x.is_nan(), "not NaN")
+}
+
+/// Every element of `a` is finite (Stan's `check_finite`).
+pub(crate) fn finite(
+    function: &'static str,
+    argument: &'static str,
+    a: &ArrayView2<f64>,
+) -> Result<()> {
+    elementwise(function, argument, a, f64::is_finite, "finite")
+}
+
+fn elementwise(
+    function: &'static str,
+    argument: &'static str,
+    a: &ArrayView2<f64>,
+    ok: impl Fn(f64) -> bool,
+    requirement: &str,
+) -> Result<()> {
+    match a.indexed_iter().find(|(_, &x)| !ok(x)) {
+        None => Ok(()),
+        Some(((i, j), &x)) => {
+            let shown = if x.is_nan() {
+                "NaN".to_string()
+            } else {
+                x.to_string()
+            };
+            let verb = match requirement.strip_prefix("not ") {
+                Some(rest) => format!("must not be {rest}"),
+                None => format!("must be {requirement}"),
+            };
+            Err(Error::Matrix {
+                function,
+                argument,
+                detail: format!("[{},{}] is {shown}, but {verb}", i + 1, j + 1),
+            })
+        }
+    }
+}
+
+/// `a` is square and symmetric to [`SYMMETRY_TOLERANCE`] (Stan's `check_symmetric`):
+/// "f: m is not symmetric. m[1,2] = 1, but m[2,1] = 2".
+pub(crate) fn symmetric(
+    function: &'static str,
+    argument: &'static str,
+    a: &ArrayView2<f64>,
+) -> Result<()> {
+    let n = a.nrows();
+    for i in 0..n {
+        for j in (i + 1)..n {
+            let (x, y) = (a[[i, j]], a[[j, i]]);
+            // NaN entries fail too (a NaN difference is not within the tolerance).
+            let within = (x - y).abs() <= SYMMETRY_TOLERANCE;
+            if !within {
+                return Err(Error::Matrix {
+                    function,
+                    argument,
+                    detail: format!(
+                        "is not symmetric. {argument}[{},{}] = {x}, but {argument}[{},{}] = {y}",
+                        i + 1,
+                        j + 1,
+                        j + 1,
+                        i + 1
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error of a matrix that is not positive definite (Stan's `check_pos_definite`).
+pub(crate) fn not_positive_definite(function: &'static str, argument: &'static str) -> Error {
+    Error::Matrix {
+        function,
+        argument,
+        detail: "is not positive definite.".to_string(),
+    }
+}
+
+/// The error of a singular matrix ("f: m is singular.").
+pub(crate) fn singular(function: &'static str, argument: &'static str) -> Error {
+    Error::Matrix {
+        function,
+        argument,
+        detail: "is singular.".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn messages_follow_stan() {
+        let a = array![[1.0, 1.0], [2.0, 1.0]];
+        let e = symmetric("cholesky_decompose", "m", &a.view()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cholesky_decompose: m is not symmetric. m[1,2] = 1, but m[2,1] = 2"
+        );
+        let b = array![[1.0, f64::NAN]];
+        let e = not_nan("inverse", "m", &b.view()).unwrap_err();
+        assert_eq!(e.to_string(), "inverse: m[1,2] is NaN, but must not be NaN");
+        let e = square("inverse", "columns of m", &b.view()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "inverse: columns of m has size 2, but must have size 1"
+        );
+        assert!(symmetric("f", "m", &array![[1.0, 1.0 + 1e-9], [1.0, 2.0]].view()).is_ok());
+        assert!(finite("f", "m", &array![[1.0, f64::INFINITY]].view()).is_err());
+    }
+}

@@ -1,0 +1,37 @@
+//! Linear algebra with hand-written adjoints: decompositions, solves, determinants and
+//! Gaussian-process covariance functions, each ONE tape node whose forward and reverse passes
+//! work on plain `f64` matrices (nalgebra underneath).
+//!
+//! Arguments are [`Operand`](crate::matrix::Operand)s, so every function takes array
+//! variables, revad's data arrays and nalgebra's `DMatrix<f64>`/`DVector<f64>`; a data
+//! operand gets no reverse-pass work, and a function of data only records nothing. Matrix
+//! derivative results follow Giles (2008), "An extended collection of matrix derivative
+//! results for forward and reverse mode algorithmic differentiation"; each function's doc
+//! comment gives its reverse pass and, where it is not obvious, the formula's source.
+//!
+//! Bad input fails with Stan Math's checks and messages: [`Error::Size`](crate::Error::Size)
+//! for a matrix that is not square or sizes that do not match,
+//! [`Error::Matrix`](crate::Error::Matrix) for one that is not symmetric, not positive
+//! definite, singular, or holds NaN.
+//!
+//! ```
+//! use ndarray::array;
+//! use revad::{linalg, tape, Var};
+//! let a = Var::array(array![[2.0, 1.0], [1.0, 3.0]].into_shared());
+//! let t = linalg::trace(&a).unwrap();
+//! t.grad();
+//! assert_eq!(a.adj(), array![[1.0, 0.0], [0.0, 1.0]].into_shared());
+//! tape::reset();
+//! ```
+
+// The checks and helpers are used by the families as they land.
+#[allow(dead_code)]
+pub(crate) mod check;
+#[allow(dead_code)]
+mod convert;
+#[allow(dead_code)]
+pub(crate) mod node;
+mod trace;
+
+pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
+pub use trace::trace;
