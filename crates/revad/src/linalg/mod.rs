@@ -29,9 +29,16 @@
 pub(crate) mod check;
 #[allow(dead_code)]
 mod convert;
+mod matrix_exp;
+mod matrix_power;
 #[allow(dead_code)]
 pub(crate) mod node;
+mod structure;
 mod trace;
 
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
+pub use matrix_exp::{matrix_exp, matrix_exp_multiply, scale_matrix_exp_multiply};
+pub use matrix_power::matrix_power;
+pub use structure::{add_diag, symmetrize_from_lower_tri, DiagonalAddend};
 pub use trace::trace;
+pub use trace::{trace_gen_quad_form, trace_quad_form};
