@@ -5,16 +5,18 @@
 //! `matrix_exp_pade`): the Padé degree m ∈ {3, 5, 7, 9, 13} and the number of squarings s are
 //! chosen from ‖A‖₁, then `exp(A) ≈ r_m(2⁻ˢA)^(2ˢ)`.
 //!
-//! The reverse pass is exact rather than a differentiation of the algorithm's steps: the
-//! gradient of `⟨Ḡ, exp(A)⟩` is the Fréchet derivative `L(Aᵀ, Ḡ)`, the upper-right block of
-//! `exp([[Aᵀ, Ḡ], [0, Aᵀ]])` (Higham 2008, "Functions of Matrices", Theorem 3.6; Najfeld and
-//! Havel 1995). That block matrix is exponentiated with its block-triangular structure kept
-//! (Al-Mohy and Higham 2009, "Computing the Fréchet derivative of the matrix exponential",
-//! Algorithm 6.4): every product of two such matrices is three n×n products instead of one
-//! 2n×2n product (eight), with the degree and squarings of the forward pass, whose powers of
-//! A, LU factor of the Padé denominator and squares are kept for it. The reverse pass costs
-//! about twice the forward pass. Since `L(Aᵀ, Ḡ) = L(A, Ḡᵀ)ᵀ` for a function with real
-//! coefficients, the forward pass's state of `A` serves as it is.
+//! The reverse pass is one node with a closed-form adjoint rather than a differentiation of
+//! the algorithm's steps: the gradient of `⟨Ḡ, exp(A)⟩` is the Fréchet derivative
+//! `L(Aᵀ, Ḡ)`, the upper-right block of `exp([[Aᵀ, Ḡ], [0, Aᵀ]])` (Higham 2008, "Functions of
+//! Matrices", Theorem 3.6; Najfeld and Havel 1995). That block matrix is exponentiated with
+//! its block-triangular structure kept (Al-Mohy and Higham 2009, "Computing the Fréchet
+//! derivative of the matrix exponential", Algorithm 6.4): every product of two such matrices
+//! is three n×n products instead of one 2n×2n product (eight), with the degree and squarings
+//! of the forward pass, whose powers of A, LU factor of the Padé denominator and squares are
+//! kept for it. The result is the derivative of the very approximant the forward pass
+//! evaluates, as accurate as the exponential itself, and the reverse pass costs about as much
+//! as the forward pass. Since `L(Aᵀ, Ḡ) = L(A, Ḡᵀ)ᵀ` for a function with real coefficients,
+//! the forward pass's state of `A` serves as it is.
 
 use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, Dyn, PermutationSequence, LU};
 use ndarray::Array2;
@@ -298,7 +300,8 @@ fn upper(u: DMatrixView<'_, f64>, mut b: DMatrixViewMut<'_, f64>) -> bool {
 /// Reverse pass: `Ā += L(Aᵀ, Ḡ)`, the Fréchet derivative of the exponential at `Aᵀ` in the
 /// direction `Ḡ`: the upper-right block of `exp([[Aᵀ, Ḡ], [0, Aᵀ]])` (Higham 2008, Theorem
 /// 3.6), evaluated block-triangularly as Al-Mohy and Higham (2009) do, from the forward
-/// pass's powers, factor and squares (about twice the forward pass's work).
+/// pass's powers, factor and squares: value and gradient together cost about twice the value
+/// alone.
 ///
 /// A matrix holding NaN or ±∞ gives a matrix of NaN (and NaN adjoints), as Stan, which does
 /// not check the elements. The exponential overflows to ±∞ (then NaN) once its elements pass
