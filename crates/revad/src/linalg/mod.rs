@@ -29,9 +29,16 @@
 pub(crate) mod check;
 #[allow(dead_code)]
 mod convert;
+mod gp_cov;
+mod gp_cov_periodic;
 #[allow(dead_code)]
 pub(crate) mod node;
 mod trace;
 
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
+pub use gp_cov::{
+    gp_exp_quad_cov, gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, GpInput, GpPoints,
+    LengthScale,
+};
+pub use gp_cov_periodic::{gp_dot_prod_cov, gp_periodic_cov};
 pub use trace::trace;
