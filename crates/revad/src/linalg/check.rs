@@ -65,22 +65,59 @@ fn elementwise(
 ) -> Result<()> {
     match a.indexed_iter().find(|(_, &x)| !ok(x)) {
         None => Ok(()),
-        Some(((i, j), &x)) => {
-            let shown = if x.is_nan() {
-                "NaN".to_string()
-            } else {
-                x.to_string()
-            };
-            let verb = match requirement.strip_prefix("not ") {
-                Some(rest) => format!("must not be {rest}"),
-                None => format!("must be {requirement}"),
-            };
-            Err(Error::Matrix {
-                function,
-                argument,
-                detail: format!("[{},{}] is {shown}, but {verb}", i + 1, j + 1),
-            })
-        }
+        Some(((i, j), &x)) => Err(element_error(
+            function,
+            argument,
+            format!("[{},{}]", i + 1, j + 1),
+            x,
+            requirement,
+        )),
+    }
+}
+
+/// Every element of the vector `a` satisfies `ok` (Stan's element checks of a `std::vector`,
+/// e.g. `check_positive_finite`): "f: length scale[2] is -1, but must be positive finite"
+/// (indices from 1); `requirement` is "positive finite", "not NaN", ...
+pub(crate) fn elements(
+    function: &'static str,
+    argument: &'static str,
+    a: &[f64],
+    ok: impl Fn(f64) -> bool,
+    requirement: &str,
+) -> Result<()> {
+    match a.iter().position(|&x| !ok(x)) {
+        None => Ok(()),
+        Some(k) => Err(element_error(
+            function,
+            argument,
+            format!("[{}]", k + 1),
+            a[k],
+            requirement,
+        )),
+    }
+}
+
+/// "argument[index] is x, but must (not) be ...".
+fn element_error(
+    function: &'static str,
+    argument: &'static str,
+    index: String,
+    x: f64,
+    requirement: &str,
+) -> Error {
+    let shown = if x.is_nan() {
+        "NaN".to_string()
+    } else {
+        x.to_string()
+    };
+    let verb = match requirement.strip_prefix("not ") {
+        Some(rest) => format!("must not be {rest}"),
+        None => format!("must be {requirement}"),
+    };
+    Error::Matrix {
+        function,
+        argument,
+        detail: format!("{index} is {shown}, but {verb}"),
     }
 }
 
@@ -156,5 +193,7 @@ mod tests {
         );
         assert!(symmetric("f", "m", &array![[1.0, 1.0 + 1e-9], [1.0, 2.0]].view()).is_ok());
         assert!(finite("f", "m", &array![[1.0, f64::INFINITY]].view()).is_err());
+        let e = elements("f", "v", &[1.0, -1.0], |x| x > 0.0, "positive").unwrap_err();
+        assert_eq!(e.to_string(), "f: v[2] is -1, but must be positive");
     }
 }

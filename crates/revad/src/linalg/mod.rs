@@ -29,6 +29,8 @@
 pub(crate) mod check;
 #[allow(dead_code)]
 mod convert;
+mod gp_cov;
+mod gp_cov_periodic;
 mod matrix_exp;
 mod matrix_power;
 #[allow(dead_code)]
@@ -37,6 +39,11 @@ mod structure;
 mod trace;
 
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
+pub use gp_cov::{
+    gp_exp_quad_cov, gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, GpInput, GpPoints,
+    LengthScale,
+};
+pub use gp_cov_periodic::{gp_dot_prod_cov, gp_periodic_cov};
 pub use matrix_exp::{matrix_exp, matrix_exp_multiply, scale_matrix_exp_multiply};
 pub use matrix_power::matrix_power;
 pub use structure::{add_diag, symmetrize_from_lower_tri, DiagonalAddend};
