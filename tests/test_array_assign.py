@@ -1,7 +1,8 @@
-"""Item assignment into array Vars (seed 001), NumPy broadcasting of the elementwise operators,
-``**``/``pow`` on arrays, and the Stan-named A.7–A.9 functions added alongside: values against
-NumPy, gradients against finite differences and against the same computation on scalar Vars
-(the varmat/matvar agreement of ``agree``), node counts, and every error path."""
+"""Item assignment into array Vars (Stan Math's varmat subset assignment), NumPy broadcasting
+of the elementwise operators, ``**``/``pow`` on arrays, and the Stan-named A.7–A.9 functions
+added alongside: values against NumPy, gradients against finite differences and against the same
+computation on scalar Vars (the varmat/matvar agreement of ``agree``), node counts, and every
+error path."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Array Vars (varmat) from Python: construction, NumPy-like shape, indexing, operators with
 NumPy broadcasting, ``@``, the Stan-named matrix functions, and
 ``revad.gradient`` with a NumPy point. Every function is checked against finite differences and
-against the same computation on scalar Vars (seed 001's varmat/matvar agreement)."""
+against the same computation on scalar Vars (Stan Math's varmat/matvar agreement test)."""
 
 from __future__ import annotations
 

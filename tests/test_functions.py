@@ -199,7 +199,7 @@ CASE_IDS = [c.name for c in CASES]
 # a sequence argument).
 SPECIAL = {"if_else", "int_step", "is_inf", "is_nan", "sum"}
 
-# Every scalar function the contract (the Python API of issue 3) names.
+# Every scalar function the Python API promises (Stan Math's scalar library, by name).
 CONTRACT = set(
     """exp exp2 expm1 log log2 log10 log1p sqrt cbrt square inv inv_sqrt inv_square sin cos tan
     asin acos atan sinh cosh tanh asinh acosh atanh fabs abs floor ceil round trunc erf erfc

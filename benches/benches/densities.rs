@@ -1,5 +1,5 @@
 //! Criterion: the vectorised normal log density, the linear regression and the hierarchical model
-//! (`shared/BENCHMARKS.md`, "Densities"), gradient and f64 side by side.
+//! (docs/benchmarks.md, "Densities"), gradient and f64 side by side.
 
 use std::hint::black_box;
 

@@ -1,4 +1,4 @@
-//! Criterion: sum(A·B) with A and B both K×K variables (`shared/BENCHMARKS.md`, "Matrix"):
+//! Criterion: sum(A·B) with A and B both K×K variables (docs/benchmarks.md, "Matrix"):
 //! the varmat gradient, the naive scalar-loop gradient, and the plain f64 evaluation.
 
 use std::hint::black_box;

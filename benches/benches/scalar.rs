@@ -1,4 +1,5 @@
-//! Criterion: every scalar case of `shared/BENCHMARKS.md`, gradient and plain f64 side by side.
+//! Criterion: every scalar case (`revad_benches`, the loops of the Stan Math paper's evaluation),
+//! gradient and plain f64 side by side.
 //!
 //! `cargo bench -p revad-benches --bench scalar`; the ratio table comes from
 //! `cargo run --release -p revad-benches --bin ratios`.

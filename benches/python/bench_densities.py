@@ -1,5 +1,5 @@
-"""The "Densities" and model cases of shared/BENCHMARKS.md ("Python") from Python, revad against
-JAX under jit (and PyTorch when it is installed), in one run:
+"""The density and model cases of docs/benchmarks.md from Python, revad against JAX under jit
+(and PyTorch when it is installed), in one run:
 
 - normal log density, ``normal_lpdf(y | mu, sigma)`` with y (a vector of N), mu and sigma all
   variables, N = 1e3, 1e4, 1e5, 1e6;
@@ -21,7 +21,7 @@ data as NumPy arrays (read, and copied where a node keeps them, on every call) a
 ``revad.Data`` made once before timing (revad's own type, as JAX's arrays are made by
 ``jnp.asarray`` before its loop). The table prints revad's time divided by each peer's (below
 1: revad is faster) and the PNG plot shows the same ratios against size, one panel per case,
-in the style of the seed paper's figures (needs matplotlib: ``pip install matplotlib``). Not
+in the style of the Stan Math paper's figures (needs matplotlib: ``pip install matplotlib``). Not
 run in CI: speed is measured by benchmarks, never by tests.
 """
 

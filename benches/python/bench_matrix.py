@@ -1,4 +1,4 @@
-"""The "Matrix" case of shared/BENCHMARKS.md from Python: the gradient of sum(A @ B) with both
+"""The "Matrix" case of docs/benchmarks.md from Python: the gradient of sum(A @ B) with both
 A and B variables (K×K), K = 16, 64, 90, 256.
 
     python benches/python/bench_matrix.py [--budget SECONDS]

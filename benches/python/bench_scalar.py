@@ -4,7 +4,7 @@
 
 (a) µs per recorded scalar operation: the slope, between N = 256 and N = 4096, of the time of
     one value-and-gradient of the loops of the Stan Math paper (benchmark cases `sum`,
-    `product` and `normal_naive` of shared/BENCHMARKS.md), written as plain Python loops.
+    `product` and `normal_naive` of benches/src/lib.rs), written as plain Python loops.
 (b) µs per value-and-gradient of the talk's expression f(x, y) = x·log(y) + log(x·y)·y at
     (1.3, 2.4), end to end.
 
@@ -43,7 +43,7 @@ TALK_POINT = (1.3, 2.4)
 
 
 def data(case: str, n: int) -> list[float]:
-    """The inputs of a loop case at size n (BENCHMARKS.md, Scalar)."""
+    """The inputs of a loop case at size n (as in benches/src/lib.rs)."""
     if case == "sum":
         return [(i + 1) / n for i in range(n)]
     if case == "product":
@@ -292,7 +292,7 @@ def main() -> None:
     for lib in libs:
         for key, s in lib.compile_seconds.items():
             print(f"  {lib.name} compile time of {key}: {s:.2f} s")
-    print("\ntargets (shared/BENCHMARKS.md): at most 0.25 µs per recorded scalar operation, "
+    print("\ntargets: at most 0.25 µs per recorded scalar operation, "
           "at most 3 µs for the talk gradient")
 
 

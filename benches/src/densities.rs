@@ -1,5 +1,5 @@
-//! The density cases of `shared/BENCHMARKS.md`: the vectorised normal log density, the
-//! linear regression y ~ normal(X·β, σ) and the non-centred hierarchical model.
+//! The density cases of the benchmarks (docs/benchmarks.md): the vectorised normal log density,
+//! the linear regression y ~ normal(X·β, σ) and the non-centred hierarchical model.
 
 use ndarray::{Array1, Array2};
 use revad::{cauchy_lpdf, matrix, normal_lpdf, tape, Matrix, Var, Vector};

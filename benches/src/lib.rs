@@ -1,6 +1,8 @@
-//! The benchmark cases of `shared/BENCHMARKS.md` ("Scalar"), written once, generic over the
-//! scalar type, so that the gradient (with `Var`) and the plain evaluation (with `f64`) run the
-//! same code.
+//! The scalar benchmark cases, written once, generic over the scalar type, so that the gradient
+//! (with `Var`) and the plain evaluation (with `f64`) run the same code: the loops of the Stan
+//! Math paper's evaluation (Carpenter et al. 2015, section 16) and `talk`, the expression
+//! f(x, y) = x·log(y) + log(x·y)·y of Steve Bronder's talk "Reverse Mode Automatic
+//! Differentiation: Unraveling Expression Graphs & Library Magic" (2023).
 
 pub mod densities;
 pub mod floor;
@@ -112,7 +114,8 @@ pub fn inputs(case: &str, n: usize) -> Vec<f64> {
     }
 }
 
-/// Stan Math's gradient/f64 ratios from `shared/BENCHMARKS.md`, at N = 16, 256, 4096, 16384.
+/// Stan Math 4.9's gradient/f64 ratios (C++, `-O3 -march=native`, through
+/// `stan::math::gradient`) at N = 16, 256, 4096, 16384, measured on a 2-core AVX-512 KVM guest.
 pub fn stan_ratio(case: &str, n: usize) -> Option<f64> {
     let row: [f64; 4] = match case {
         "sum" => [40.0, 19.0, 14.9, 15.2],
@@ -130,7 +133,7 @@ pub fn stan_ratio(case: &str, n: usize) -> Option<f64> {
         .map(|i| row[i])
 }
 
-/// The sizes of `shared/BENCHMARKS.md`.
+/// The sizes N of the scalar cases (those of Stan Math's figures in [`stan_ratio`]).
 pub const SIZES: [usize; 4] = [16, 256, 4096, 16384];
 
 /// The cases over a vector input.

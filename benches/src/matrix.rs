@@ -1,4 +1,4 @@
-//! The matrix case of `shared/BENCHMARKS.md`: sum(A·B), A and B both K×K.
+//! The matrix case of the benchmarks (docs/benchmarks.md): sum(A·B), A and B both K×K.
 
 use revad::{matrix, tape, Matrix, Var};
 

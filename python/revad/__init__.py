@@ -17,15 +17,20 @@ and returns a float for float arguments, a Var otherwise. So are the probability
 take NumPy arrays and lists for any argument.
 """
 
-from __future__ import annotations
+# The helpers this module imports for itself are private (`_functools`) or imported for type
+# checkers only, so that `dir(revad)` and `from revad import *` show revad's names alone.
+from __future__ import annotations as _annotations
 
-import functools
-from collections.abc import Callable, Sequence
-from typing import Any
+import functools as _functools
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from . import _revad
 from ._revad import *  # noqa: F401,F403  (the compiled functions, Var, Tape, exceptions)
 from ._revad import ValueAndGrad
+
+if _TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -51,7 +56,7 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> V
     (0.0, 0.0)
     """
     vg = ValueAndGrad(f, argnums)
-    functools.update_wrapper(vg, f)
+    _functools.update_wrapper(vg, f)
     return vg
 
 
@@ -65,11 +70,13 @@ def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..
     """
     vg = ValueAndGrad(f, argnums)
 
-    @functools.wraps(f)
+    @_functools.wraps(f)
     def gradient_of_f(*args: Any, **kwargs: Any) -> Any:
         return vg(*args, **kwargs)[1]
 
     return gradient_of_f
 
 
-__all__ = [name for name in dir(_revad) if not name.startswith("_")] + ["value_and_grad", "grad"]
+# Every name of the compiled module (PyO3 lists each function and class it adds in its
+# `__all__`) and the two defined here.
+__all__ = [*_revad.__all__, "value_and_grad", "grad"]

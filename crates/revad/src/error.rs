@@ -57,14 +57,14 @@ pub enum Error {
         message: &'static str,
     },
     /// A matrix argument fails a whole-matrix requirement (symmetric, positive definite,
-    /// not singular, ...): Stan's messages such as "cholesky_decompose: Matrix m is not
-    /// symmetric. m[1,2] = 1, but m[2,1] = 2".
+    /// not singular, ...): Stan's messages such as
+    /// `cholesky_decompose: Matrix m is not symmetric. m[1,2] = 1, but m[2,1] = 2`.
     Matrix {
         /// The function that checked it.
         function: &'static str,
         /// Which argument ("Matrix m", "first argument", ...).
         argument: &'static str,
-        /// What is wrong, starting with a verb ("is not symmetric. m[1,2] = 1, but ...").
+        /// What is wrong, starting with a verb (`is not symmetric. m[1,2] = 1, but ...`).
         detail: String,
     },
     /// An iterative algorithm did not reach its tolerance.

@@ -2,7 +2,7 @@
 //!
 //! Reverse-mode automatic differentiation in the design of Stan Math: a thread-local tape of
 //! `FnOnce` continuations in a bump arena, run newest first by the reverse sweep, and a `Var<T>`
-//! handle whose storage is a scalar (or, later, an array).
+//! handle whose storage is a scalar or a whole array (vector, row vector, matrix).
 //!
 //! ```
 //! use revad::{gradient, log, Var};
@@ -13,7 +13,15 @@
 //! ```
 //!
 //! Layers, from the ground up: [`tape`] (and [`Error`]), [`Var`], the scalar functions, the
+//! array functions ([`matrix`], [`linalg`]), the probability functions ([`prob`]) and the
 //! [functionals](gradient). See `docs/design.md` for how the tape works.
+//!
+//! References cited in this documentation: "the Stan Math paper" is Carpenter, Hoffman,
+//! Brubaker, Lee, Li and Betancourt (2015), "The Stan Math Library: Reverse-Mode Automatic
+//! Differentiation in C++", arXiv:1509.07164 (its appendix A lists the functions by family,
+//! A.2–A.11); "Stan Math's varmat design" is the `static_matrices` design document of Stan
+//! (stan-dev/design-docs, `designs/0005-static-matrices.md`), which introduced
+//! `var_value<Eigen::Matrix>`.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -1,6 +1,6 @@
 //! Test helpers shared by every derivative test: a finite-difference gradient (Ridders'
 //! extrapolation of central differences), a check that compares it with revad's gradient, and
-//! seed 001's varmat/matvar agreement check for array functions.
+//! the varmat/matvar agreement check of Stan Math's varmat design for array functions.
 
 use ndarray::{Array1, Array2};
 
@@ -166,7 +166,7 @@ pub fn assert_close(a: f64, b: f64, tol: f64) {
 /// Asserts that an array (varmat) function and the same computation on scalar variables
 /// (matvar) agree in value (to 1e-13) and gradient (to 1e-12) at `x`, then checks the varmat
 /// gradient against finite differences with `fd` (`None`: no finite differences, for points
-/// where the function refuses nearby inputs). Seed 001's `test_ad_matvar`.
+/// where the function refuses nearby inputs). Stan Math's `test_ad_matvar`.
 ///
 /// ```
 /// use revad::testing::{check_matvar, vector_from};

@@ -1,6 +1,6 @@
-//! Tests of the `<cmath>` functions (seed 004 A.4) and `square`, `inv`, `inv_sqrt`,
-//! `inv_square` (A.5): derivatives against finite differences, values and derivatives against
-//! high-precision references, the `f64` and `Var` forms against each other, the mixed
+//! Tests of the `<cmath>` functions (Stan Math paper, appendix A.4) and `square`, `inv`,
+//! `inv_sqrt`, `inv_square` (A.5): derivatives against finite differences, values and derivatives
+//! against high-precision references, the `f64` and `Var` forms against each other, the mixed
 //! `Var`/`f64` forms of the binary and ternary functions, `pow`'s specialised nodes, and the
 //! behaviour at non-finite, NaN and non-differentiable points.
 

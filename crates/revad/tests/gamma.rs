@@ -1,4 +1,4 @@
-//! Tests of the gamma family (seed 004 A.5): `lgamma`, `tgamma`, `digamma`, `trigamma`, the
+//! Tests of the gamma family (Stan Math paper, A.5): `lgamma`, `tgamma`, `digamma`, `trigamma`, the
 //! polygamma function of order 2, `lmgamma`, `lbeta`, `binomial_coefficient_log`, the rising and
 //! falling factorials and their logs.
 //!

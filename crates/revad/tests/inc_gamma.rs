@@ -1,5 +1,5 @@
-//! Tests of the regularised incomplete gamma functions `gamma_p` and `gamma_q` (seed 004 A.5):
-//! values, both partials, Stan's argument checks, and the tails.
+//! Tests of the regularised incomplete gamma functions `gamma_p` and `gamma_q` (Stan Math paper,
+//! A.5): values, both partials, Stan's argument checks, and the tails.
 //!
 //! Reference values: mpmath 1.3.0 at 60 significant digits, at the exact binary value of each
 //! argument: P and Q by `gammainc(a, 0, z, regularized=True)` and

@@ -1,5 +1,5 @@
 //! Array variables (varmat): every function against finite differences, and against the same
-//! computation on scalar variables (matvar, seed 001's `test_ad_matvar`) in value and gradient.
+//! computation on scalar variables (matvar, Stan Math's `test_ad_matvar`) in value and gradient.
 
 use ndarray::{array, Array1, Array2};
 use revad::testing::{assert_close, check_gradient, GradCheck};
@@ -8,7 +8,7 @@ use revad::testing::{
 };
 use revad::{gradient, matrix, tape, Error, Matrix, RowVector, Var, Vector};
 
-/// Seed 001's agreement check with finite differences at the default settings.
+/// Stan Math's varmat/matvar agreement check with finite differences at the default settings.
 fn agree(varmat: impl Fn(&[Var]) -> Var, matvar: impl Fn(&[Var]) -> Var, x: &[f64]) {
     check_matvar(varmat, matvar, x, Some(GradCheck::default()));
 }

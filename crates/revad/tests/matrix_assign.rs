@@ -1,4 +1,4 @@
-//! Assignment into array variables (seed 001's subset assignment), NumPy-style `broadcast`
+//! Assignment into array variables (the varmat design's subset assignment), NumPy-style `broadcast`
 //! and elementwise `pow`: each against finite differences and against the same computation on
 //! scalar variables (matvar) in value and gradient; the error paths.
 

@@ -1,6 +1,6 @@
-//! Matrix and array manipulation (seed 004 A.9) on array variables: every function against
-//! finite differences and against the same computation on scalar variables (matvar), in value
-//! and gradient; the error paths with their messages; data operands.
+//! Matrix and array manipulation (Stan Math paper, appendix A.9) on array variables: every function
+//! against finite differences and against the same computation on scalar variables (matvar), in
+//! value and gradient; the error paths with their messages; data operands.
 
 use ndarray::{array, Array1, Array2};
 use revad::testing::{
@@ -9,7 +9,7 @@ use revad::testing::{
 };
 use revad::{matrix, tape, Error, Matrix, RowVector, Storage, Var, Vector};
 
-/// Seed 001's agreement check with finite differences at the default settings.
+/// Stan Math's varmat/matvar agreement check with finite differences at the default settings.
 fn agree(varmat: impl Fn(&[Var]) -> Var, matvar: impl Fn(&[Var]) -> Var, x: &[f64]) {
     check_matvar(varmat, matvar, x, Some(GradCheck::default()));
 }

@@ -1,6 +1,6 @@
-//! Products of seed 004 A.7 beyond `multiply` (columns/rows dot products, crossprod, quadratic
-//! forms, diagonal products, multiply_lower_tri_self_transpose): every function against finite
-//! differences and against the same computation on scalar variables (matvar), data-operand
+//! Products of the Stan Math paper's A.7 beyond `multiply` (columns/rows dot products, crossprod,
+//! quadratic forms, diagonal products, multiply_lower_tri_self_transpose): every function against
+//! finite differences and against the same computation on scalar variables (matvar), data-operand
 //! variants, and every error message.
 //!
 //! Results are reduced with irregular weights (never a plain sum, whose all-ones adjoint is
@@ -14,7 +14,7 @@ use revad::testing::{
 };
 use revad::{gradient, matrix, tape, Error, Matrix, RowVector, Storage, Var, Vector};
 
-/// Seed 001's agreement check with finite differences at the default settings.
+/// Stan Math's varmat/matvar agreement check with finite differences at the default settings.
 fn agree(varmat: impl Fn(&[Var]) -> Var, matvar: impl Fn(&[Var]) -> Var, x: &[f64]) {
     check_matvar(varmat, matvar, x, Some(GradCheck::default()));
 }

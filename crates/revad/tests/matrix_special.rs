@@ -1,6 +1,6 @@
-//! Vectorised unary functions and the special matrix functions (seed 004 A.8) on array
+//! Vectorised unary functions and the special matrix functions (Stan Math paper, A.8) on array
 //! variables: finite differences, and agreement with the same computation on scalar variables
-//! (matvar, seed 001's `test_ad_matvar`) in value and gradient.
+//! (matvar, Stan Math's `test_ad_matvar`) in value and gradient.
 
 use ndarray::{array, Array1};
 use revad::testing::{assert_close, check_gradient, check_gradient_with, GradCheck};
@@ -10,7 +10,7 @@ use revad::testing::{
 };
 use revad::{gradient, matrix, tape, Error, RowVector, Var, Vector};
 
-/// Seed 001's agreement check with finite differences at the default settings.
+/// Stan Math's varmat/matvar agreement check with finite differences at the default settings.
 fn agree(varmat: impl Fn(&[Var]) -> Var, matvar: impl Fn(&[Var]) -> Var, x: &[f64]) {
     check_matvar(varmat, matvar, x, Some(GradCheck::default()));
 }

@@ -1,4 +1,5 @@
-//! Gradient and Jacobian functionals (seed 004, sections 2.3–2.4 and 6).
+//! Gradient and Jacobian functionals (the Stan Math paper, Carpenter et al. 2015, sections
+//! 2.3–2.4 and 6).
 //!
 //! Each call runs in its own [nested scope](crate::tape::nested), so it can be used in the
 //! middle of another computation, and recovers the tape when `f` returns an error or panics.

@@ -1,5 +1,5 @@
-//! Matrix and array manipulation (seed 004 A.9): slicing, stacking, reshaping, repeating and
-//! sorting array variables.
+//! Matrix and array manipulation (Stan Math paper, appendix A.9): slicing, stacking,
+//! reshaping, repeating and sorting array variables.
 //!
 //! Every function that builds an array records ONE node (a result needs its own contiguous run
 //! of adjoint slots, so it cannot share its input's run) whose reverse pass routes each

@@ -1,5 +1,5 @@
-//! Functions of array variables ("varmat", seed 001 and seed 004 A.7–A.9): each records ONE
-//! node whose reverse pass works on whole arrays.
+//! Functions of array variables (Stan Math's varmat design; the functions of the Stan Math
+//! paper's appendix A.7–A.9): each records ONE node whose reverse pass works on whole arrays.
 //!
 //! Arguments are [`Operand`]s: an array variable (`Var<S>`) or plain data of the same kind
 //! (`S`); data is never promoted to a variable and gets no adjoint work. The functions keep

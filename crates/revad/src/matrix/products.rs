@@ -1,5 +1,5 @@
-//! Products that reduce or combine whole arrays (seed 004 A.7, after `multiply`), each one
-//! node with a hand-written reverse pass over whole arrays.
+//! Products that reduce or combine whole arrays (Stan Math paper, appendix A.7, after `multiply`),
+//! each one node with a hand-written reverse pass over whole arrays.
 //!
 //! Notation: `ḡ` (`C̄`) is the result's adjoint, `S = ½(C̄ + C̄ᵀ)` its symmetric part, `tril`
 //! keeps the lower triangle (diagonal included) and `D = diag(v)`. The matrix rules are

@@ -1,5 +1,5 @@
-//! Special matrix functions of seed 004 A.8, each one node with a hand-written reverse pass:
-//! `cumulative_sum`, `squared_distance`, `distance`, `softmax`, `log_softmax`,
+//! Special matrix functions (Stan Math paper, appendix A.8), each one node with a hand-written
+//! reverse pass: `cumulative_sum`, `squared_distance`, `distance`, `softmax`, `log_softmax`,
 //! `log_sum_exp`, `max`, `min`, `sd`, `variance`, `prod`. (Elementwise functions are in
 //! the vectorised-function table re-exported here; `sum`, `mean`, `dot_self` are reductions.)
 //!

@@ -380,8 +380,8 @@ pub fn check_all<A: ProbArg>(a: &A, check: impl Fn(f64) -> Result<()>) -> Result
     Ok(())
 }
 
-/// Stan's operands-and-partials (seed 004 section 15.5): the partials of a result with respect
-/// to each variable argument, gathered in the forward pass and recorded as one node.
+/// Stan's operands-and-partials (Stan Math paper, section 15.5): the partials of a result with
+/// respect to each variable argument, gathered in the forward pass and recorded as one node.
 ///
 /// ```
 /// use revad::prob::{OperandsAndPartials, Out};

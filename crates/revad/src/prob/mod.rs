@@ -1,5 +1,5 @@
-//! Probability functions (seed 004 sections 14–15, appendix A.11): vectorised log densities,
-//! log mass functions and CDFs, one file per distribution.
+//! Probability functions (Stan Math paper, sections 14–15, appendix A.11): vectorised log
+//! densities, log mass functions and CDFs, one file per distribution.
 //!
 //! Every argument may be a constant or a variable, a scalar or a container ([`ProbArg`]):
 //! scalars broadcast, containers must have equal sizes. With `propto = true` the terms that are

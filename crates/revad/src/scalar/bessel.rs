@@ -1,4 +1,4 @@
-//! Bessel functions of integer order (seed 004 A.5): `bessel_first_kind`,
+//! Bessel functions of integer order (Stan Math paper, appendix A.5): `bessel_first_kind`,
 //! `bessel_second_kind`, `modified_bessel_first_kind`, `modified_bessel_second_kind`. The order
 //! is data (`i32`, any sign, as in Stan); the argument may be a variable. Values and
 //! derivatives come from [`crate::special::bessel`].

@@ -1,5 +1,5 @@
-//! Functions of C's `<cmath>` (seed 004 A.4), the simple functions of A.5 (`square`, `inv`,
-//! `inv_sqrt`, `inv_square`), and their derivatives.
+//! Functions of C's `<cmath>` (Stan Math paper, appendix A.4), the simple functions of A.5
+//! (`square`, `inv`, `inv_sqrt`, `inv_square`), and their derivatives.
 //!
 //! Every function takes `f64` or [`Var`] arguments (mixed freely in the binary ones), returns
 //! `f64` when all arguments are `f64`, and otherwise records at most one node whose partials are

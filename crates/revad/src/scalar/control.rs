@@ -1,5 +1,6 @@
-//! Control and test functions (seed 004 A.6) and Stan's logical functions (A.3) as named
-//! functions, for the operators Rust cannot overload to return `bool` or to mix types.
+//! Control and test functions (Stan Math paper, appendix A.6) and Stan's logical functions
+//! (A.3) as named functions, for the operators Rust cannot overload to return `bool` or to mix
+//! types.
 //!
 //! All compare by value and record nothing, except [`if_else`], which returns the chosen
 //! argument itself (a `Var` stays the same variable; see there for a constant chosen against a

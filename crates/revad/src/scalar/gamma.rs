@@ -1,6 +1,6 @@
-//! The gamma family of special functions (seed 004 A.5) and their derivatives: `lgamma`,
-//! `tgamma`, `digamma`, `trigamma`, `lmgamma`, `lbeta`, `binomial_coefficient_log`, the rising
-//! and falling factorials and their logs.
+//! The gamma family of special functions (Stan Math paper, appendix A.5) and their derivatives:
+//! `lgamma`, `tgamma`, `digamma`, `trigamma`, `lmgamma`, `lbeta`, `binomial_coefficient_log`, the
+//! rising and falling factorials and their logs.
 //!
 //! Values and derivative formulas come from [`crate::special::gamma`]; argument checks and NaN
 //! rules follow Stan Math: a precondition Stan enforces with `std::domain_error` is an `Err`

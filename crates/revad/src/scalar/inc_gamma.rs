@@ -1,5 +1,6 @@
-//! The regularised incomplete gamma functions `gamma_p` and `gamma_q` (seed 004 A.5) and their
-//! derivatives in both arguments (values and derivatives from [`crate::special::inc_gamma`]).
+//! The regularised incomplete gamma functions `gamma_p` and `gamma_q` (Stan Math paper,
+//! appendix A.5) and their derivatives in both arguments (values and derivatives from
+//! [`crate::special::inc_gamma`]).
 //!
 //! The derivative in the shape `a` is an iterative computation that can fail to converge, so it
 //! is computed in the forward pass, where a failure can still be returned as an `Err`, and stored

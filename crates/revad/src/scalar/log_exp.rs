@@ -1,4 +1,5 @@
-//! Log-sum-exp, logistic and related functions (seed 004 A.5), with stable values and partials.
+//! Log-sum-exp, logistic and related functions (Stan Math paper, appendix A.5), with stable
+//! values and partials.
 //!
 //! The values come from [`crate::special::log_exp`]; each function here records one node whose
 //! partials are evaluated in the reverse pass from the arguments and the value. Where Stan

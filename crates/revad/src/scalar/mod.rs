@@ -1,6 +1,6 @@
-//! Scalar functions of seed 004 appendix A.2–A.6, one file per family. Each is generic over
-//! [`Real`] arguments (`f64` or `Var`), returns `f64` for constant arguments, and records one
-//! node otherwise.
+//! The scalar functions of the Stan Math paper's appendix A.2–A.6, one file per family. Each is
+//! generic over [`Real`] arguments (`f64` or `Var`), returns `f64` for constant arguments, and
+//! records one node otherwise.
 
 mod bessel;
 mod cmath;

@@ -1,6 +1,6 @@
-//! The error function and the standard normal distribution (seed 004 A.5): `erf`, `erfc`,
-//! `Phi`, `Phi_approx`, `inv_Phi`, `owens_t`, with Stan's argument checks. The values come
-//! from [`crate::special::normal`].
+//! The error function and the standard normal distribution (Stan Math paper, appendix A.5):
+//! `erf`, `erfc`, `Phi`, `Phi_approx`, `inv_Phi`, `owens_t`, with Stan's argument checks. The
+//! values come from [`crate::special::normal`].
 #![allow(non_snake_case)]
 
 use super::real::{binary, unary, Promote, Real};

@@ -1,4 +1,5 @@
-//! Arithmetic operators (seed 004 A.2), compound assignment, and comparisons by value (A.3).
+//! Arithmetic operators (Stan Math paper, appendix A.2), compound assignment, and comparisons
+//! by value (A.3).
 //!
 //! | op | value | partials |
 //! |---|---|---|

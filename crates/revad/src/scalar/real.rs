@@ -3,7 +3,8 @@
 //!
 //! A function is written once, generic over its arguments: with only `f64` arguments it returns
 //! `f64` and records nothing; with any `Var` argument it returns a `Var` and records one node
-//! whose reverse pass computes the partials lazily from the stored values (seed 004, section 8).
+//! whose reverse pass computes the partials lazily from the stored values (the Stan Math paper,
+//! section 8).
 //!
 //! ```
 //! use revad::{hypot, Var};

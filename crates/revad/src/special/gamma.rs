@@ -1,6 +1,7 @@
-//! The gamma family on plain `f64` (seed 004 A.5): log gamma, gamma, the polygamma functions of
-//! order 0, 1 and 2, log beta, the multivariate log gamma, the log binomial coefficient and the
-//! rising and falling factorials, with the helpers their derivatives need.
+//! The gamma family on plain `f64` (Stan Math paper, appendix A.5): log gamma, gamma, the
+//! polygamma functions of order 0, 1 and 2, log beta, the multivariate log gamma, the log
+//! binomial coefficient and the rising and falling factorials, with the helpers their
+//! derivatives need.
 //!
 //! Sources: `lgamma` and `tgamma` are libm's (musl's algorithms, tested against MPFR). The
 //! polygamma functions are written here: the recurrence ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁾(x + 1) − (−1)ⁿ n!/xⁿ⁺¹

@@ -433,7 +433,8 @@ pub(crate) fn new_vars(values: &[f64], out: &mut Vec<Var>) {
 ///
 /// `inputs` are the variables `f` reads or writes the adjoints of; they are checked to be live.
 /// `f` receives the result's slot and the adjoints, reads `adj[out]` and adds into the inputs'
-/// adjoints. This is Stan's `make_callback_var` (seed 002).
+/// adjoints. This is Stan's `make_callback_var` (Steve Bronder,
+/// "Thinking About Automatic Differentiation in Fun New Ways").
 ///
 /// ```
 /// use revad::{tape, Var};

@@ -1,6 +1,7 @@
-//! Array storage for `Var<S>` ("varmat", seed 001): one handle holds the whole value array and
-//! the first slot of one contiguous run of adjoints, element `k` of the row-major value owning
-//! slot `first + k`.
+//! Array storage for `Var<S>` ("varmat", after Stan Math's varmat design: the
+//! `static_matrices` design document, stan-dev/design-docs 0005-static-matrices): one handle
+//! holds the whole value array and the first slot of one contiguous run of adjoints, element
+//! `k` of the row-major value owning slot `first + k`.
 //!
 //! Values are reference-counted arrays in standard (row-major) layout, so a handle clones
 //! cheaply and reverse-pass closures capture the values they need without copying.
@@ -315,7 +316,7 @@ impl<S: Storage> Var<S> {
 }
 
 impl<S: Storage> Var<S> {
-    /// Assigns `x` to element `k` (row-major) in place (seed 001's subset assignment).
+    /// Assigns `x` to element `k` (row-major) in place (the varmat design's subset assignment).
     ///
     /// The element's adjoint slot now stands for `x`: one reverse-pass callback moves the
     /// slot's adjoint to `x` and zeroes it, so that the operations recorded *before* the

@@ -1,4 +1,4 @@
-//! Assignment into blocks of array variables (seed 001's subset assignment).
+//! Assignment into blocks of array variables (Stan Math's varmat design: subset assignment).
 //!
 //! Writing `x` over elements `K` of an array variable `a` keeps `a`'s adjoint run: from then on
 //! slot `k ∈ K` stands for the new value. One reverse-pass callback, recorded at the time of
@@ -89,7 +89,7 @@ impl<S: Storage> Var<S> {
     }
 
     /// Assigns the elements of `src` (row-major, of any kind) to the elements at the row-major
-    /// positions `ks` of this variable, in place: `a[kⱼ] ← srcⱼ` (seed 001; see the module
+    /// positions `ks` of this variable, in place: `a[kⱼ] ← srcⱼ` (see the module
     /// documentation for the reverse pass). Repeated positions take the last value.
     ///
     /// ```
