@@ -29,9 +29,11 @@
 pub(crate) mod check;
 #[allow(dead_code)]
 mod convert;
+mod eigen;
 #[allow(dead_code)]
 pub(crate) mod node;
 mod trace;
 
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
+pub use eigen::{eigendecompose_sym, eigenvalues_sym, eigenvectors_sym};
 pub use trace::trace;
