@@ -59,9 +59,9 @@ use crate::error::{Error, Result};
 use crate::matrix::Operand;
 use crate::var::{Matrix, Var, Vector};
 
-/// The cap on the implicit QR sweeps of an eigen- or singular-value solver, per value (LAPACK
-/// allows 30; nalgebra has matrices on which it never stops, so there must be a cap).
-pub(super) const SWEEPS_PER_VALUE: usize = 100;
+/// The cap on the implicit QR sweeps of the eigensolver, per eigenvalue (LAPACK allows 30;
+/// nalgebra has matrices on which it never stops, so there must be a cap).
+const SWEEPS_PER_VALUE: usize = 100;
 
 /// Two eigenvalues (singular values) closer than `n·DEGENERATE·max|λ|` count as equal in the
 /// reverse pass: a backward-stable solver splits a repeated eigenvalue by a few `n·ε·‖A‖`.

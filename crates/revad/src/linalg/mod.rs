@@ -32,8 +32,10 @@ mod convert;
 mod eigen;
 #[allow(dead_code)]
 pub(crate) mod node;
+mod svd;
 mod trace;
 
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
 pub use eigen::{eigendecompose_sym, eigenvalues_sym, eigenvectors_sym};
+pub use svd::{singular_values, svd, svd_U, svd_V};
 pub use trace::trace;
