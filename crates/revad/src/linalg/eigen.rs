@@ -14,7 +14,8 @@
 //! whose two largest components have nearly equal magnitudes). Stan returns Eigen's signs
 //! unchanged, so its eigenvectors may differ from revad's by a sign.
 //!
-//! **Reverse pass** (Giles 2008, section 3.1; Stan's `eigendecompose_sym`): with
+//! **Reverse pass** (Giles 2008, "An extended collection of matrix derivative results for
+//! forward and reverse mode algorithmic differentiation"; Stan's `eigendecompose_sym`): with
 //! `Fᵢⱼ = 1/(λⱼ − λᵢ)` for `i ≠ j` and `Fᵢᵢ = 0`,
 //!
 //! `Ā += Q·(diag(λ̄) + F ∘ (QᵀQ̄))·Qᵀ`.

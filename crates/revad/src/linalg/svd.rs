@@ -16,8 +16,8 @@
 //! revad's by the signs of matching columns.
 //!
 //! **Reverse pass** (Townsend 2016, "Differentiating the singular value decomposition"; the
-//! form of Stan's `svd`, after Liao et al. 2019, "Differentiable programming tensor networks",
-//! equation 4): with `J = UᵀŪ`, `K = VᵀV̄`, `aᵢⱼ = 1/(σⱼ − σᵢ)` and `bᵢⱼ = 1/(σᵢ + σⱼ)` off
+//! form of Stan's `svd`, after Liao et al. 2019, "Differentiable programming tensor
+//! networks"): with `J = UᵀŪ`, `K = VᵀV̄`, `aᵢⱼ = 1/(σⱼ − σᵢ)` and `bᵢⱼ = 1/(σᵢ + σⱼ)` off
 //! the diagonal (0 on it), and the k×k matrix
 //!
 //! `M = diag(σ̄) + ½(a + b) ∘ (J − Jᵀ) + ½(a − b) ∘ (K − Kᵀ)`
