@@ -32,10 +32,12 @@ mod convert;
 mod eigen;
 #[allow(dead_code)]
 pub(crate) mod node;
+mod qr;
 mod svd;
 mod trace;
 
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
 pub use eigen::{eigendecompose_sym, eigenvalues_sym, eigenvectors_sym};
+pub use qr::{qr, qr_Q, qr_R, qr_thin, qr_thin_Q, qr_thin_R};
 pub use svd::{singular_values, svd, svd_U, svd_V};
 pub use trace::trace;
