@@ -147,6 +147,30 @@ fn values_reconstruct_the_matrix() {
 }
 
 #[test]
+fn structured_matrices() {
+    // Rank-deficient, integer, graded and ill-conditioned matrices of every shape up to 8×8
+    // (nalgebra 0.35's SVD fails on some of these).
+    for m in 1..=8 {
+        for n in 1..=8 {
+            let kinds = [
+                Array2::from_elem((m, n), 1.0),
+                Array2::zeros((m, n)),
+                Array2::from_shape_fn((m, n), |(i, j)| ((i * j + 2 * i + j) % 5) as f64 - 2.0),
+                Array2::from_shape_fn((m, n), |(i, j)| 1.0 / (1.0 + i as f64 + j as f64)),
+                Array2::from_shape_fn((m, n), |(i, j)| (i * j) as f64 + 1.0),
+                Array2::from_shape_fn((m, n), |(i, j)| {
+                    random_points(1, (i * 31 + j) as u64)[0] * 10f64.powi(-3 * j as i32)
+                }),
+            ];
+            for a in kinds {
+                let (u, s, v) = linalg::svd(&a.clone().into_shared()).unwrap();
+                check_factors(&a, u.value(), &s.value().to_owned(), v.value(), 2e-14);
+            }
+        }
+    }
+}
+
+#[test]
 fn closed_forms_and_signs() {
     // [[a, b], [0, c]]: σ₁σ₂ = |ac|, σ₁² + σ₂² = a² + b² + c².
     let (a, b, c) = (2.0, -1.5, 0.5);
