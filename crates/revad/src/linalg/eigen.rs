@@ -30,7 +30,8 @@
 //! function that does depend on the basis the derivative does not exist; revad returns the
 //! derivative of the basis that turns least. The eigenvalue term `Q·diag(λ̄)·Qᵀ` is the exact
 //! gradient of any function symmetric in the repeated eigenvalues (their sum, say); for others
-//! (the largest of them alone) it is one of the one-sided derivatives.
+//! (the larger of two equal eigenvalues alone) no gradient exists and it is a generalised one
+//! (for the largest eigenvalue, which is convex in `A`, a subgradient).
 //!
 //! Only the symmetric part of `Ā` is meaningful (a symmetric matrix moves only symmetrically);
 //! like Stan, revad does not symmetrise it.
