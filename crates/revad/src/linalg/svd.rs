@@ -105,9 +105,9 @@ fn decompose(function: &'static str, a: &ArrayView2<'_, f64>) -> Result<(Matrix,
 /// The SVD `T = U·diag(σ)·Vᵀ` of a tall p×q matrix (p ≥ q), unsorted: a Householder QR when
 /// p > q, then one-sided Jacobi (Hestenes) rotations on the columns of `W = R` (or `T`),
 /// started from the eigenvectors of `WᵀW`, which make them orthogonal; their norms are `σ`,
-/// the accumulated rotations `V`. `U`'s columns are
-/// the normalised columns, orthonormal to working accuracy however small their `σ` (down to
-/// ε·‖T‖, below which a column is rounding noise and `U`'s is completed to an orthonormal set).
+/// the accumulated rotations `V`. `U`'s columns are the normalised columns, orthonormal to
+/// working accuracy however small their `σ` (down to ε·‖T‖, below which a column is rounding
+/// noise and `U`'s is completed to an orthonormal set).
 #[allow(clippy::type_complexity)]
 fn jacobi_svd(
     function: &'static str,
@@ -117,17 +117,8 @@ fn jacobi_svd(
     let (p, q) = t.dim();
     // Scaled by the largest magnitude, so that no square overflows or underflows.
     let scale = t.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let scaled = DMatrix::from_fn(
-        p,
-        q,
-        |i, j| {
-            if scale > 0.0 {
-                t[[i, j]] / scale
-            } else {
-                0.0
-            }
-        },
-    );
+    let inv = if scale > 0.0 { 1.0 / scale } else { 0.0 };
+    let scaled = DMatrix::from_fn(p, q, |i, j| t[[i, j]] * inv);
     let (q1, mut w) = if p > q {
         let qr = nalgebra::QR::new(scaled);
         (Some(qr.q()), qr.r())
