@@ -29,9 +29,17 @@
 pub(crate) mod check;
 #[allow(dead_code)]
 mod convert;
+mod determinant;
+mod inverse;
 #[allow(dead_code)]
 pub(crate) mod node;
+mod solve;
 mod trace;
+mod triangular;
 
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
+pub use determinant::{determinant, log_determinant};
+pub use inverse::{generalized_inverse, inverse};
+pub use solve::{mdivide_left, mdivide_right};
 pub use trace::trace;
+pub use triangular::{mdivide_left_tri_low, mdivide_right_tri_low};
