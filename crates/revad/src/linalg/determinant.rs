@@ -3,9 +3,12 @@
 //! Both come from the LU factorisation with partial pivoting (the product, or the sum of the
 //! logarithms, of `U`'s diagonal). Stan Math takes `determinant` from the same LU and
 //! `log_determinant` from a Householder QR with full pivoting; the two agree to rounding on
-//! any matrix that is not numerically singular, and LU costs a sixth of full-pivoting QR's
-//! arithmetic. Both reverse passes need `A⁻ᵀ`: it is formed from the kept factors in the
-//! reverse pass, so a value that is never differentiated costs one factorisation only.
+//! any matrix that is not numerically singular, and LU costs half the arithmetic of a
+//! Householder QR (⅔n³ against ⁴⁄₃n³) without full pivoting's search. Both reverse passes
+//! need `A⁻ᵀ`: it is formed from the kept factors in the reverse pass, so a value that is
+//! never differentiated costs one factorisation only. On the development machine the
+//! gradient of `log_determinant` takes 1.5, 28 and 120–175 µs at K = 10, 50, 100 (its value
+//! 0.3, 10 and 43 µs).
 
 use ndarray::{ArrayViewMut2, Zip};
 
