@@ -79,7 +79,7 @@ pub fn inverse(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// For full rank one projection vanishes (`GG⁺ = I` when wide, `G⁺G = I` when tall) and its
 /// term is skipped; a square `G` of full rank uses the reverse pass of [`inverse`].
 ///
-/// NaN in `G` gives a result of NaN. An empty `G` gives an empty `n×m` result.
+/// NaN in `G` gives NaN in the result. An empty `G` gives an empty `n×m` result.
 pub fn generalized_inverse(g: &impl Operand<Matrix>) -> Var<Matrix> {
     let gv = g.value();
     let (m, n) = gv.dim();

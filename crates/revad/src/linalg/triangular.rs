@@ -221,8 +221,8 @@ pub(crate) fn sub_lower_product(
     }
 }
 
-/// The lower triangle of `L` when its shape and `B`'s rows check out, as Stan's
-/// `mdivide_left_tri_low` and `mdivide_right_tri_low` check them.
+/// Stan's checks of the triangular solves: `L` square, and `B`'s matching dimension equal to
+/// its order.
 fn check_args(
     function: &'static str,
     lv: &ArrayView2<'_, f64>,
