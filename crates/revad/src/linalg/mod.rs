@@ -29,29 +29,37 @@
 pub(crate) mod check;
 #[allow(dead_code)]
 mod convert;
+mod determinant;
 mod eigen;
 mod gp_cov;
 mod gp_cov_periodic;
+mod inverse;
 mod matrix_exp;
 mod matrix_power;
 #[allow(dead_code)]
 pub(crate) mod node;
 mod qr;
+mod solve;
 mod structure;
 mod svd;
 mod trace;
+mod triangular;
 
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
+pub use determinant::{determinant, log_determinant};
 pub use eigen::{eigendecompose_sym, eigenvalues_sym, eigenvectors_sym};
 pub use gp_cov::{
     gp_exp_quad_cov, gp_exponential_cov, gp_matern32_cov, gp_matern52_cov, GpInput, GpPoints,
     LengthScale,
 };
 pub use gp_cov_periodic::{gp_dot_prod_cov, gp_periodic_cov};
+pub use inverse::{generalized_inverse, inverse};
 pub use matrix_exp::{matrix_exp, matrix_exp_multiply, scale_matrix_exp_multiply};
 pub use matrix_power::matrix_power;
 pub use qr::{qr, qr_Q, qr_R, qr_thin, qr_thin_Q, qr_thin_R};
+pub use solve::{mdivide_left, mdivide_right};
 pub use structure::{add_diag, symmetrize_from_lower_tri, DiagonalAddend};
 pub use svd::{singular_values, svd, svd_U, svd_V};
 pub use trace::trace;
 pub use trace::{trace_gen_quad_form, trace_quad_form};
+pub use triangular::{mdivide_left_tri_low, mdivide_right_tri_low};
