@@ -2,12 +2,13 @@
 //!
 //! Rust users hand revad `nalgebra::DMatrix<f64>` and `DVector<f64>` directly (both are
 //! [`Operand`]s, read as data) and turn values and adjoints back with [`to_nalgebra`] and
-//! [`vector_to_nalgebra`]. Inside the layer, [`view`] reads a row-major value as a nalgebra
-//! matrix view without copying.
+//! [`vector_to_nalgebra`]. Inside the layer, nalgebra gets owned copies: its products on
+//! views with a row stride other than 1 (a row-major value seen in place) write out of bounds
+//! in nalgebra 0.35 (dimforge/nalgebra#1616).
 
 use std::borrow::Cow;
 
-use nalgebra::{DMatrix, DVector, Dyn, MatrixView};
+use nalgebra::{DMatrix, DVector};
 use ndarray::{Array1, Array2, ArrayView2};
 
 use crate::matrix::Operand;
@@ -52,19 +53,6 @@ pub(crate) fn owned(m: &DMatrix<f64>) -> Array2<f64> {
     Array2::from_shape_fn(m.shape(), |(i, j)| m[(i, j)])
 }
 
-/// A row-major matrix view as nalgebra sees it: no copy, row stride = columns.
-pub(crate) type View<'a> = MatrixView<'a, f64, Dyn, Dyn, Dyn, Dyn>;
-
-/// `a` (standard layout) as a nalgebra view.
-///
-/// # Panics
-/// If `a` is not in standard layout; values of variables and [`Operand::value`] always are.
-pub(crate) fn view<'a>(a: &ArrayView2<'a, f64>) -> View<'a> {
-    let (r, c) = a.dim();
-    let data = a.to_slice().expect("standard layout");
-    View::from_slice_with_strides_generic(data, Dyn(r), Dyn(c), Dyn(c.max(1)), Dyn(1))
-}
-
 /// `a` (any layout) copied into an owned nalgebra matrix, for decompositions that consume
 /// their input.
 pub(crate) fn to_owned(a: &ArrayView2<'_, f64>) -> DMatrix<f64> {
@@ -96,13 +84,13 @@ mod tests {
     use ndarray::array;
 
     #[test]
-    fn view_reads_row_major_values_in_place() {
+    fn conversions_round_trip() {
         let a = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
-        let v = view(&a.view());
-        assert_eq!(v.shape(), (2, 3));
-        assert_eq!(v[(1, 2)], 6.0);
-        assert_eq!(v[(0, 1)], 2.0);
-        assert_eq!(to_nalgebra(&a.clone().into_shared()), v.clone_owned());
-        assert_eq!(from_nalgebra(&v.clone_owned()), a.into_shared());
+        let m = to_owned(&a.view());
+        assert_eq!(m.shape(), (2, 3));
+        assert_eq!(m[(1, 2)], 6.0);
+        assert_eq!(m[(0, 1)], 2.0);
+        assert_eq!(to_nalgebra(&a.clone().into_shared()), m);
+        assert_eq!(from_nalgebra(&m), a.into_shared());
     }
 }
