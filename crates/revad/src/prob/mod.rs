@@ -21,7 +21,7 @@ mod cauchy;
 mod chi_square;
 mod discrete_cdf;
 mod double_exponential;
-mod elementwise;
+mod elements;
 mod exp_mod_normal;
 mod exponential;
 mod frechet;
