@@ -45,7 +45,7 @@
 //! support (y < 0 for the Weibull) says so with [`Elementwise::zero_if_any`], which is checked
 //! before any term is computed.
 
-use super::args::{check_all, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
+use super::args::{check_all, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{check, require, require_int, Error, Result};
 use crate::scalar::Real;
@@ -79,7 +79,7 @@ pub(super) enum Rule {
 
 impl Rule {
     /// Checks every element of a real argument.
-    #[inline]
+    #[inline(always)]
     fn check_real<A: ProbArg>(
         self,
         a: &A,
@@ -111,6 +111,7 @@ impl Rule {
     }
 
     /// Checks every element of an integer argument (`Any`, `Nonnegative` or `Unit`).
+    #[inline(always)]
     fn check_int<N: IntArg>(self, n: &N, function: &'static str, name: &'static str) -> Result<()> {
         let need = |ok: bool, v: i64, requirement| require_int(ok, function, name, v, requirement);
         match self {
@@ -175,7 +176,7 @@ impl<const T: usize> Table<T> {
     /// sizes, and returns the call, ready for [`Elementwise::sum`]. The first failure is
     /// Stan's error: a rule's (`Error::Domain`, `Error::DomainInt`), or a container whose size
     /// differs from the first container's (`Error::Size`).
-    #[inline]
+    #[inline(always)]
     pub(super) fn check<I: Ints<M>, R: Reals<K>, const M: usize, const K: usize>(
         &self,
         function: &'static str,
@@ -203,6 +204,7 @@ impl<const T: usize> Table<T> {
 
     /// The common size of the containers (1 if all are scalars), without the rules; an
     /// `Error::Size` naming the first that differs from the first container.
+    #[inline(always)]
     pub(super) fn size<I: Ints<M>, R: Reals<K>, const M: usize, const K: usize>(
         &self,
         function: &'static str,
@@ -305,10 +307,13 @@ impl<R: Reals<K>, const K: usize, Z: Fn(usize) -> bool> Elementwise<R, K, Z> {
                 });
             }
         }
+        // The scalars' values and the contiguous containers' slices, read once: the loop then
+        // reads plain values, and the compiler hoists what depends only on scalars.
+        let lanes = self.args.lanes();
         let mut partials = self.args.partials();
         let mut total = 0.0;
         for i in 0..self.n {
-            let (v, d) = term(i, self.args.vals(i))?;
+            let (v, d) = term(i, self.args.vals(&lanes, i))?;
             total += v;
             self.args.add(&mut partials, i, d);
         }
@@ -347,9 +352,11 @@ impl Ints<0> for () {
 }
 
 impl<N: IntArg> Ints<1> for (&N,) {
+    #[inline(always)]
     fn sizes(&self) -> [Option<usize>; 1] {
         [self.0.size()]
     }
+    #[inline(always)]
     fn check(
         &self,
         _: usize,
@@ -362,9 +369,11 @@ impl<N: IntArg> Ints<1> for (&N,) {
 }
 
 impl<N: IntArg, M: IntArg> Ints<2> for (&N, &M) {
+    #[inline(always)]
     fn sizes(&self) -> [Option<usize>; 2] {
         [self.0.size(), self.1.size()]
     }
+    #[inline(always)]
     fn check(
         &self,
         k: usize,
@@ -391,8 +400,11 @@ pub(super) trait Reals<const K: usize> {
     /// Checks argument `k` by `rule`.
     fn check(&self, k: usize, rule: Rule, function: &'static str, name: &'static str)
         -> Result<()>;
-    /// Element `i` of each argument.
-    fn vals(&self, i: usize) -> [f64; K];
+    /// Each argument as a [`Lane`] (a scalar's value, a contiguous container's values), or
+    /// `None` where its elements are scattered.
+    fn lanes(&self) -> [Option<Lane<'_>>; K];
+    /// Element `i` of each argument, from its lane where it has one.
+    fn vals(&self, lanes: &[Option<Lane<'_>>; K], i: usize) -> [f64; K];
     /// Empty partials, one per argument.
     fn partials(&self) -> [Partial; K];
     /// Adds element `i`'s partials `d`.
@@ -414,6 +426,7 @@ macro_rules! reals {
             fn sizes(&self) -> [Option<usize>; $k] {
                 [$(self.$i.size()),+]
             }
+            #[inline(always)]
             fn check(
                 &self,
                 k: usize,
@@ -427,8 +440,16 @@ macro_rules! reals {
                 }
             }
             #[inline(always)]
-            fn vals(&self, i: usize) -> [f64; $k] {
-                [$(self.$i.val(i)),+]
+            fn lanes(&self) -> [Option<Lane<'_>>; $k] {
+                [$(Lane::of(self.$i)),+]
+            }
+            #[inline(always)]
+            fn vals(&self, lanes: &[Option<Lane<'_>>; $k], i: usize) -> [f64; $k] {
+                [$(match lanes[$i] {
+                    Some(Lane::One(v)) => v,
+                    Some(Lane::Many(s)) => s[i],
+                    None => self.$i.val(i),
+                }),+]
             }
             #[inline(always)]
             fn partials(&self) -> [Partial; $k] {
