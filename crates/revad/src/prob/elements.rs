@@ -171,6 +171,13 @@ impl<const T: usize> Table<T> {
         self
     }
 
+    /// The same table, argument `k`'s rule naming it `name` in its errors (where Stan's size
+    /// and range checks name an argument differently).
+    pub(super) const fn rule_named(mut self, k: usize, name: &'static str) -> Self {
+        self.rule_names[k] = name;
+        self
+    }
+
     /// Checks the integer arguments `ints` and the real ones `reals` (tuples of references, in
     /// the table's order: `()` or `(&n,)`, then `(&y, &mu, &sigma)`), the rules and then the
     /// sizes, and returns the call, ready for [`Elementwise::sum`]. The first failure is
@@ -193,11 +200,9 @@ impl<const T: usize> Table<T> {
             }
         }
         let n = self.size(function, &ints, &reals)?;
-        let empty = ints.sizes().contains(&Some(0)) || reals.sizes().contains(&Some(0));
         Ok(Elementwise {
             args: reals,
             n,
-            empty,
             zero: None,
         })
     }
@@ -256,8 +261,9 @@ pub(super) enum Form {
 /// support.
 pub(super) struct Elementwise<R, const K: usize, Z = fn(usize) -> bool> {
     args: R,
+    /// The common size: 0 when the containers are empty (they then all are), 1 when every
+    /// argument is a scalar.
     n: usize,
-    empty: bool,
     zero: Option<Z>,
 }
 
@@ -269,13 +275,17 @@ impl<R: Reals<K>, const K: usize> Elementwise<R, K> {
         Elementwise {
             args: self.args,
             n: self.n,
-            empty: self.empty,
             zero: Some(outside),
         }
     }
 }
 
 impl<R: Reals<K>, const K: usize, Z: Fn(usize) -> bool> Elementwise<R, K, Z> {
+    /// The number of elements: 0 for an empty call, 1 when every argument is a scalar.
+    pub(super) fn size(&self) -> usize {
+        self.n
+    }
+
     /// The call after `check(i)` has passed for every element `i` (a requirement that relates
     /// arguments, such as `y > τ`, checked after the table's), or its first error.
     pub(super) fn require_each(self, check: impl Fn(usize) -> Result<()>) -> Result<Self> {
@@ -295,7 +305,7 @@ impl<R: Reals<K>, const K: usize, Z: Fn(usize) -> bool> Elementwise<R, K, Z> {
     ) -> Result<R::Out> {
         let constant = |value: f64| Ok(OperandsAndPartials::new().finish(value));
         let propto = matches!(form, Form::Density { propto: true });
-        if self.empty || (propto && !R::ANY_VAR) {
+        if self.n == 0 || (propto && !R::ANY_VAR) {
             return constant(if form == Form::Cdf { 1.0 } else { 0.0 });
         }
         if let Some(outside) = &self.zero {

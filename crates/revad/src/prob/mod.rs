@@ -46,7 +46,6 @@ mod rayleigh;
 mod scaled_inv_chi_square;
 mod skew_normal;
 mod student_t;
-mod tails;
 mod uniform;
 mod von_mises;
 mod weibull;
