@@ -1,9 +1,7 @@
-//! The argument check and the element loop that every univariate distribution goes through.
+//! How a univariate distribution is written: its argument table and its formulas.
 //!
-//! A distribution is its argument table and its formulas. The table lists the arguments in
-//! order, each with Stan's name for it and the rule its every element must satisfy; the element
-//! loop hands the formulas one element's values at a time and gathers the terms and partials
-//! they return into the result, recorded as one node. The gamma density, for instance:
+//! **The table** lists the arguments in order, integers (counts, outcomes) first, each with the
+//! name Stan's errors give it and the [`Rule`] every element must satisfy:
 //!
 //! ```text
 //! const LPDF: Table<3> = Table::new([
@@ -11,39 +9,62 @@
 //!     ("Shape parameter", Rule::PositiveFinite),
 //!     ("Inverse scale parameter", Rule::PositiveFinite),
 //! ]);
+//! const CDF: Table<3> = LPDF.with(0, Rule::Nonnegative); // the CDFs allow y = 0
+//! ```
 //!
+//! [`Table::check`] checks the rules in the table's order ([`Table::checked_in`] gives Stan's
+//! order where it differs, [`Table::rule_named`] the name where Stan's range check words an
+//! argument differently), then that the containers have one size, and returns the call, an
+//! [`Elementwise`].
+//!
+//! **The formulas** go to [`Elementwise::sum`]: a closure of the element's index and the real
+//! arguments' values that returns the element's term and its partials, one per real argument.
+//! The loop broadcasts scalars, sums a scalar's partial over the elements (in a register),
+//! keeps a container's per element, skips a constant's, and records one node; with only
+//! constants the result is an `f64`. The [`Form`] says how the terms combine and what an empty
+//! call gives.
+//!
+//! ```text
 //! pub fn gamma_lpdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 //!     y: Y, alpha: A, beta: B, propto: bool,
 //! ) -> Result<Out<(Y, A, B)>>
 //! where
 //!     (Y, A, B): ProbOutput,
 //! {
-//!     LPDF.check("gamma_lpdf", (), (&y, &alpha, &beta))?
-//!         .sum(Form::Density { propto }, |_, [y, a, b]| {
-//!             let mut lp = -b * y;                   // the terms of log Gamma(y | α, β) ...
-//!             if !propto || A::IS_VAR {
-//!                 lp -= lgamma(a);                   // ... a term dropped with `propto` when
-//!             }                                      //     the arguments it depends on are
-//!             ...                                    //     all constants
-//!             Ok((lp, [(a - 1.0) / y - b, da, a / b - y]))  // the term and ∂/∂y, ∂/∂α, ∂/∂β
-//!         })
+//!     let call = LPDF.check("gamma_lpdf", (), (&y, &alpha, &beta))?;
+//!     call.sum(Form::Density { propto }, |_, [yv, a, b]| {
+//!         let mut lp = 0.0;
+//!         if !propto || A::IS_VAR {
+//!             lp -= lgamma(a); // with `propto`, a term of constants only is left out
+//!         }
+//!         // ... the other terms
+//!         let da = if A::IS_VAR { b.ln() - digamma(a) + yv.ln() } else { 0.0 };
+//!         Ok((lp, [(a - 1.0) / yv - b, da, a / b - yv])) // the term; ∂/∂y, ∂/∂α, ∂/∂β
+//!     })
 //! }
 //! ```
 //!
-//! [`Table::check`] applies the rules (in the table's order, or the one given by
-//! [`Table::checked_in`] where Stan checks in another), then checks that the containers have
-//! one size, and returns the call ready to loop. Integer arguments (counts, outcomes) come
-//! first in the table and are passed as the first tuple, `(&n,)`; they are checked and take
-//! part in broadcasting, and the formulas read them by index (`n.val(i)`). A check that relates
-//! two arguments (`y > τ`) goes between `check` and `sum`, over `0..call.size()`.
+//! A partial that costs more than arithmetic is computed only for a variable (`if A::IS_VAR`,
+//! as `da` above); plain arithmetic the compiler drops by itself for a constant. A CDF is
+//! written once for its three forms: the term is the element's log CDF (or log complementary
+//! CDF) with the partials of that log; [`Form::LogCdf`] sums the terms, [`Form::Cdf`] gives the
+//! product of the CDFs and scales the partials to match.
 //!
-//! [`Elementwise::sum`] runs the formulas over the elements; a scalar argument broadcasts, its
-//! partial is summed over the elements (in a register), a container gets one partial per
-//! element, a constant none (a partial the formulas spend time on only for a variable is
-//! best computed under `if A::IS_VAR`). The [`Form`] says how the terms combine and what an
-//! empty call gives. A density that Stan sets to −∞ at once when some element is outside the
-//! support (y < 0 for the Weibull) says so with [`Elementwise::zero_if_any`], which is checked
-//! before any term is computed.
+//! Integer arguments are the first tuple of `check` (`(&n,)`, or `()` when there are none);
+//! the formulas read them by index:
+//!
+//! ```text
+//! let call = LPMF.check("poisson_lpmf", (&n,), (&lambda,))?;
+//! call.sum(Form::Density { propto }, |i, [l]| {
+//!     let k = n.val(i) as f64;
+//!     // ...
+//! })
+//! ```
+//!
+//! Two steps more, where Stan has them, between `check` and `sum`:
+//! [`Elementwise::require_each`] for a requirement that relates arguments (the uniform's
+//! β > α), and [`Elementwise::zero_if_any`] for a density Stan sets to −∞ at once when some
+//! element lies outside the support (y < 0 for the Weibull), tested before any term is computed.
 
 use super::args::{check_all, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use super::int_args::{check_all_int, IntArg};
