@@ -490,7 +490,7 @@ macro_rules! reals {
             fn add(&self, partials: &mut [Partial; $k], i: usize, d: [f64; $k]) {
                 $(partials[$i].add(self.$i, i, d[$i]);)+
             }
-            #[inline]
+            #[inline(always)]
             fn finish(&self, partials: [Partial; $k], value: f64) -> Self::Out {
                 let [$($p),+] = partials;
                 let mut ops = OperandsAndPartials::new();
