@@ -56,6 +56,9 @@ fn main() {
     if show("densities") {
         density_table();
     }
+    if show("families") {
+        family_table();
+    }
     if show("talk") {
         talk_table();
     }
@@ -230,6 +233,148 @@ fn density_table() {
             tg / tf,
             "–"
         );
+    }
+}
+
+/// Gradient and f64 time of one call of `f` (three scalar parameters at `p`), a density row.
+fn family_row<O>(
+    name: &str,
+    n: usize,
+    p: [f64; 3],
+    f: impl Fn(Var, Var, Var) -> Var,
+    c: impl Fn(f64, f64, f64) -> O,
+) {
+    let tg = time(|| {
+        let _scope = tape::nested();
+        let v = p.map(Var::new);
+        let lp = f(v[0], v[1], v[2]);
+        lp.grad();
+        black_box(v.map(|v| v.adj()));
+    });
+    let tf = time(|| {
+        let p = black_box(p);
+        black_box(c(p[0], p[1], p[2]));
+    });
+    println!(
+        "{name:<22} {n:>7} {:>12.0} {:>12.0} {:>8.2}",
+        tg * 1e9,
+        tf * 1e9,
+        tg / tf
+    );
+}
+
+/// One call of several density families, a scalar y (N = 1) or data containers, with the
+/// parameters scalar variables (and, in the `(y var)` row, y an array variable): the cost of
+/// each family's element loop and node around its formulas.
+fn family_table() {
+    use revad::prob::{ProbArg, ProbOutput};
+    use revad::{
+        cauchy_cdf, cauchy_lpdf, gamma_lpdf, normal_lcdf, normal_lpdf, poisson_lpmf,
+        student_t_lpdf, weibull_lccdf, Vector,
+    };
+    println!();
+    println!(
+        "{:<22} {:>7} {:>12} {:>12} {:>8}",
+        "family", "N", "grad ns", "f64 ns", "ratio"
+    );
+    fn rows<Y, C>(n: usize, y: Y, pos: Y, counts: C)
+    where
+        Y: ProbArg + Copy,
+        C: revad::prob::IntArg + Copy,
+        (Y, Var, Var): ProbOutput<Out = Var>,
+        (Y, f64, f64): ProbOutput<Out = f64>,
+        (Y, Var, Var, Var): ProbOutput<Out = Var>,
+        (Y, f64, f64, f64): ProbOutput<Out = f64>,
+    {
+        let ok = |r: revad::Result<Var>| r.expect("valid arguments");
+        let okf = |r: revad::Result<f64>| r.expect("valid arguments");
+        let p = [0.3, 1.2, 4.0];
+        family_row(
+            "normal_lpdf",
+            n,
+            p,
+            |m, s, _| ok(normal_lpdf(black_box(y), m, s, false)),
+            |m, s, _| okf(normal_lpdf(black_box(y), m, s, false)),
+        );
+        family_row(
+            "cauchy_lpdf",
+            n,
+            p,
+            |m, s, _| ok(cauchy_lpdf(black_box(y), m, s, false)),
+            |m, s, _| okf(cauchy_lpdf(black_box(y), m, s, false)),
+        );
+        let q = [2.5, 1.5, 0.0];
+        family_row(
+            "gamma_lpdf",
+            n,
+            q,
+            |a, b, _| ok(gamma_lpdf(black_box(pos), a, b, false)),
+            |a, b, _| okf(gamma_lpdf(black_box(pos), a, b, false)),
+        );
+        let t = [4.0, 0.3, 1.2];
+        family_row(
+            "student_t_lpdf",
+            n,
+            t,
+            |v, m, s| ok(student_t_lpdf(black_box(y), v, m, s, false)),
+            |v, m, s| okf(student_t_lpdf(black_box(y), v, m, s, false)),
+        );
+        family_row(
+            "poisson_lpmf",
+            n,
+            [3.5, 0.0, 0.0],
+            |l, _, _| ok(poisson_lpmf(black_box(counts), l, false)),
+            |l, _, _| okf(poisson_lpmf(black_box(counts), l, false)),
+        );
+        family_row(
+            "normal_lcdf",
+            n,
+            p,
+            |m, s, _| ok(normal_lcdf(black_box(y), m, s)),
+            |m, s, _| okf(normal_lcdf(black_box(y), m, s)),
+        );
+        family_row(
+            "cauchy_cdf",
+            n,
+            p,
+            |m, s, _| ok(cauchy_cdf(black_box(y), m, s)),
+            |m, s, _| okf(cauchy_cdf(black_box(y), m, s)),
+        );
+        family_row(
+            "weibull_lccdf",
+            n,
+            q,
+            |a, s, _| ok(weibull_lccdf(black_box(pos), a, s)),
+            |a, s, _| okf(weibull_lccdf(black_box(pos), a, s)),
+        );
+    }
+    for n in [1usize, 16, 1000] {
+        let y = densities::data(n, 1);
+        let pos: Vector = y.mapv(|v| v + 2.5).into_shared();
+        let counts: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 11).collect();
+        if n == 1 {
+            rows(n, y[0], pos[0], counts[0]);
+        } else {
+            rows(n, &y, &pos, &counts[..]);
+            // y an array variable: the containers' partials.
+            let tg = time(|| {
+                let _scope = tape::nested();
+                let (vy, m, s) = (Var::array(y.clone()), Var::new(0.3), Var::new(1.2));
+                let lp = cauchy_lpdf(&vy, m, s, false).expect("valid arguments");
+                lp.grad();
+                black_box((vy.adj(), m.adj(), s.adj()));
+            });
+            let tf = time(|| {
+                black_box(cauchy_lpdf(black_box(&y), 0.3, 1.2, false).expect("valid arguments"));
+            });
+            println!(
+                "{:<22} {n:>7} {:>12.0} {:>12.0} {:>8.2}",
+                "cauchy_lpdf (y var)",
+                tg * 1e9,
+                tf * 1e9,
+                tg / tf
+            );
+        }
     }
 }
 

@@ -8,34 +8,20 @@
 //! | `bernoulli_lccdf` | log θ (n = 0), −∞ (n ≥ 1), 0 (n < 0) | 1/θ |
 //! | `bernoulli_cdf` | Π (1 − θᵢ) over the nᵢ = 0 (0 if some nᵢ < 0) | −Π_{j≠i}(1 − θⱼ) |
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
-};
-use super::int_args::{check_all_int, IntArg};
-use crate::error::{require, require_int, Result};
+use super::args::{OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use super::int_args::IntArg;
+use crate::error::Result;
 use crate::special::log_exp::log1m;
 
-fn check_theta<T: ProbArg>(function: &'static str, theta: &T) -> Result<()> {
-    check_all(theta, |v| {
-        require(
-            (0.0..=1.0).contains(&v),
-            function,
-            "Probability parameter",
-            v,
-            "in the interval [0, 1]",
-        )
-    })
-}
-
-fn sizes<N: IntArg, T: ProbArg>(function: &'static str, n: &N, theta: &T) -> Result<usize> {
-    common_size(
-        function,
-        &[
-            ("Random variable", n.size()),
-            ("Probability parameter", theta.size()),
-        ],
-    )
-}
+/// Stan's checks of the Bernoulli distribution's arguments (its range check calls n "n"; the
+/// CDFs leave n unchecked).
+const LPMF: Table<2> = Table::new([
+    ("Random variable", Rule::Unit),
+    ("Probability parameter", Rule::Unit),
+])
+.rule_named(0, "n");
+const CDF: Table<2> = LPMF.with(0, Rule::Any);
 
 /// `Σᵢ log Bernoulli(nᵢ | θᵢ)`: log θ for nᵢ = 1, log(1 − θ) for nᵢ = 0; ∂/∂θ = 1/θ or
 /// −1/(1 − θ). With `propto` and a constant θ the result is 0 (no other term is constant).
@@ -52,30 +38,14 @@ pub fn bernoulli_lpmf<N: IntArg, T: ProbArg>(n: N, theta: T, propto: bool) -> Re
 where
     (T,): ProbOutput,
 {
-    const F: &str = "bernoulli_lpmf";
-    check_all_int(&n, |v| {
-        require_int((0..=1).contains(&v), F, "n", v, "in the interval [0, 1]")
-    })?;
-    check_theta(F, &theta)?;
-    let size = sizes(F, &n, &theta)?;
-    if any_empty(&[n.size(), theta.size()]) || (propto && !T::IS_VAR) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let mut dtheta = Partial::of(&theta);
-    let mut lp = 0.0;
-    for i in 0..size {
-        let t = theta.val(i);
-        if n.val(i) == 1 {
-            lp += t.ln();
-            dtheta.add(&theta, i, 1.0 / t);
+    let call = LPMF.check("bernoulli_lpmf", (&n,), (&theta,))?;
+    call.sum(Form::Density { propto }, |i, [t]| {
+        Ok(if n.val(i) == 1 {
+            (t.ln(), [1.0 / t])
         } else {
-            lp += log1m(t);
-            dtheta.add(&theta, i, -1.0 / (1.0 - t));
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&theta, dtheta);
-    Ok(ops.finish(lp))
+            (log1m(t), [-1.0 / (1.0 - t)])
+        })
+    })
 }
 
 /// `Πᵢ P(Nᵢ ≤ nᵢ)`: 1 − θᵢ for nᵢ = 0, 1 for nᵢ ≥ 1, and the whole product is 0 if some
@@ -86,10 +56,8 @@ pub fn bernoulli_cdf<N: IntArg, T: ProbArg>(n: N, theta: T) -> Result<Out<(T,)>>
 where
     (T,): ProbOutput,
 {
-    const F: &str = "bernoulli_cdf";
-    check_theta(F, &theta)?;
-    let size = sizes(F, &n, &theta)?;
-    if any_empty(&[n.size(), theta.size()]) {
+    let size = CDF.check("bernoulli_cdf", (&n,), (&theta,))?.size();
+    if size == 0 {
         return Ok(OperandsAndPartials::new().finish(1.0));
     }
     if (0..size).any(|i| n.val(i) < 0) {
@@ -125,27 +93,14 @@ pub fn bernoulli_lcdf<N: IntArg, T: ProbArg>(n: N, theta: T) -> Result<Out<(T,)>
 where
     (T,): ProbOutput,
 {
-    const F: &str = "bernoulli_lcdf";
-    check_theta(F, &theta)?;
-    let size = sizes(F, &n, &theta)?;
-    if any_empty(&[n.size(), theta.size()]) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..size).any(|i| n.val(i) < 0) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let mut dtheta = Partial::of(&theta);
-    let mut total = 0.0;
-    for i in 0..size {
-        if n.val(i) == 0 {
-            let t = theta.val(i);
-            total += log1m(t);
-            dtheta.add(&theta, i, -1.0 / (1.0 - t));
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&theta, dtheta);
-    Ok(ops.finish(total))
+    let call = CDF.check("bernoulli_lcdf", (&n,), (&theta,))?;
+    call.sum(Form::LogCdf, |i, [t]| {
+        Ok(match n.val(i) {
+            k if k < 0 => (f64::NEG_INFINITY, [0.0]),
+            0 => (log1m(t), [-1.0 / (1.0 - t)]),
+            _ => (0.0, [0.0]),
+        })
+    })
 }
 
 /// `Σᵢ log P(Nᵢ > nᵢ)`: log θᵢ for nᵢ = 0 (∂/∂θ = 1/θ), 0 for nᵢ < 0, −∞ if some nᵢ ≥ 1.
@@ -155,25 +110,12 @@ pub fn bernoulli_lccdf<N: IntArg, T: ProbArg>(n: N, theta: T) -> Result<Out<(T,)
 where
     (T,): ProbOutput,
 {
-    const F: &str = "bernoulli_lccdf";
-    check_theta(F, &theta)?;
-    let size = sizes(F, &n, &theta)?;
-    if any_empty(&[n.size(), theta.size()]) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..size).any(|i| n.val(i) >= 1) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let mut dtheta = Partial::of(&theta);
-    let mut total = 0.0;
-    for i in 0..size {
-        if n.val(i) == 0 {
-            let t = theta.val(i);
-            total += t.ln();
-            dtheta.add(&theta, i, 1.0 / t);
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&theta, dtheta);
-    Ok(ops.finish(total))
+    let call = CDF.check("bernoulli_lccdf", (&n,), (&theta,))?;
+    call.sum(Form::LogCdf, |i, [t]| {
+        Ok(match n.val(i) {
+            k if k < 0 => (0.0, [0.0]),
+            0 => (t.ln(), [1.0 / t]),
+            _ => (f64::NEG_INFINITY, [0.0]),
+        })
+    })
 }

@@ -11,13 +11,19 @@
 //! density and ∂ₐI, ∂ᵦI its shape derivatives. The smaller of I and 1 − I is computed directly,
 //! so `beta_lcdf` and `beta_lccdf` keep their accuracy in both tails.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{add, build3, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::gamma::{digamma, lbeta};
 use crate::special::inc_beta::log_tail;
+
+/// Stan's checks of the beta distribution's arguments (the shapes first).
+const ARGS: Table<3> = Table::new([
+    ("Random variable", Rule::Unit),
+    ("First shape parameter", Rule::PositiveFinite),
+    ("Second shape parameter", Rule::PositiveFinite),
+])
+.checked_in([1, 2, 0]);
 
 /// `Σᵢ log Beta(yᵢ | αᵢ, βᵢ) = Σ ((α − 1) log y + (β − 1) log1p(−y) − log B(α, β))`. With
 /// `propto`, `log B(α, β)` is dropped when α and β are constant, `(α − 1) log y` when y and α
@@ -41,30 +47,8 @@ pub fn beta_lpdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    const F: &str = "beta_lpdf";
-    let pos_finite = |what: &'static str, v: f64| {
-        require(v > 0.0 && v.is_finite(), F, what, v, "positive finite")
-    };
-    check_all(&alpha, |v| pos_finite("First shape parameter", v))?;
-    check_all(&beta, |v| pos_finite("Second shape parameter", v))?;
-    check_all(&y, |v| {
-        check::bounded(F, "Random variable", v, 0.0, 1.0, "in the interval [0, 1]")
-    })?;
-    let n = common_size(
-        F,
-        &[
-            ("Random variable", y.size()),
-            ("First shape parameter", alpha.size()),
-            ("Second shape parameter", beta.size()),
-        ],
-    )?;
-    if any_empty(&[y.size(), alpha.size(), beta.size()])
-        || (propto && !(Y::IS_VAR || A::IS_VAR || B::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
+    let call = ARGS.check("beta_lpdf", (), (&y, &alpha, &beta))?;
+    call.sum(Form::Density { propto }, |_, [yv, a, b]| {
         let (ly, l1my) = (yv.ln(), (-yv).ln_1p());
         let mut lp = 0.0;
         if !propto || A::IS_VAR || B::IS_VAR {
@@ -98,12 +82,7 @@ where
             0.0
         };
         Ok((lp, [dy, da, db]))
-    })?;
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, &y, 0, &d);
-    add(&mut ops, &alpha, 1, &d);
-    add(&mut ops, &beta, 2, &d);
-    Ok(ops.finish(v))
+    })
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
@@ -111,57 +90,17 @@ fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
     y: Y,
     alpha: A,
     beta: B,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, A, B)>>
 where
     (Y, A, B): ProbOutput,
 {
-    let pos_finite = |what: &'static str, v: f64| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            what,
-            v,
-            "positive finite",
-        )
-    };
-    check_all(&alpha, |v| pos_finite("First shape parameter", v))?;
-    check_all(&beta, |v| pos_finite("Second shape parameter", v))?;
-    check_all(&y, |v| {
-        check::bounded(
-            function,
-            "Random variable",
-            v,
-            0.0,
-            1.0,
-            "in the interval [0, 1]",
-        )
-    })?;
-    let n = common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("First shape parameter", alpha.size()),
-            ("Second shape parameter", beta.size()),
-        ],
-    )?;
-    if any_empty(&[y.size(), alpha.size(), beta.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        log_tail(
-            function,
-            alpha.val(i),
-            beta.val(i),
-            y.val(i),
-            upper,
-            A::IS_VAR || B::IS_VAR,
-        )
-        .map(|(lv, [dy, da, db])| (lv, [if Y::IS_VAR { dy } else { 0.0 }, da, db]))
-    })?;
-    Ok(build3(&y, &alpha, &beta, v, &d))
+    let call = ARGS.check(function, (), (&y, &alpha, &beta))?;
+    call.sum(form, |_, [yv, a, b]| {
+        let (lv, [dy, da, db]) = log_tail(function, a, b, yv, upper, A::IS_VAR || B::IS_VAR)?;
+        Ok((lv, [if Y::IS_VAR { dy } else { 0.0 }, da, db]))
+    })
 }
 
 /// `Πᵢ I_{yᵢ}(αᵢ, βᵢ)`, the beta CDF (a product over the elements, as in Stan), I the
@@ -184,7 +123,7 @@ pub fn beta_cdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("beta_cdf", y, alpha, beta, Tail::Cdf, false)
+    tail_impl("beta_cdf", y, alpha, beta, Form::Cdf, false)
 }
 
 /// `Σᵢ log I_{yᵢ}(αᵢ, βᵢ)`, the log of the beta CDF, accurate also where the CDF underflows.
@@ -204,7 +143,7 @@ pub fn beta_lcdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("beta_lcdf", y, alpha, beta, Tail::Log, false)
+    tail_impl("beta_lcdf", y, alpha, beta, Form::LogCdf, false)
 }
 
 /// `Σᵢ log(1 − I_{yᵢ}(αᵢ, βᵢ))`, the log of the complementary beta CDF, with the complement
@@ -224,5 +163,5 @@ pub fn beta_lccdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("beta_lccdf", y, alpha, beta, Tail::Log, true)
+    tail_impl("beta_lccdf", y, alpha, beta, Form::LogCdf, true)
 }

@@ -24,14 +24,22 @@
 //! | `beta_binomial_lccdf` | log U | Σ_{k>n} (pₖ/U) ∂ log pₖ |
 //! | `beta_binomial_cdf` | Π L | Π·(lcdf partial) |
 
-use super::args::{any_empty, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
-use super::discrete_cdf::{discrete_cdf, Which};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::discrete_cdf::outside_support;
+use super::elements::{Form, Rule, Table};
 use super::int_args::IntArg;
-use super::neg_binomial_2::{nonnegative_int, positive_finite};
-use super::tails::build2;
 use crate::error::Result;
 use crate::special::gamma::{binomial_coefficient_log, digamma_shift, lgamma_shift};
 use crate::special::log_exp::log1m_exp;
+
+/// Stan's checks of the beta-binomial distribution's arguments (n is free: outside [0, N] the
+/// mass is 0).
+const ARGS: Table<4> = Table::new([
+    ("Successes variable", Rule::Any),
+    ("Population size parameter", Rule::Nonnegative),
+    ("First prior sample size parameter", Rule::PositiveFinite),
+    ("Second prior sample size parameter", Rule::PositiveFinite),
+]);
 
 /// `Σᵢ log BetaBinomial(nᵢ | Nᵢ, αᵢ, βᵢ)`, with the partials of the module notes; −∞ (as
 /// Stan) if some nᵢ lies outside [0, Nᵢ]. With `propto` the binomial coefficient is dropped
@@ -56,47 +64,27 @@ pub fn beta_binomial_lpmf<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
 where
     (A, B): ProbOutput,
 {
-    const F: &str = "beta_binomial_lpmf";
-    nonnegative_int(F, "Population size parameter", &big_n)?;
-    positive_finite(F, "First prior sample size parameter", &alpha)?;
-    positive_finite(F, "Second prior sample size parameter", &beta)?;
-    let size = common_size(
-        F,
-        &[
-            ("Successes variable", n.size()),
-            ("Population size parameter", big_n.size()),
-            ("First prior sample size parameter", alpha.size()),
-            ("Second prior sample size parameter", beta.size()),
-        ],
-    )?;
-    let any_var = A::IS_VAR || B::IS_VAR;
-    if any_empty(&[n.size(), big_n.size(), alpha.size(), beta.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..size).any(|i| n.val(i) < 0 || n.val(i) > big_n.val(i)) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let (mut dalpha, mut dbeta) = (Partial::of(&alpha), Partial::of(&beta));
-    let mut lp = 0.0;
-    for i in 0..size {
+    let call = ARGS.check("beta_binomial_lpmf", (&n, &big_n), (&alpha, &beta))?;
+    let call = call.zero_if_any(|i| n.val(i) < 0 || n.val(i) > big_n.val(i));
+    call.sum(Form::Density { propto }, |i, [a, b]| {
         let (k, m) = (n.val(i) as f64, big_n.val(i) as f64);
-        let (a, b) = (alpha.val(i), beta.val(i));
+        let mut lp = lgamma_shift(a, k) + lgamma_shift(b, m - k) - lgamma_shift(a + b, m);
         if !propto {
             lp += binomial_coefficient_log(m, k);
         }
-        lp += lgamma_shift(a, k) + lgamma_shift(b, m - k) - lgamma_shift(a + b, m);
         let common = digamma_shift(a + b, m);
-        if A::IS_VAR {
-            dalpha.add(&alpha, i, digamma_shift(a, k) - common);
-        }
-        if B::IS_VAR {
-            dbeta.add(&beta, i, digamma_shift(b, m - k) - common);
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&alpha, dalpha);
-    ops.add_partial(&beta, dbeta);
-    Ok(ops.finish(lp))
+        let da = if A::IS_VAR {
+            digamma_shift(a, k) - common
+        } else {
+            0.0
+        };
+        let db = if B::IS_VAR {
+            digamma_shift(b, m - k) - common
+        } else {
+            0.0
+        };
+        Ok((lp, [da, db]))
+    })
 }
 
 /// log Σ_{k ∈ ks} p(k | N, α, β) with its derivatives in α and β (those only when `grad`),
@@ -166,53 +154,29 @@ fn log_tail(n: i64, big_n: i64, a: f64, b: f64, upper: bool, grad: bool) -> (f64
     (lv, [w * da, w * db])
 }
 
-/// The CDFs' checks (Stan's: `N` nonnegative, `alpha`, `beta` positive finite, sizes; `n` is
-/// free) and their common value.
+/// The CDFs' checks (as the lpmf's) and their common value, log P(Xᵢ ≤ nᵢ) (or
+/// log P(Xᵢ > nᵢ) when `upper`) per element.
 fn cdf_impl<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
     function: &'static str,
     n: N,
     big_n: M,
     alpha: A,
     beta: B,
-    which: Which,
+    form: Form,
+    upper: bool,
 ) -> Result<Out<(A, B)>>
 where
     (A, B): ProbOutput,
 {
-    nonnegative_int(function, "Population size parameter", &big_n)?;
-    positive_finite(function, "First prior sample size parameter", &alpha)?;
-    positive_finite(function, "Second prior sample size parameter", &beta)?;
-    let size = common_size(
-        function,
-        &[
-            ("Successes variable", n.size()),
-            ("Population size parameter", big_n.size()),
-            ("First prior sample size parameter", alpha.size()),
-            ("Second prior sample size parameter", beta.size()),
-        ],
-    )?;
-    if any_empty(&[n.size(), big_n.size(), alpha.size(), beta.size()]) {
-        let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
+    let call = ARGS.check(function, (&n, &big_n), (&alpha, &beta))?;
     let grad = A::IS_VAR || B::IS_VAR;
-    let (v, d) = discrete_cdf(
-        size,
-        which,
-        |i| n.val(i) < 0,
-        |i| n.val(i) >= big_n.val(i),
-        |i, upper| {
-            Ok(log_tail(
-                n.val(i),
-                big_n.val(i),
-                alpha.val(i),
-                beta.val(i),
-                upper,
-                grad,
-            ))
-        },
-    )?;
-    Ok(build2(&alpha, &beta, v, &d))
+    call.sum(form, |i, [a, b]| {
+        let (k, m) = (n.val(i), big_n.val(i));
+        if let Some(v) = outside_support(upper, k < 0, k >= m) {
+            return Ok((v, [0.0; 2]));
+        }
+        Ok(log_tail(k, m, a, b, upper, grad))
+    })
 }
 
 /// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ), each factor a finite sum of the pmf
@@ -236,7 +200,7 @@ pub fn beta_binomial_cdf<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
 where
     (A, B): ProbOutput,
 {
-    cdf_impl("beta_binomial_cdf", n, big_n, alpha, beta, Which::Cdf)
+    cdf_impl("beta_binomial_cdf", n, big_n, alpha, beta, Form::Cdf, false)
 }
 
 /// `Σᵢ log P(Xᵢ ≤ nᵢ)` for Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ), accurate also where the CDF
@@ -258,7 +222,15 @@ pub fn beta_binomial_lcdf<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
 where
     (A, B): ProbOutput,
 {
-    cdf_impl("beta_binomial_lcdf", n, big_n, alpha, beta, Which::Lcdf)
+    cdf_impl(
+        "beta_binomial_lcdf",
+        n,
+        big_n,
+        alpha,
+        beta,
+        Form::LogCdf,
+        false,
+    )
 }
 
 /// `Σᵢ log P(Xᵢ > nᵢ)` for Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ), the complement summed directly
@@ -280,5 +252,13 @@ pub fn beta_binomial_lccdf<N: IntArg, M: IntArg, A: ProbArg, B: ProbArg>(
 where
     (A, B): ProbOutput,
 {
-    cdf_impl("beta_binomial_lccdf", n, big_n, alpha, beta, Which::Lccdf)
+    cdf_impl(
+        "beta_binomial_lccdf",
+        n,
+        big_n,
+        alpha,
+        beta,
+        Form::LogCdf,
+        true,
+    )
 }

@@ -14,13 +14,11 @@
 //! mass. The CDFs take the log of the smaller of F and 1 − F directly (never log(1 − F) from
 //! a rounded F), so the log CDFs keep their accuracy in both tails.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
-};
-use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
-use super::int_args::{check_all_int, IntArg};
-use super::tails::add;
-use crate::error::{require, require_int, require_int_with, Result};
+use super::args::{any_empty, common_size, Out, ProbArg, ProbOutput};
+use super::discrete_cdf::{log_inc_beta_xy, outside_support};
+use super::elements::{Form, Rule, Table};
+use super::int_args::IntArg;
+use crate::error::{require_int, require_int_with, Result};
 use crate::special::gamma::binomial_coefficient_log;
 use crate::special::log_exp::log1m;
 
@@ -59,6 +57,15 @@ pub(crate) fn check_counts<N: IntArg, M: IntArg>(
     Ok(())
 }
 
+/// Stan's checks of the binomial distribution's arguments after [`check_counts`] (the CDFs check
+/// only N ≥ 0).
+const LPMF: Table<3> = Table::new([
+    ("Successes variable", Rule::Any),
+    ("Population size parameter", Rule::Any),
+    ("Probability parameter", Rule::Unit),
+]);
+const CDF: Table<3> = LPMF.with(1, Rule::Nonnegative);
+
 /// `Σᵢ log Binomial(nᵢ | Nᵢ, θᵢ)` = Σ log C(Nᵢ, nᵢ) + nᵢ log θᵢ + (Nᵢ − nᵢ) log(1 − θᵢ);
 /// ∂/∂θᵢ = nᵢ/θᵢ − (Nᵢ − nᵢ)/(1 − θᵢ). With `propto` the binomial coefficient is dropped (and
 /// everything when θ is constant).
@@ -83,111 +90,53 @@ where
 {
     const F: &str = "binomial_lpmf";
     check_counts(F, &n, &big_n)?;
-    check_all(&theta, |v| {
-        require(
-            (0.0..=1.0).contains(&v),
-            F,
-            "Probability parameter",
-            v,
-            "in the interval [0, 1]",
-        )
-    })?;
-    let size = common_size(
-        F,
-        &[
-            ("Successes variable", n.size()),
-            ("Population size parameter", big_n.size()),
-            ("Probability parameter", theta.size()),
-        ],
-    )?;
-    if any_empty(&[n.size(), big_n.size(), theta.size()]) || (propto && !T::IS_VAR) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let mut dtheta = Partial::of(&theta);
-    let mut lp = 0.0;
-    for i in 0..size {
-        let (k, m, t) = (n.val(i) as f64, big_n.val(i) as f64, theta.val(i));
+    let call = LPMF.check(F, (&n, &big_n), (&theta,))?;
+    call.sum(Form::Density { propto }, |i, [t]| {
+        let (k, m) = (n.val(i) as f64, big_n.val(i) as f64);
+        let mut lp = 0.0;
         if !propto {
             lp += binomial_coefficient_log(m, k);
         }
         if m == 0.0 {
-            continue;
+            return Ok((lp, [0.0]));
         }
-        let (mut d, mut v) = (0.0, 0.0);
+        let mut d = 0.0;
         if k > 0.0 {
-            v += k * t.ln();
+            lp += k * t.ln();
             d += k / t;
         }
         if k < m {
-            v += (m - k) * log1m(t);
+            lp += (m - k) * log1m(t);
             d -= (m - k) / (1.0 - t);
         }
-        lp += v;
-        dtheta.add(&theta, i, d);
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&theta, dtheta);
-    Ok(ops.finish(lp))
+        Ok((lp, [d]))
+    })
 }
 
 /// The CDFs' checks (Stan's: `N` nonnegative, `theta` in [0, 1], sizes; `n` is free) and
-/// their common value, `which` telling the form.
+/// their common value, log P(Xᵢ ≤ nᵢ) (or log P(Xᵢ > nᵢ) when `upper`) per element.
 fn cdf_impl<N: IntArg, M: IntArg, T: ProbArg>(
     function: &'static str,
     n: N,
     big_n: M,
     theta: T,
-    which: Which,
+    form: Form,
+    upper: bool,
 ) -> Result<Out<(T,)>>
 where
     (T,): ProbOutput,
 {
-    check_all_int(&big_n, |v| {
-        require_int(
-            v >= 0,
-            function,
-            "Population size parameter",
-            v,
-            "nonnegative",
-        )
-    })?;
-    check_all(&theta, |v| {
-        require(
-            (0.0..=1.0).contains(&v),
-            function,
-            "Probability parameter",
-            v,
-            "in the interval [0, 1]",
-        )
-    })?;
-    let size = common_size(
-        function,
-        &[
-            ("Successes variable", n.size()),
-            ("Population size parameter", big_n.size()),
-            ("Probability parameter", theta.size()),
-        ],
-    )?;
-    if any_empty(&[n.size(), big_n.size(), theta.size()]) {
-        let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = discrete_cdf(
-        size,
-        which,
-        |i| n.val(i) < 0,
-        |i| n.val(i) >= big_n.val(i),
-        |i, upper| {
-            let (k, m, t) = (n.val(i) as f64, big_n.val(i) as f64, theta.val(i));
-            // P(X ≤ n) = I_{1−θ}(N − n, n + 1); ∂/∂θ = −∂/∂(1 − θ).
-            let (lv, [dx, _, _]) =
-                log_inc_beta_xy(function, m - k, k + 1.0, 1.0 - t, t, upper, false)?;
-            Ok((lv, [-dx]))
-        },
-    )?;
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, &theta, 0, &d);
-    Ok(ops.finish(v))
+    let call = CDF.check(function, (&n, &big_n), (&theta,))?;
+    call.sum(form, |i, [t]| {
+        let (k, m) = (n.val(i), big_n.val(i));
+        if let Some(v) = outside_support(upper, k < 0, k >= m) {
+            return Ok((v, [0.0]));
+        }
+        let (k, m) = (k as f64, m as f64);
+        // P(X ≤ n) = I_{1−θ}(N − n, n + 1); ∂/∂θ = −∂/∂(1 − θ).
+        let (lv, [dx, _, _]) = log_inc_beta_xy(function, m - k, k + 1.0, 1.0 - t, t, upper, false)?;
+        Ok((lv, [-dx]))
+    })
 }
 
 /// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ Binomial(Nᵢ, θᵢ), each factor I_{1−θ}(N − n, n + 1) (I the
@@ -207,7 +156,7 @@ pub fn binomial_cdf<N: IntArg, M: IntArg, T: ProbArg>(n: N, big_n: M, theta: T) 
 where
     (T,): ProbOutput,
 {
-    cdf_impl("binomial_cdf", n, big_n, theta, Which::Cdf)
+    cdf_impl("binomial_cdf", n, big_n, theta, Form::Cdf, false)
 }
 
 /// `Σᵢ log P(Xᵢ ≤ nᵢ)` for Xᵢ ~ Binomial(Nᵢ, θᵢ), accurate also where the CDF underflows.
@@ -228,7 +177,7 @@ pub fn binomial_lcdf<N: IntArg, M: IntArg, T: ProbArg>(
 where
     (T,): ProbOutput,
 {
-    cdf_impl("binomial_lcdf", n, big_n, theta, Which::Lcdf)
+    cdf_impl("binomial_lcdf", n, big_n, theta, Form::LogCdf, false)
 }
 
 /// `Σᵢ log P(Xᵢ > nᵢ)` for Xᵢ ~ Binomial(Nᵢ, θᵢ), the complement computed directly where it
@@ -249,5 +198,5 @@ pub fn binomial_lccdf<N: IntArg, M: IntArg, T: ProbArg>(
 where
     (T,): ProbOutput,
 {
-    cdf_impl("binomial_lccdf", n, big_n, theta, Which::Lccdf)
+    cdf_impl("binomial_lccdf", n, big_n, theta, Form::LogCdf, true)
 }

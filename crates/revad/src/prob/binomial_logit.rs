@@ -3,14 +3,21 @@
 //! Value per element: log C(N, n) + n log inv_logit(α) + (N − n) log inv_logit(−α);
 //! ∂/∂α = n − N·inv_logit(α) = n·inv_logit(−α) − (N − n)·inv_logit(α), stable for any α.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
-};
+use super::args::{Out, ProbArg, ProbOutput};
 use super::binomial::check_counts;
+use super::elements::{Form, Rule, Table};
 use super::int_args::IntArg;
-use crate::error::{require, Result};
+use crate::error::Result;
 use crate::special::gamma::binomial_coefficient_log;
 use crate::special::log_exp::{inv_logit, log1m_inv_logit, log_inv_logit};
+
+/// Stan's checks of the binomial distribution's arguments on the logit scale, after
+/// [`check_counts`].
+const ARGS: Table<3> = Table::new([
+    ("Successes variable", Rule::Any),
+    ("Population size parameter", Rule::Any),
+    ("Probability parameter", Rule::Finite),
+]);
 
 /// `Σᵢ log Binomial(nᵢ | Nᵢ, inv_logit(αᵢ))`; ∂/∂αᵢ = nᵢ − Nᵢ·inv_logit(αᵢ). With `propto`
 /// the binomial coefficient is dropped (and everything when α is constant).
@@ -34,24 +41,10 @@ where
 {
     const F: &str = "binomial_logit_lpmf";
     check_counts(F, &n, &big_n)?;
-    check_all(&alpha, |v| {
-        require(v.is_finite(), F, "Probability parameter", v, "finite")
-    })?;
-    let size = common_size(
-        F,
-        &[
-            ("Successes variable", n.size()),
-            ("Population size parameter", big_n.size()),
-            ("Probability parameter", alpha.size()),
-        ],
-    )?;
-    if any_empty(&[n.size(), big_n.size(), alpha.size()]) || (propto && !A::IS_VAR) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let mut dalpha = Partial::of(&alpha);
-    let mut lp = 0.0;
-    for i in 0..size {
-        let (k, m, a) = (n.val(i) as f64, big_n.val(i) as f64, alpha.val(i));
+    let call = ARGS.check(F, (&n, &big_n), (&alpha,))?;
+    call.sum(Form::Density { propto }, |i, [a]| {
+        let (k, m) = (n.val(i) as f64, big_n.val(i) as f64);
+        let mut lp = 0.0;
         if !propto {
             lp += binomial_coefficient_log(m, k);
         }
@@ -62,9 +55,6 @@ where
             lp += (m - k) * log1m_inv_logit(a);
         }
         // n − N·inv_logit(α) = n·inv_logit(−α) − (N − n)·inv_logit(α), without cancellation
-        dalpha.add(&alpha, i, k * inv_logit(-a) - (m - k) * inv_logit(a));
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&alpha, dalpha);
-    Ok(ops.finish(lp))
+        Ok((lp, [k * inv_logit(-a) - (m - k) * inv_logit(a)]))
+    })
 }

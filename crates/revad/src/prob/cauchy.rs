@@ -15,42 +15,16 @@
 
 use std::f64::consts::{FRAC_1_PI, PI};
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::elementwise::eval3;
-use super::tails::Tail;
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 
-/// Stan's argument checks of the Cauchy distribution.
-fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    mu: &M,
-    sigma: &S,
-) -> Result<usize> {
-    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(sigma, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            "Scale parameter",
-            v,
-            "positive finite",
-        )
-    })?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
-}
+/// Stan's checks of the Cauchy distribution's arguments.
+const ARGS: Table<3> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
 
 /// The standard Cauchy CDF `½ + atan(z)/π`, accurate in the lower tail.
 fn std_cdf(z: f64) -> f64 {
@@ -104,13 +78,8 @@ pub fn cauchy_lpdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    const F: &str = "cauchy_lpdf";
-    let n = check_args(F, &y, &mu, &sigma)?;
-    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
+    let call = ARGS.check("cauchy_lpdf", (), (&y, &mu, &sigma))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, s]| {
         let z = (yv - m) / s;
         let az = z.abs();
         // log(1 + z²) without overflow of z²
@@ -126,7 +95,7 @@ where
             lp -= s.ln();
         }
         if az == f64::INFINITY {
-            return (lp, [0.0; 3]);
+            return Ok((lp, [0.0; 3]));
         }
         // 2z/(1 + z²) and (z² − 1)/(z² + 1) = 1 − 2/(1 + z²), stable for large |z|
         let g = if az > 1.0 {
@@ -135,8 +104,8 @@ where
             2.0 * z / (1.0 + z * z)
         };
         let w = 1.0 - 2.0 / (1.0 + z * z);
-        (lp, [-g / s, g / s, w / s])
-    }))
+        Ok((lp, [-g / s, g / s, w / s]))
+    })
 }
 
 /// The shared loop of the (log) CDFs: `Σ log F(sign·zᵢ)`.
@@ -146,26 +115,22 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     sigma: S,
     sign: f64,
-    combine: Tail,
+    form: Form,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
-    let n = check_args(function, &y, &mu, &sigma)?;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
+    let call = ARGS.check(function, (), (&y, &mu, &sigma))?;
+    call.sum(form, |_, [yv, m, s]| {
         let z = sign * (yv - m) / s;
         let v = std_log_cdf(z);
         if z.is_infinite() {
-            return (v, [0.0; 3]);
+            return Ok((v, [0.0; 3]));
         }
         // d/d(y−μ) log F(sign·z) = sign·h(sign·z)/σ
         let h = sign * dlog_cdf(z);
-        (v, [h / s, -h / s, -h * (yv - m) / (s * s)])
-    }))
+        Ok((v, [h / s, -h / s, -h * (yv - m) / (s * s)]))
+    })
 }
 
 /// `Σᵢ log(½ + atan(zᵢ)/π)`, the log of the Cauchy CDF, accurate in the lower tail.
@@ -180,7 +145,7 @@ pub fn cauchy_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("cauchy_lcdf", y, mu, sigma, 1.0, Tail::Log)
+    log_cdf_impl("cauchy_lcdf", y, mu, sigma, 1.0, Form::LogCdf)
 }
 
 /// `Σᵢ log(½ − atan(zᵢ)/π)`, the log of the complementary CDF, accurate in the upper tail.
@@ -195,7 +160,7 @@ pub fn cauchy_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("cauchy_lccdf", y, mu, sigma, -1.0, Tail::Log)
+    log_cdf_impl("cauchy_lccdf", y, mu, sigma, -1.0, Form::LogCdf)
 }
 
 /// `Πᵢ (½ + atan(zᵢ)/π)`, the Cauchy CDF (a product over the elements, as in Stan; 1 for
@@ -210,5 +175,5 @@ pub fn cauchy_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("cauchy_cdf", y, mu, sigma, 1.0, Tail::Cdf)
+    log_cdf_impl("cauchy_cdf", y, mu, sigma, 1.0, Form::Cdf)
 }

@@ -10,34 +10,19 @@
 //!
 //! with p = z^(a−1) e^(−z)/Γ(a) at a = ν/2, z = y/2.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build2 as build, log_inc_gamma, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
+use crate::special::inc_gamma::log_inc_gamma;
 
 const LN_2: f64 = std::f64::consts::LN_2;
 
-fn check_args<Y: ProbArg, N: ProbArg>(function: &'static str, y: &Y, nu: &N) -> Result<usize> {
-    check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    check_all(nu, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            "Degrees of freedom parameter",
-            v,
-            "positive finite",
-        )
-    })?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Degrees of freedom parameter", nu.size()),
-        ],
-    )
-}
+/// Stan's checks of the chi-square distribution's arguments.
+const ARGS: Table<2> = Table::new([
+    ("Random variable", Rule::Nonnegative),
+    ("Degrees of freedom parameter", Rule::PositiveFinite),
+]);
 
 /// `Σᵢ log χ²(yᵢ | νᵢ) = Σ (−(ν/2) log 2 − log Γ(ν/2) + (ν/2 − 1) log y − y/2)`. With
 /// `propto`, `−(ν/2) log 2 − log Γ(ν/2)` is dropped when ν is constant, `(ν/2 − 1) log y`
@@ -58,12 +43,8 @@ pub fn chi_square_lpdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N, propto: bool) -> Res
 where
     (Y, N): ProbOutput,
 {
-    let n = check_args("chi_square_lpdf", &y, &nu)?;
-    if any_empty(&[y.size(), nu.size()]) || (propto && !(Y::IS_VAR || N::IS_VAR)) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, nv) = (y.val(i), nu.val(i));
+    let call = ARGS.check("chi_square_lpdf", (), (&y, &nu))?;
+    call.sum(Form::Density { propto }, |_, [yv, nv]| {
         let (h, ly) = (0.5 * nv, yv.ln());
         let mut lp = 0.0;
         if !propto || N::IS_VAR {
@@ -81,32 +62,25 @@ where
             0.0
         };
         Ok((lp, [(h - 1.0) / yv - 0.5, dnu]))
-    })?;
-    Ok(build(&y, &nu, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, N: ProbArg>(
     function: &'static str,
     y: Y,
     nu: N,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, N)>>
 where
     (Y, N): ProbOutput,
 {
-    let n = check_args(function, &y, &nu)?;
-    if any_empty(&[y.size(), nu.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, nv) = (y.val(i), nu.val(i));
+    let call = ARGS.check(function, (), (&y, &nu))?;
+    call.sum(form, |_, [yv, nv]| {
         let (lv, da, dz) = log_inc_gamma(function, 0.5 * nv, 0.5 * yv, upper, N::IS_VAR)?;
         let dy = if yv.is_infinite() { 0.0 } else { 0.5 * dz };
         Ok((lv, [dy, 0.5 * da]))
-    })?;
-    Ok(build(&y, &nu, v, &d))
+    })
 }
 
 /// `Πᵢ P(νᵢ/2, yᵢ/2)`, the chi-square CDF (a product over the elements, as in Stan). Errors
@@ -115,7 +89,7 @@ pub fn chi_square_cdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(Y, N)>
 where
     (Y, N): ProbOutput,
 {
-    tail_impl("chi_square_cdf", y, nu, Tail::Cdf, false)
+    tail_impl("chi_square_cdf", y, nu, Form::Cdf, false)
 }
 
 /// `Σᵢ log P(νᵢ/2, yᵢ/2)`, the log of the chi-square CDF. Errors as [`chi_square_lpdf`].
@@ -123,7 +97,7 @@ pub fn chi_square_lcdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(Y, N)
 where
     (Y, N): ProbOutput,
 {
-    tail_impl("chi_square_lcdf", y, nu, Tail::Log, false)
+    tail_impl("chi_square_lcdf", y, nu, Form::LogCdf, false)
 }
 
 /// `Σᵢ log Q(νᵢ/2, yᵢ/2)`, the log of the complementary chi-square CDF (Q computed directly).
@@ -132,5 +106,5 @@ pub fn chi_square_lccdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(Y, N
 where
     (Y, N): ProbOutput,
 {
-    tail_impl("chi_square_lccdf", y, nu, Tail::Log, true)
+    tail_impl("chi_square_lccdf", y, nu, Form::LogCdf, true)
 }

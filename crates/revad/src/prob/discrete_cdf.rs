@@ -1,77 +1,26 @@
-//! Shared plumbing of the CDFs of the integer-valued distributions (binomial, negative
-//! binomial, beta-binomial): Stan's conventions at the ends of the support, and the
-//! regularised incomplete beta function called with both x and 1 − x known to full accuracy.
+//! What the CDFs of the integer-valued distributions (binomial, negative binomial,
+//! beta-binomial) share: Stan's conventions at the ends of the support, and the regularised
+//! incomplete beta function called with both x and 1 − x known to full accuracy.
 
-use super::tails::{run, Tail};
 use crate::error::Result;
 use crate::special::inc_beta::log_tail;
 
-/// Which of the three CDF forms is wanted.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Which {
-    /// `_cdf`: Π P(Xᵢ ≤ nᵢ).
-    Cdf,
-    /// `_lcdf`: Σ log P(Xᵢ ≤ nᵢ).
-    Lcdf,
-    /// `_lccdf`: Σ log P(Xᵢ > nᵢ).
-    Lccdf,
-}
-
-/// The value of a discrete CDF over `size` elements and its per-element partials (one per
-/// real argument), with Stan's conventions at the ends of the support:
+/// The term of a discrete CDF where nᵢ lies outside the support, by Stan's conventions:
 ///
-/// * `below(i)` (nᵢ < 0, P(Xᵢ ≤ nᵢ) = 0): `_cdf` is 0 and `_lcdf` −∞ for the whole call; an
-///   `_lccdf` term is 0 (Stan returns 0 for the whole `_lccdf` as soon as one nᵢ < 0; here
-///   only that term is 0, which is the log of the product of the complements).
-/// * `above(i)` (nᵢ ≥ Nᵢ, P(Xᵢ ≤ nᵢ) = 1): a `_cdf` factor is 1 and an `_lcdf` term 0;
-///   `_lccdf` is −∞ for the whole call.
+/// * `below` (nᵢ < 0, P(Xᵢ ≤ nᵢ) = 0): an `_lcdf` term −∞ (so `_cdf` is 0 and `_lcdf` −∞ for
+///   the whole call), an `_lccdf` term 0 (Stan returns 0 for the whole `_lccdf` as soon as one
+///   nᵢ < 0; here only that term is 0, which is the log of the product of the complements);
+/// * `above` (nᵢ ≥ Nᵢ, P(Xᵢ ≤ nᵢ) = 1): an `_lcdf` term 0, an `_lccdf` term −∞.
 ///
-/// Otherwise `elem(i, upper)` gives log P(Xᵢ ≤ nᵢ) (or log P(Xᵢ > nᵢ) when `upper`) and its
-/// derivatives. Partials are zero where the result is 0 (`_cdf`) or −∞ (the logs): there the
-/// gradient is not defined and Stan treats it as zero.
-pub(super) fn discrete_cdf<const K: usize>(
-    size: usize,
-    which: Which,
-    below: impl Fn(usize) -> bool,
-    above: impl Fn(usize) -> bool,
-    mut elem: impl FnMut(usize, bool) -> Result<(f64, [f64; K])>,
-) -> Result<(f64, Vec<[f64; K]>)> {
-    let zeros = || vec![[0.0; K]; size];
-    let upper = which == Which::Lccdf;
-    if !upper && (0..size).any(&below) {
-        let v = if which == Which::Cdf {
-            0.0
-        } else {
-            f64::NEG_INFINITY
-        };
-        return Ok((v, zeros()));
+/// `None` inside the support, where the formulas give log P(Xᵢ ≤ nᵢ) (or log P(Xᵢ > nᵢ) when
+/// `upper`). Where the result is 0 (−∞ for the logs) its partials are zero ([`super::elements::Form`]).
+pub(super) fn outside_support(upper: bool, below: bool, above: bool) -> Option<f64> {
+    let (zero, one) = (f64::NEG_INFINITY, 0.0);
+    match (below, above) {
+        (true, _) => Some(if upper { one } else { zero }),
+        (false, true) => Some(if upper { zero } else { one }),
+        (false, false) => None,
     }
-    if upper && (0..size).any(|i| !below(i) && above(i)) {
-        return Ok((f64::NEG_INFINITY, zeros()));
-    }
-    let tail = if which == Which::Cdf {
-        Tail::Cdf
-    } else {
-        Tail::Log
-    };
-    let (v, mut d) = run(size, tail, |i| {
-        if (upper && below(i)) || (!upper && above(i)) {
-            return Ok((0.0, [0.0; K]));
-        }
-        let (lv, di) = elem(i, upper)?;
-        Ok((
-            lv,
-            if lv == f64::NEG_INFINITY {
-                [0.0; K]
-            } else {
-                di
-            },
-        ))
-    })?;
-    if v == f64::NEG_INFINITY {
-        d = zeros();
-    }
-    Ok((v, d))
 }
 
 /// ln Iₓ(a, b) (or ln(1 − Iₓ(a, b)) when `upper`) with its derivatives `[∂/∂x, ∂/∂a, ∂/∂b]`

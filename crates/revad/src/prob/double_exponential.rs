@@ -16,50 +16,18 @@
 
 use std::f64::consts::LN_2;
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::elementwise::eval3;
-use super::tails::Tail;
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 
-/// Stan's argument checks of the double exponential distribution (`y` must be finite for the
-/// density, not NaN for the CDFs).
-fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    mu: &M,
-    sigma: &S,
-    y_finite: bool,
-) -> Result<usize> {
-    if y_finite {
-        check_all(y, |v| {
-            require(v.is_finite(), function, "Random variable", v, "finite")
-        })?;
-    } else {
-        check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    }
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(sigma, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            "Scale parameter",
-            v,
-            "positive finite",
-        )
-    })?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
-}
+/// Stan's checks of the double exponential distribution's arguments (`y` must be finite for
+/// the density, not NaN for the CDFs).
+const LPDF: Table<3> = Table::new([
+    ("Random variable", Rule::Finite),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = LPDF.with(0, Rule::NotNan);
 
 /// `Σᵢ log double_exponential(yᵢ | μᵢ, σᵢ)`, per element `−log 2 − log σ − |y − μ|/σ`. With
 /// `propto`, −log 2 is dropped, and −log σ when σ is constant.
@@ -84,13 +52,8 @@ pub fn double_exponential_lpdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    const F: &str = "double_exponential_lpdf";
-    let n = check_args(F, &y, &mu, &sigma, true)?;
-    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
+    let call = LPDF.check("double_exponential_lpdf", (), (&y, &mu, &sigma))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, s]| {
         let d = yv - m;
         let az = d.abs() / s;
         let mut lp = -az;
@@ -107,8 +70,8 @@ where
         } else {
             0.0
         };
-        (lp, [-sgn / s, sgn / s, (az - 1.0) / s])
-    }))
+        Ok((lp, [-sgn / s, sgn / s, (az - 1.0) / s]))
+    })
 }
 
 /// log F(z) and d/dz log F(z) of the standard double exponential.
@@ -128,25 +91,21 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     sigma: S,
     sign: f64,
-    combine: Tail,
+    form: Form,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
-    let n = check_args(function, &y, &mu, &sigma, false)?;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
+    let call = CDF.check(function, (), (&y, &mu, &sigma))?;
+    call.sum(form, |_, [yv, m, s]| {
         let z = (yv - m) / s;
         let (v, dlog) = log_cdf_std(sign * z);
         if z.is_infinite() {
-            return (v, [0.0; 3]);
+            return Ok((v, [0.0; 3]));
         }
         let h = sign * dlog;
-        (v, [h / s, -h / s, -h * z / s])
-    }))
+        Ok((v, [h / s, -h / s, -h * z / s]))
+    })
 }
 
 /// `Σᵢ log F(zᵢ)`, the log of the double exponential CDF: `z − log 2` for `z < 0`,
@@ -163,7 +122,7 @@ pub fn double_exponential_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("double_exponential_lcdf", y, mu, sigma, 1.0, Tail::Log)
+    log_cdf_impl("double_exponential_lcdf", y, mu, sigma, 1.0, Form::LogCdf)
 }
 
 /// `Σᵢ log(1 − F(zᵢ))`, the log of the complementary CDF: `log1p(−½eᶻ)` for `z < 0`,
@@ -179,7 +138,7 @@ pub fn double_exponential_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("double_exponential_lccdf", y, mu, sigma, -1.0, Tail::Log)
+    log_cdf_impl("double_exponential_lccdf", y, mu, sigma, -1.0, Form::LogCdf)
 }
 
 /// `Πᵢ F(zᵢ)`, the double exponential CDF (a product over the elements, as in Stan; 1 for
@@ -195,5 +154,5 @@ pub fn double_exponential_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("double_exponential_cdf", y, mu, sigma, 1.0, Tail::Cdf)
+    log_cdf_impl("double_exponential_cdf", y, mu, sigma, 1.0, Form::Cdf)
 }

@@ -23,50 +23,21 @@
 
 use std::f64::consts::LN_2;
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::elementwise::{eval4, gauss_legendre};
-use super::tails::Tail;
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::log_exp::{log1m_exp, log_sum_exp};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
+use crate::special::quadrature::gauss_legendre;
 
-/// Stan's argument checks of the exponentially modified normal distribution.
-fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg, L: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    mu: &M,
-    sigma: &S,
-    lambda: &L,
-) -> Result<usize> {
-    let positive_finite = |name: &'static str| {
-        move |v: f64| {
-            require(
-                v > 0.0 && v.is_finite(),
-                function,
-                name,
-                v,
-                "positive finite",
-            )
-        }
-    };
-    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(lambda, positive_finite("Inv_scale parameter"))?;
-    check_all(sigma, positive_finite("Scale parameter"))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", sigma.size()),
-            ("Inv_scale parameter", lambda.size()),
-        ],
-    )
-}
+/// Stan's checks of the exponentially modified normal distribution's arguments (λ before σ).
+const ARGS: Table<4> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::PositiveFinite),
+    ("Inv_scale parameter", Rule::PositiveFinite),
+])
+.checked_in([0, 1, 3, 2]);
 
 /// `Σᵢ log exp_mod_normal(yᵢ | μᵢ, σᵢ, λᵢ)`, per element `log λ − s v + s²/2 + log Φ(v − s)`
 /// with `v = (y − μ)/σ`, `s = λσ` (Stan's `log λ − log 2 + λ(μ − y + λσ²/2) +
@@ -96,49 +67,29 @@ pub fn exp_mod_normal_lpdf<Y: ProbArg, M: ProbArg, S: ProbArg, L: ProbArg>(
 where
     (Y, M, S, L): ProbOutput,
 {
-    const F: &str = "exp_mod_normal_lpdf";
-    let n = check_args(F, &y, &mu, &sigma, &lambda)?;
-    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR || L::IS_VAR;
-    if any_empty(&[y.size(), mu.size(), sigma.size(), lambda.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    Ok(eval4(
-        &y,
-        &mu,
-        &sigma,
-        &lambda,
-        n,
-        Tail::Log,
-        |yv, m, sg, l| {
-            if yv.is_infinite() {
-                return (f64::NEG_INFINITY, [0.0; 4]);
-            }
-            let v = (yv - m) / sg;
-            let s = l * sg;
-            let w = v - s;
-            let mut lp = -s * v + 0.5 * s * s + log_Phi(w);
-            if propto {
-                lp += LN_2;
-            }
-            if !propto || L::IS_VAR {
-                lp += l.ln();
-            }
-            if !lp.is_finite() {
-                return (lp, [0.0; 4]);
-            }
-            let r = log_Phi_deriv(w);
-            let ds = s - v - r;
-            (
-                lp,
-                [
-                    r / sg - l,
-                    l - r / sg,
-                    (s - r) * v / sg + l * ds,
-                    1.0 / l + sg * ds,
-                ],
-            )
-        },
-    ))
+    let call = ARGS.check("exp_mod_normal_lpdf", (), (&y, &mu, &sigma, &lambda))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, sg, l]| {
+        if yv.is_infinite() {
+            return Ok((f64::NEG_INFINITY, [0.0; 4]));
+        }
+        let v = (yv - m) / sg;
+        let s = l * sg;
+        let w = v - s;
+        let mut lp = -s * v + 0.5 * s * s + log_Phi(w);
+        if propto {
+            lp += LN_2;
+        }
+        if !propto || L::IS_VAR {
+            lp += l.ln();
+        }
+        if !lp.is_finite() {
+            return Ok((lp, [0.0; 4]));
+        }
+        let r = log_Phi_deriv(w);
+        let ds = s - v - r;
+        let dy = r / sg - l;
+        Ok((lp, [dy, -dy, (s - r) * v / sg + l * ds, 1.0 / l + sg * ds]))
+    })
 }
 
 /// `log F` by quadrature of the convolution `F = s ∫₀^∞ e^(−sq) Φ(v − q) dq` (normal plus
@@ -196,50 +147,38 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg, L: ProbArg>(
     sigma: S,
     lambda: L,
     upper: bool,
-    combine: Tail,
+    form: Form,
 ) -> Result<Out<(Y, M, S, L)>>
 where
     (Y, M, S, L): ProbOutput,
 {
-    let n = check_args(function, &y, &mu, &sigma, &lambda)?;
-    if any_empty(&[y.size(), mu.size(), sigma.size(), lambda.size()]) {
-        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    Ok(eval4(
-        &y,
-        &mu,
-        &sigma,
-        &lambda,
-        n,
-        combine,
-        |yv, m, sg, l| {
-            if yv.is_infinite() {
-                // F(−∞) = 0, F(∞) = 1
-                let below = yv < 0.0;
-                let v = if below != upper {
-                    f64::NEG_INFINITY
-                } else {
-                    0.0
-                };
-                return (v, [0.0; 4]);
-            }
-            let v = (yv - m) / sg;
-            let s = l * sg;
-            let w = v - s;
-            let log_e = -s * v + 0.5 * s * s + log_Phi(w);
-            let (log_f, log_s) = log_cdf_ccdf(v, s, log_e);
-            let (val, sign) = if upper { (log_s, -1.0) } else { (log_f, 1.0) };
-            if !val.is_finite() {
-                return (val, [0.0; 4]);
-            }
-            // E/F (or E/(1 − F)), then the partials of F scaled by it
-            let ratio = sign * (log_e - val).exp();
-            let r = log_Phi_deriv(w);
-            let dy = l * ratio;
-            (val, [dy, -dy, dy * (r - s), sg * ratio * (w + r)])
-        },
-    ))
+    let call = ARGS.check(function, (), (&y, &mu, &sigma, &lambda))?;
+    call.sum(form, |_, [yv, m, sg, l]| {
+        if yv.is_infinite() {
+            // F(−∞) = 0, F(∞) = 1
+            let below = yv < 0.0;
+            let v = if below != upper {
+                f64::NEG_INFINITY
+            } else {
+                0.0
+            };
+            return Ok((v, [0.0; 4]));
+        }
+        let v = (yv - m) / sg;
+        let s = l * sg;
+        let w = v - s;
+        let log_e = -s * v + 0.5 * s * s + log_Phi(w);
+        let (log_f, log_s) = log_cdf_ccdf(v, s, log_e);
+        let (val, sign) = if upper { (log_s, -1.0) } else { (log_f, 1.0) };
+        if !val.is_finite() {
+            return Ok((val, [0.0; 4]));
+        }
+        // E/F (or E/(1 − F)), then the partials of F scaled by it
+        let ratio = sign * (log_e - val).exp();
+        let r = log_Phi_deriv(w);
+        let dy = l * ratio;
+        Ok((val, [dy, -dy, dy * (r - s), sg * ratio * (w + r)]))
+    })
 }
 
 /// `Σᵢ log F(yᵢ)`, the log of the exponentially modified normal CDF `F = Φ(v) − E`, accurate
@@ -263,7 +202,7 @@ where
         sigma,
         lambda,
         false,
-        Tail::Log,
+        Form::LogCdf,
     )
 }
 
@@ -287,7 +226,7 @@ where
         sigma,
         lambda,
         true,
-        Tail::Log,
+        Form::LogCdf,
     )
 }
 
@@ -305,5 +244,5 @@ pub fn exp_mod_normal_cdf<Y: ProbArg, M: ProbArg, S: ProbArg, L: ProbArg>(
 where
     (Y, M, S, L): ProbOutput,
 {
-    log_cdf_impl("exp_mod_normal_cdf", y, mu, sigma, lambda, false, Tail::Cdf)
+    log_cdf_impl("exp_mod_normal_cdf", y, mu, sigma, lambda, false, Form::Cdf)
 }

@@ -8,32 +8,16 @@
 //! | `exponential_lccdf` | −βy | −β | −y |
 //! | `exponential_cdf` | Π (1 − e^(−βyᵢ)) | F·β/expm1(βy) | F·y/expm1(βy) |
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build2 as build, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
-fn check_args<Y: ProbArg, B: ProbArg>(function: &'static str, y: &Y, beta: &B) -> Result<usize> {
-    check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    check_all(beta, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            "Inverse scale parameter",
-            v,
-            "positive finite",
-        )
-    })?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Inverse scale parameter", beta.size()),
-        ],
-    )
-}
+/// Stan's checks of the exponential distribution's arguments.
+const ARGS: Table<2> = Table::new([
+    ("Random variable", Rule::Nonnegative),
+    ("Inverse scale parameter", Rule::PositiveFinite),
+]);
 
 /// `Σᵢ log Exponential(yᵢ | βᵢ) = Σ (log βᵢ − βᵢ yᵢ)`; with `propto`, `log β` is dropped when
 /// β is constant. ∂/∂y = −β, ∂/∂β = 1/β − y.
@@ -50,38 +34,28 @@ pub fn exponential_lpdf<Y: ProbArg, B: ProbArg>(y: Y, beta: B, propto: bool) -> 
 where
     (Y, B): ProbOutput,
 {
-    let n = check_args("exponential_lpdf", &y, &beta)?;
-    if any_empty(&[y.size(), beta.size()]) || (propto && !(Y::IS_VAR || B::IS_VAR)) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, b) = (y.val(i), beta.val(i));
+    let call = ARGS.check("exponential_lpdf", (), (&y, &beta))?;
+    call.sum(Form::Density { propto }, |_, [yv, b]| {
         let mut lp = -b * yv;
         if !propto || B::IS_VAR {
             lp += b.ln();
         }
         Ok((lp, [-b, 1.0 / b - yv]))
-    })?;
-    Ok(build(&y, &beta, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, B: ProbArg>(
     function: &'static str,
     y: Y,
     beta: B,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, B)>>
 where
     (Y, B): ProbOutput,
 {
-    let n = check_args(function, &y, &beta)?;
-    if any_empty(&[y.size(), beta.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, b) = (y.val(i), beta.val(i));
+    let call = ARGS.check(function, (), (&y, &beta))?;
+    call.sum(form, |_, [yv, b]| {
         let by = b * yv;
         Ok(if upper {
             (-by, [-b, -yv])
@@ -93,8 +67,7 @@ where
                 (log1m_exp(-by), [b * r, yv * r])
             }
         })
-    })?;
-    Ok(build(&y, &beta, v, &d))
+    })
 }
 
 /// `Πᵢ (1 − e^(−βᵢ yᵢ))`, the exponential CDF (a product over the elements, as in Stan).
@@ -103,7 +76,7 @@ pub fn exponential_cdf<Y: ProbArg, B: ProbArg>(y: Y, beta: B) -> Result<Out<(Y, 
 where
     (Y, B): ProbOutput,
 {
-    tail_impl("exponential_cdf", y, beta, Tail::Cdf, false)
+    tail_impl("exponential_cdf", y, beta, Form::Cdf, false)
 }
 
 /// `Σᵢ log(1 − e^(−βᵢ yᵢ))` (through `log1m_exp`, accurate for small and large βy); partials
@@ -112,7 +85,7 @@ pub fn exponential_lcdf<Y: ProbArg, B: ProbArg>(y: Y, beta: B) -> Result<Out<(Y,
 where
     (Y, B): ProbOutput,
 {
-    tail_impl("exponential_lcdf", y, beta, Tail::Log, false)
+    tail_impl("exponential_lcdf", y, beta, Form::LogCdf, false)
 }
 
 /// `Σᵢ −βᵢ yᵢ`, the log of the complementary CDF; partials −β in y, −y in β. Errors as
@@ -121,5 +94,5 @@ pub fn exponential_lccdf<Y: ProbArg, B: ProbArg>(y: Y, beta: B) -> Result<Out<(Y
 where
     (Y, B): ProbOutput,
 {
-    tail_impl("exponential_lccdf", y, beta, Tail::Log, true)
+    tail_impl("exponential_lccdf", y, beta, Form::LogCdf, true)
 }

@@ -10,41 +10,17 @@
 //! | `frechet_lccdf` | log(1 − e^(−x)) | (−αx/y)/expm1(x) | (x log(σ/y))/expm1(x) | (αx/σ)/expm1(x) |
 //! | `frechet_cdf` | Π e^(−xᵢ) | F·αx/y | −F·x log(σ/y) | −F·αx/σ |
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build3 as build, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
-fn pos_finite(function: &'static str, what: &'static str, v: f64) -> Result<()> {
-    require(
-        v > 0.0 && v.is_finite(),
-        function,
-        what,
-        v,
-        "positive finite",
-    )
-}
-
-fn check_args<Y: ProbArg, A: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    alpha: &A,
-    sigma: &S,
-) -> Result<usize> {
-    check_all(y, |v| check::positive(function, "Random variable", v))?;
-    check_all(alpha, |v| pos_finite(function, "Shape parameter", v))?;
-    check_all(sigma, |v| pos_finite(function, "Scale parameter", v))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Shape parameter", alpha.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
-}
+/// Stan's checks of the Fréchet distribution's arguments.
+const ARGS: Table<3> = Table::new([
+    ("Random variable", Rule::Positive),
+    ("Shape parameter", Rule::PositiveFinite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
 
 /// `Σᵢ log Frechet(yᵢ | αᵢ, σᵢ) = Σ (log α + α log σ − (α + 1) log y − (σ/y)^α)`. With
 /// `propto`, `log α` is dropped when α is constant, `α log σ` when α and σ are,
@@ -67,14 +43,8 @@ pub fn frechet_lpdf<Y: ProbArg, A: ProbArg, S: ProbArg>(
 where
     (Y, A, S): ProbOutput,
 {
-    let n = check_args("frechet_lpdf", &y, &alpha, &sigma)?;
-    if any_empty(&[y.size(), alpha.size(), sigma.size()])
-        || (propto && !(Y::IS_VAR || A::IS_VAR || S::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, a, s) = (y.val(i), alpha.val(i), sigma.val(i));
+    let call = ARGS.check("frechet_lpdf", (), (&y, &alpha, &sigma))?;
+    call.sum(Form::Density { propto }, |_, [yv, a, s]| {
         let (ly, ls) = (yv.ln(), s.ln());
         let log_ratio = ls - ly;
         let x = (a * log_ratio).exp();
@@ -90,8 +60,7 @@ where
         }
         let da = 1.0 / a + (1.0 - x) * log_ratio;
         Ok((lp, [(a * x - a - 1.0) / yv, da, a * (1.0 - x) / s]))
-    })?;
-    Ok(build(&y, &alpha, &sigma, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, S: ProbArg>(
@@ -99,19 +68,14 @@ fn tail_impl<Y: ProbArg, A: ProbArg, S: ProbArg>(
     y: Y,
     alpha: A,
     sigma: S,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, A, S)>>
 where
     (Y, A, S): ProbOutput,
 {
-    let n = check_args(function, &y, &alpha, &sigma)?;
-    if any_empty(&[y.size(), alpha.size(), sigma.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, a, s) = (y.val(i), alpha.val(i), sigma.val(i));
+    let call = ARGS.check(function, (), (&y, &alpha, &sigma))?;
+    call.sum(form, |_, [yv, a, s]| {
         let log_ratio = s.ln() - yv.ln();
         let x = (a * log_ratio).exp();
         // ∂x/∂y, ∂x/∂α, ∂x/∂σ
@@ -126,8 +90,7 @@ where
             (-x, -1.0)
         };
         Ok((val, [dv * dxy, dv * dxa, dv * dxs]))
-    })?;
-    Ok(build(&y, &alpha, &sigma, v, &d))
+    })
 }
 
 /// `Πᵢ exp(−(σᵢ/yᵢ)^αᵢ)`, the Fréchet CDF (a product over the elements, as in Stan). Errors as
@@ -140,7 +103,7 @@ pub fn frechet_cdf<Y: ProbArg, A: ProbArg, S: ProbArg>(
 where
     (Y, A, S): ProbOutput,
 {
-    tail_impl("frechet_cdf", y, alpha, sigma, Tail::Cdf, false)
+    tail_impl("frechet_cdf", y, alpha, sigma, Form::Cdf, false)
 }
 
 /// `Σᵢ −(σᵢ/yᵢ)^αᵢ`, the log of the Fréchet CDF. Errors as [`frechet_lpdf`].
@@ -152,7 +115,7 @@ pub fn frechet_lcdf<Y: ProbArg, A: ProbArg, S: ProbArg>(
 where
     (Y, A, S): ProbOutput,
 {
-    tail_impl("frechet_lcdf", y, alpha, sigma, Tail::Log, false)
+    tail_impl("frechet_lcdf", y, alpha, sigma, Form::LogCdf, false)
 }
 
 /// `Σᵢ log(1 − exp(−(σᵢ/yᵢ)^αᵢ))` through `log1m_exp`, the log of the complementary Fréchet
@@ -165,5 +128,5 @@ pub fn frechet_lccdf<Y: ProbArg, A: ProbArg, S: ProbArg>(
 where
     (Y, A, S): ProbOutput,
 {
-    tail_impl("frechet_lccdf", y, alpha, sigma, Tail::Log, true)
+    tail_impl("frechet_lccdf", y, alpha, sigma, Form::LogCdf, true)
 }

@@ -12,46 +12,19 @@
 //! p = z^(α−1) e^(−z)/Γ(α) at z = βy and ∂ₐP = `grad_reg_lower_inc_gamma`. Q is computed
 //! directly, so `gamma_lccdf` keeps its accuracy far in the upper tail.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build3 as build, log_inc_gamma, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
+use crate::special::inc_gamma::log_inc_gamma;
 
-fn pos_finite(function: &'static str, what: &'static str, v: f64) -> Result<()> {
-    require(
-        v > 0.0 && v.is_finite(),
-        function,
-        what,
-        v,
-        "positive finite",
-    )
-}
-
-fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    alpha: &A,
-    beta: &B,
-    y_nonnegative: bool,
-) -> Result<usize> {
-    if y_nonnegative {
-        check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    } else {
-        check_all(y, |v| pos_finite(function, "Random variable", v))?;
-    }
-    check_all(alpha, |v| pos_finite(function, "Shape parameter", v))?;
-    check_all(beta, |v| pos_finite(function, "Inverse scale parameter", v))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Shape parameter", alpha.size()),
-            ("Inverse scale parameter", beta.size()),
-        ],
-    )
-}
+/// Stan's checks of the gamma distribution's arguments (y nonnegative for the CDFs).
+const LPDF: Table<3> = Table::new([
+    ("Random variable", Rule::PositiveFinite),
+    ("Shape parameter", Rule::PositiveFinite),
+    ("Inverse scale parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = LPDF.with(0, Rule::Nonnegative);
 
 /// `Σᵢ log Gamma(yᵢ | αᵢ, βᵢ) = Σ (α log β − log Γ(α) + (α − 1) log y − βy)`. With `propto`, `log Γ(α)` is dropped when α is constant, `α log β`
 /// when α and β are, `(α − 1) log y` when y and α are, `βy` when y and β are.
@@ -76,14 +49,8 @@ pub fn gamma_lpdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    let n = check_args("gamma_lpdf", &y, &alpha, &beta, false)?;
-    if any_empty(&[y.size(), alpha.size(), beta.size()])
-        || (propto && !(Y::IS_VAR || A::IS_VAR || B::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
+    let call = LPDF.check("gamma_lpdf", (), (&y, &alpha, &beta))?;
+    call.sum(Form::Density { propto }, |_, [yv, a, b]| {
         let (ly, lb) = (yv.ln(), b.ln());
         let mut lp = 0.0;
         if !propto || A::IS_VAR {
@@ -100,8 +67,7 @@ where
         }
         let da = if A::IS_VAR { lb - digamma(a) + ly } else { 0.0 };
         Ok((lp, [(a - 1.0) / yv - b, da, a / b - yv]))
-    })?;
-    Ok(build(&y, &alpha, &beta, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
@@ -109,19 +75,14 @@ fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
     y: Y,
     alpha: A,
     beta: B,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, A, B)>>
 where
     (Y, A, B): ProbOutput,
 {
-    let n = check_args(function, &y, &alpha, &beta, true)?;
-    if any_empty(&[y.size(), alpha.size(), beta.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
+    let call = CDF.check(function, (), (&y, &alpha, &beta))?;
+    call.sum(form, |_, [yv, a, b]| {
         let (lv, da, dz) = log_inc_gamma(function, a, b * yv, upper, A::IS_VAR)?;
         let dy = if yv.is_infinite() { 0.0 } else { b * dz };
         let db = if yv.is_infinite() || yv == 0.0 {
@@ -130,8 +91,7 @@ where
             yv * dz
         };
         Ok((lv, [dy, da, db]))
-    })?;
-    Ok(build(&y, &alpha, &beta, v, &d))
+    })
 }
 
 /// `Πᵢ P(αᵢ, βᵢ yᵢ)`, the gamma CDF (a product over the elements, as in Stan). Errors: `y`
@@ -144,7 +104,7 @@ pub fn gamma_cdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("gamma_cdf", y, alpha, beta, Tail::Cdf, false)
+    tail_impl("gamma_cdf", y, alpha, beta, Form::Cdf, false)
 }
 
 /// `Σᵢ log P(αᵢ, βᵢ yᵢ)`, the log of the gamma CDF. Errors as [`gamma_cdf`].
@@ -156,7 +116,7 @@ pub fn gamma_lcdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("gamma_lcdf", y, alpha, beta, Tail::Log, false)
+    tail_impl("gamma_lcdf", y, alpha, beta, Form::LogCdf, false)
 }
 
 /// `Σᵢ log Q(αᵢ, βᵢ yᵢ)`, the log of the complementary gamma CDF, with Q computed directly
@@ -169,5 +129,5 @@ pub fn gamma_lccdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("gamma_lccdf", y, alpha, beta, Tail::Log, true)
+    tail_impl("gamma_lccdf", y, alpha, beta, Form::LogCdf, true)
 }

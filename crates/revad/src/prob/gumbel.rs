@@ -12,35 +12,17 @@
 //! The complementary CDF uses `log1m_exp(−u)`, and `−z − u/2` once `u < 1e-10` (where it
 //! would underflow), so it stays finite far into the upper tail.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::elementwise::eval3;
-use super::tails::Tail;
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
-/// Stan's argument checks of the Gumbel distribution.
-fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    mu: &M,
-    beta: &S,
-) -> Result<usize> {
-    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(beta, |v| check::positive(function, "Scale parameter", v))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", beta.size()),
-        ],
-    )
-}
+/// Stan's checks of the Gumbel distribution's arguments.
+const ARGS: Table<3> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::Positive),
+]);
 
 /// `Σᵢ log gumbel(yᵢ | μᵢ, βᵢ)`, per element `−log β − z − e⁻ᶻ` with `z = (y − μ)/β`. With
 /// `propto`, −log β is dropped when β is constant.
@@ -65,17 +47,12 @@ pub fn gumbel_lpdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    const F: &str = "gumbel_lpdf";
-    let n = check_args(F, &y, &mu, &beta)?;
-    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
-    if any_empty(&[y.size(), mu.size(), beta.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    Ok(eval3(&y, &mu, &beta, n, Tail::Log, |yv, m, b| {
+    let call = ARGS.check("gumbel_lpdf", (), (&y, &mu, &beta))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, b]| {
         let z = (yv - m) / b;
         if z.is_infinite() {
             // the density vanishes at both ends (−z − e⁻ᶻ would be ∞ − ∞ at −∞)
-            return (f64::NEG_INFINITY, [0.0; 3]);
+            return Ok((f64::NEG_INFINITY, [0.0; 3]));
         }
         let u = (-z).exp();
         let mut lp = -z - u;
@@ -83,13 +60,11 @@ where
             lp -= b.ln();
         }
         if !lp.is_finite() {
-            return (lp, [0.0; 3]);
+            return Ok((lp, [0.0; 3]));
         }
-        (
-            lp,
-            [(u - 1.0) / b, (1.0 - u) / b, (z * (1.0 - u) - 1.0) / b],
-        )
-    }))
+        let du = [(u - 1.0) / b, (1.0 - u) / b, (z * (1.0 - u) - 1.0) / b];
+        Ok((lp, du))
+    })
 }
 
 /// The shared loop of the (log) CDFs; `upper` selects the complementary CDF.
@@ -99,17 +74,13 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     beta: S,
     upper: bool,
-    combine: Tail,
+    form: Form,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
-    let n = check_args(function, &y, &mu, &beta)?;
-    if any_empty(&[y.size(), mu.size(), beta.size()]) {
-        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    Ok(eval3(&y, &mu, &beta, n, combine, |yv, m, b| {
+    let call = ARGS.check(function, (), (&y, &mu, &beta))?;
+    call.sum(form, |_, [yv, m, b]| {
         let z = (yv - m) / b;
         let u = (-z).exp();
         let (v, h) = if !upper {
@@ -121,10 +92,10 @@ where
             (log1m_exp(-u), -u / u.exp_m1())
         };
         if !v.is_finite() || z.is_infinite() {
-            return (v, [0.0; 3]);
+            return Ok((v, [0.0; 3]));
         }
-        (v, [h / b, -h / b, -h * z / b])
-    }))
+        Ok((v, [h / b, -h / b, -h * z / b]))
+    })
 }
 
 /// `Σᵢ −exp(−zᵢ)`, the log of the Gumbel CDF. Partials: ∂y = e⁻ᶻ/β, ∂μ = −∂y,
@@ -139,7 +110,7 @@ pub fn gumbel_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("gumbel_lcdf", y, mu, beta, false, Tail::Log)
+    log_cdf_impl("gumbel_lcdf", y, mu, beta, false, Form::LogCdf)
 }
 
 /// `Σᵢ log(1 − exp(−e^(−zᵢ)))`, the log of the complementary CDF, finite far into the upper
@@ -154,7 +125,7 @@ pub fn gumbel_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("gumbel_lccdf", y, mu, beta, true, Tail::Log)
+    log_cdf_impl("gumbel_lccdf", y, mu, beta, true, Form::LogCdf)
 }
 
 /// `Πᵢ exp(−e^(−zᵢ))`, the Gumbel CDF (a product over the elements, as in Stan; 1 for empty
@@ -169,5 +140,5 @@ pub fn gumbel_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("gumbel_cdf", y, mu, beta, false, Tail::Cdf)
+    log_cdf_impl("gumbel_cdf", y, mu, beta, false, Form::Cdf)
 }

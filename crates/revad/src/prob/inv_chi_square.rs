@@ -10,43 +10,21 @@
 //!
 //! with p = z^(a−1) e^(−z)/Γ(a) at a = ν/2, z = 1/(2y).
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build2 as build, log_inc_gamma, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
+use crate::special::inc_gamma::log_inc_gamma;
 
 const LN_2: f64 = std::f64::consts::LN_2;
 
-fn check_args<Y: ProbArg, N: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    nu: &N,
-    y_nonnegative: bool,
-) -> Result<usize> {
-    if y_nonnegative {
-        check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    } else {
-        check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    }
-    check_all(nu, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            "Degrees of freedom parameter",
-            v,
-            "positive finite",
-        )
-    })?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Degrees of freedom parameter", nu.size()),
-        ],
-    )
-}
+/// Stan's checks of the inverse chi-square distribution's arguments (y nonnegative for the
+/// CDFs).
+const LPDF: Table<2> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Degrees of freedom parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<2> = LPDF.with(0, Rule::Nonnegative);
 
 /// `Σᵢ log InvChiSquare(yᵢ | νᵢ) = Σ (−(ν/2) log 2 − log Γ(ν/2) − (ν/2 + 1) log y − 1/(2y))`;
 /// −∞ when some y ≤ 0 (as in Stan). With `propto`, `−(ν/2) log 2 − log Γ(ν/2)` is dropped when
@@ -65,15 +43,9 @@ pub fn inv_chi_square_lpdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N, propto: bool) ->
 where
     (Y, N): ProbOutput,
 {
-    let n = check_args("inv_chi_square_lpdf", &y, &nu, false)?;
-    if any_empty(&[y.size(), nu.size()]) || (propto && !(Y::IS_VAR || N::IS_VAR)) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..n).any(|i| y.val(i) <= 0.0) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, nv) = (y.val(i), nu.val(i));
+    let call = LPDF.check("inv_chi_square_lpdf", (), (&y, &nu))?;
+    let call = call.zero_if_any(|i| y.val(i) <= 0.0);
+    call.sum(Form::Density { propto }, |_, [yv, nv]| {
         let (h, ly, inv_y) = (0.5 * nv, yv.ln(), 1.0 / yv);
         let mut lp = 0.0;
         if !propto || N::IS_VAR {
@@ -91,27 +63,21 @@ where
             0.0
         };
         Ok((lp, [(0.5 * inv_y - (h + 1.0)) * inv_y, dnu]))
-    })?;
-    Ok(build(&y, &nu, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, N: ProbArg>(
     function: &'static str,
     y: Y,
     nu: N,
-    tail: Tail,
+    form: Form,
     upper_y: bool,
 ) -> Result<Out<(Y, N)>>
 where
     (Y, N): ProbOutput,
 {
-    let n = check_args(function, &y, &nu, true)?;
-    if any_empty(&[y.size(), nu.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, nv) = (y.val(i), nu.val(i));
+    let call = CDF.check(function, (), (&y, &nu))?;
+    call.sum(form, |_, [yv, nv]| {
         let z = 0.5 / yv;
         let (lv, da, dz) = log_inc_gamma(function, 0.5 * nv, z, !upper_y, N::IS_VAR)?;
         let dy = if yv.is_infinite() || yv == 0.0 {
@@ -120,8 +86,7 @@ where
             -dz * z / yv
         };
         Ok((lv, [dy, 0.5 * da]))
-    })?;
-    Ok(build(&y, &nu, v, &d))
+    })
 }
 
 /// `Πᵢ Q(νᵢ/2, 1/(2yᵢ))`, the inverse chi-square CDF (a product over the elements, as in
@@ -131,7 +96,7 @@ pub fn inv_chi_square_cdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(Y,
 where
     (Y, N): ProbOutput,
 {
-    tail_impl("inv_chi_square_cdf", y, nu, Tail::Cdf, false)
+    tail_impl("inv_chi_square_cdf", y, nu, Form::Cdf, false)
 }
 
 /// `Σᵢ log Q(νᵢ/2, 1/(2yᵢ))`, the log of the inverse chi-square CDF. Errors as
@@ -140,7 +105,7 @@ pub fn inv_chi_square_lcdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(Y
 where
     (Y, N): ProbOutput,
 {
-    tail_impl("inv_chi_square_lcdf", y, nu, Tail::Log, false)
+    tail_impl("inv_chi_square_lcdf", y, nu, Form::LogCdf, false)
 }
 
 /// `Σᵢ log P(νᵢ/2, 1/(2yᵢ))`, the log of the complementary inverse chi-square CDF. Errors as
@@ -149,5 +114,5 @@ pub fn inv_chi_square_lccdf<Y: ProbArg, N: ProbArg>(y: Y, nu: N) -> Result<Out<(
 where
     (Y, N): ProbOutput,
 {
-    tail_impl("inv_chi_square_lccdf", y, nu, Tail::Log, true)
+    tail_impl("inv_chi_square_lccdf", y, nu, Form::LogCdf, true)
 }

@@ -11,46 +11,19 @@
 //! with P, Q the regularised incomplete gamma functions and p = z^(α−1) e^(−z)/Γ(α) at
 //! z = β/y.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build3 as build, log_inc_gamma, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
+use crate::special::inc_gamma::log_inc_gamma;
 
-fn pos_finite(function: &'static str, what: &'static str, v: f64) -> Result<()> {
-    require(
-        v > 0.0 && v.is_finite(),
-        function,
-        what,
-        v,
-        "positive finite",
-    )
-}
-
-fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    alpha: &A,
-    beta: &B,
-    y_nonnegative: bool,
-) -> Result<usize> {
-    if y_nonnegative {
-        check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    } else {
-        check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    }
-    check_all(alpha, |v| pos_finite(function, "Shape parameter", v))?;
-    check_all(beta, |v| pos_finite(function, "Scale parameter", v))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Shape parameter", alpha.size()),
-            ("Scale parameter", beta.size()),
-        ],
-    )
-}
+/// Stan's checks of the inverse gamma distribution's arguments (y nonnegative for the CDFs).
+const LPDF: Table<3> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Shape parameter", Rule::PositiveFinite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = LPDF.with(0, Rule::Nonnegative);
 
 /// `Σᵢ log InvGamma(yᵢ | αᵢ, βᵢ) = Σ (α log β − log Γ(α) − (α + 1) log y − β/y)`; −∞ when
 /// some y ≤ 0 (as in Stan). With `propto`, `log Γ(α)` is dropped when α is constant,
@@ -75,17 +48,9 @@ pub fn inv_gamma_lpdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    let n = check_args("inv_gamma_lpdf", &y, &alpha, &beta, false)?;
-    if any_empty(&[y.size(), alpha.size(), beta.size()])
-        || (propto && !(Y::IS_VAR || A::IS_VAR || B::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..n).any(|i| y.val(i) <= 0.0) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
+    let call = LPDF.check("inv_gamma_lpdf", (), (&y, &alpha, &beta))?;
+    let call = call.zero_if_any(|i| y.val(i) <= 0.0);
+    call.sum(Form::Density { propto }, |_, [yv, a, b]| {
         let (ly, lb, inv_y) = (yv.ln(), b.ln(), 1.0 / yv);
         let mut lp = 0.0;
         if !propto || A::IS_VAR {
@@ -102,8 +67,7 @@ where
         }
         let da = if A::IS_VAR { lb - digamma(a) - ly } else { 0.0 };
         Ok((lp, [(b * inv_y - (a + 1.0)) * inv_y, da, a / b - inv_y]))
-    })?;
-    Ok(build(&y, &alpha, &beta, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
@@ -111,19 +75,14 @@ fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
     y: Y,
     alpha: A,
     beta: B,
-    tail: Tail,
+    form: Form,
     upper_y: bool,
 ) -> Result<Out<(Y, A, B)>>
 where
     (Y, A, B): ProbOutput,
 {
-    let n = check_args(function, &y, &alpha, &beta, true)?;
-    if any_empty(&[y.size(), alpha.size(), beta.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
+    let call = CDF.check(function, (), (&y, &alpha, &beta))?;
+    call.sum(form, |_, [yv, a, b]| {
         let z = b / yv;
         // the CDF in y is the upper incomplete gamma function in z = β/y
         let (lv, da, dz) = log_inc_gamma(function, a, z, !upper_y, A::IS_VAR)?;
@@ -133,8 +92,7 @@ where
             (-dz * z / yv, dz / yv)
         };
         Ok((lv, [dy, da, db]))
-    })?;
-    Ok(build(&y, &alpha, &beta, v, &d))
+    })
 }
 
 /// `Πᵢ Q(αᵢ, βᵢ/yᵢ)`, the inverse gamma CDF (a product over the elements, as in Stan).
@@ -148,7 +106,7 @@ pub fn inv_gamma_cdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("inv_gamma_cdf", y, alpha, beta, Tail::Cdf, false)
+    tail_impl("inv_gamma_cdf", y, alpha, beta, Form::Cdf, false)
 }
 
 /// `Σᵢ log Q(αᵢ, βᵢ/yᵢ)`, the log of the inverse gamma CDF (Q computed directly: accurate in
@@ -161,7 +119,7 @@ pub fn inv_gamma_lcdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("inv_gamma_lcdf", y, alpha, beta, Tail::Log, false)
+    tail_impl("inv_gamma_lcdf", y, alpha, beta, Form::LogCdf, false)
 }
 
 /// `Σᵢ log P(αᵢ, βᵢ/yᵢ)`, the log of the complementary inverse gamma CDF. Errors as
@@ -174,5 +132,5 @@ pub fn inv_gamma_lccdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("inv_gamma_lccdf", y, alpha, beta, Tail::Log, true)
+    tail_impl("inv_gamma_lccdf", y, alpha, beta, Form::LogCdf, true)
 }

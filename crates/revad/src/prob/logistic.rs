@@ -13,51 +13,19 @@
 //! Everything goes through `log1p_exp`, `log_inv_logit` and `inv_logit`, finite and accurate
 //! in both tails.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::elementwise::eval3;
-use super::tails::Tail;
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::log_exp::{inv_logit, log1p_exp, log_inv_logit};
 
-/// Stan's argument checks of the logistic distribution (`y` must be finite for the density,
+/// Stan's checks of the logistic distribution's arguments (`y` must be finite for the density,
 /// not NaN for the CDFs).
-fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    mu: &M,
-    sigma: &S,
-    y_finite: bool,
-) -> Result<usize> {
-    if y_finite {
-        check_all(y, |v| {
-            require(v.is_finite(), function, "Random variable", v, "finite")
-        })?;
-    } else {
-        check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    }
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(sigma, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            "Scale parameter",
-            v,
-            "positive finite",
-        )
-    })?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
-}
+const LPDF: Table<3> = Table::new([
+    ("Random variable", Rule::Finite),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = LPDF.with(0, Rule::NotNan);
 
 /// `Σᵢ log logistic(yᵢ | μᵢ, σᵢ)`, per element `−z − log σ − 2 log(1 + e⁻ᶻ)` with
 /// `z = (y − μ)/σ`. With `propto`, −log σ is dropped when σ is constant.
@@ -82,13 +50,8 @@ pub fn logistic_lpdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    const F: &str = "logistic_lpdf";
-    let n = check_args(F, &y, &mu, &sigma, true)?;
-    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
+    let call = LPDF.check("logistic_lpdf", (), (&y, &mu, &sigma))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, s]| {
         let z = (yv - m) / s;
         // −z − 2 log(1 + e⁻ᶻ) = −|z| − 2 log(1 + e^(−|z|)) (the density is symmetric)
         let mut lp = -z.abs() - 2.0 * log1p_exp(-z.abs());
@@ -96,8 +59,8 @@ where
             lp -= s.ln();
         }
         let g = 1.0 - 2.0 * inv_logit(z);
-        (lp, [g / s, -g / s, -(1.0 + g * z) / s])
-    }))
+        Ok((lp, [g / s, -g / s, -(1.0 + g * z) / s]))
+    })
 }
 
 /// The shared loop of the (log) CDFs: `Σ log λ(sign·zᵢ)`.
@@ -107,26 +70,22 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     sigma: S,
     sign: f64,
-    combine: Tail,
+    form: Form,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
-    let n = check_args(function, &y, &mu, &sigma, false)?;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
+    let call = CDF.check(function, (), (&y, &mu, &sigma))?;
+    call.sum(form, |_, [yv, m, s]| {
         let z = (yv - m) / s;
         let v = log_inv_logit(sign * z);
         if z.is_infinite() {
-            return (v, [0.0; 3]);
+            return Ok((v, [0.0; 3]));
         }
         // d/dz log λ(sign·z) = sign·λ(−sign·z)
         let h = sign * inv_logit(-sign * z);
-        (v, [h / s, -h / s, -h * z / s])
-    }))
+        Ok((v, [h / s, -h / s, -h * z / s]))
+    })
 }
 
 /// `Σᵢ log λ(zᵢ)` with `z = (y − μ)/σ`, the log of the logistic CDF.
@@ -142,7 +101,7 @@ pub fn logistic_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("logistic_lcdf", y, mu, sigma, 1.0, Tail::Log)
+    log_cdf_impl("logistic_lcdf", y, mu, sigma, 1.0, Form::LogCdf)
 }
 
 /// `Σᵢ log λ(−zᵢ)`, the log of the complementary CDF.
@@ -157,7 +116,7 @@ pub fn logistic_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("logistic_lccdf", y, mu, sigma, -1.0, Tail::Log)
+    log_cdf_impl("logistic_lccdf", y, mu, sigma, -1.0, Form::LogCdf)
 }
 
 /// `Πᵢ λ(zᵢ)`, the logistic CDF (a product over the elements, as in Stan; 1 for empty
@@ -172,5 +131,5 @@ pub fn logistic_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("logistic_cdf", y, mu, sigma, 1.0, Tail::Cdf)
+    log_cdf_impl("logistic_cdf", y, mu, sigma, 1.0, Form::Cdf)
 }

@@ -14,45 +14,19 @@
 //! as in Stan; at `y = ∞` the CDF is 1. The tails use `log Φ` and `φ/Φ` from
 //! [`crate::special::normal`], accurate where Φ underflows.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::elementwise::eval3;
-use super::tails::Tail;
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::normal::{log_Phi, log_Phi_deriv};
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
 
-/// Stan's argument checks of the lognormal distribution.
-fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    mu: &M,
-    sigma: &S,
-) -> Result<usize> {
-    check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(sigma, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            "Scale parameter",
-            v,
-            "positive finite",
-        )
-    })?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
-}
+/// Stan's checks of the lognormal distribution's arguments.
+const ARGS: Table<3> = Table::new([
+    ("Random variable", Rule::Nonnegative),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
 
 /// `Σᵢ log lognormal(yᵢ | μᵢ, σᵢ)`, per element `−½log(2π) − log σ − log y − ½z²` with
 /// `z = (log y − μ)/σ`; −∞ if some `yᵢ = 0`. With `propto`, −½log(2π) is dropped, −log σ when
@@ -78,15 +52,10 @@ pub fn lognormal_lpdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    const F: &str = "lognormal_lpdf";
-    let n = check_args(F, &y, &mu, &sigma)?;
-    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    Ok(eval3(&y, &mu, &sigma, n, Tail::Log, |yv, m, s| {
+    let call = ARGS.check("lognormal_lpdf", (), (&y, &mu, &sigma))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, s]| {
         if yv == 0.0 {
-            return (f64::NEG_INFINITY, [0.0; 3]);
+            return Ok((f64::NEG_INFINITY, [0.0; 3]));
         }
         let log_y = yv.ln();
         let z = (log_y - m) / s;
@@ -101,8 +70,8 @@ where
             lp -= log_y;
         }
         let dz = z / s;
-        (lp, [-(1.0 + dz) / yv, dz, (z * z - 1.0) / s])
-    }))
+        Ok((lp, [-(1.0 + dz) / yv, dz, (z * z - 1.0) / s]))
+    })
 }
 
 /// The shared loop of the log CDFs: `Σ log Φ(sign·zᵢ)`.
@@ -112,31 +81,27 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     mu: M,
     sigma: S,
     sign: f64,
-    combine: Tail,
+    form: Form,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
-    let n = check_args(function, &y, &mu, &sigma)?;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    Ok(eval3(&y, &mu, &sigma, n, combine, |yv, m, s| {
+    let call = ARGS.check(function, (), (&y, &mu, &sigma))?;
+    call.sum(form, |_, [yv, m, s]| {
         if yv == 0.0 {
             // Φ(−∞) = 0, Φ(∞) = 1
             let v = if sign > 0.0 { f64::NEG_INFINITY } else { 0.0 };
-            return (v, [0.0; 3]);
+            return Ok((v, [0.0; 3]));
         }
         if yv == f64::INFINITY {
             let v = if sign > 0.0 { 0.0 } else { f64::NEG_INFINITY };
-            return (v, [0.0; 3]);
+            return Ok((v, [0.0; 3]));
         }
         let z = (yv.ln() - m) / s;
         // d/dz log Φ(sign·z) = sign·φ(z)/Φ(sign·z)
         let r = sign * log_Phi_deriv(sign * z);
-        (log_Phi(sign * z), [r / (s * yv), -r / s, -r * z / s])
-    }))
+        Ok((log_Phi(sign * z), [r / (s * yv), -r / s, -r * z / s]))
+    })
 }
 
 /// `Σᵢ log Φ((log yᵢ − μᵢ)/σᵢ)`, the log of the lognormal CDF (−∞ at `y = 0`), accurate far
@@ -151,7 +116,7 @@ pub fn lognormal_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("lognormal_lcdf", y, mu, sigma, 1.0, Tail::Log)
+    log_cdf_impl("lognormal_lcdf", y, mu, sigma, 1.0, Form::LogCdf)
 }
 
 /// `Σᵢ log(1 − Φ((log yᵢ − μᵢ)/σᵢ))`, the log of the complementary CDF (0 at `y = 0`),
@@ -167,7 +132,7 @@ pub fn lognormal_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("lognormal_lccdf", y, mu, sigma, -1.0, Tail::Log)
+    log_cdf_impl("lognormal_lccdf", y, mu, sigma, -1.0, Form::LogCdf)
 }
 
 /// `Πᵢ Φ((log yᵢ − μᵢ)/σᵢ)`, the lognormal CDF (a product over the elements, as in Stan; 1
@@ -182,5 +147,5 @@ pub fn lognormal_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    log_cdf_impl("lognormal_cdf", y, mu, sigma, 1.0, Tail::Cdf)
+    log_cdf_impl("lognormal_cdf", y, mu, sigma, 1.0, Form::Cdf)
 }

@@ -18,13 +18,20 @@
 //! p and 1 − p = 1/(1 + β) are both formed directly and the smaller is handed to I, so the
 //! upper tail stays accurate for large β.
 
-use super::args::{any_empty, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
-use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::discrete_cdf::{log_inc_beta_xy, outside_support};
+use super::elements::{Form, Rule, Table};
 use super::int_args::IntArg;
-use super::neg_binomial_2::{nonnegative_int, positive_finite};
-use super::tails::build2;
 use crate::error::Result;
 use crate::special::gamma::{digamma_shift, lgamma, lgamma_shift};
+
+/// Stan's checks of the negative binomial distribution's arguments (n unchecked by the CDFs).
+const LPMF: Table<3> = Table::new([
+    ("Failures variable", Rule::Nonnegative),
+    ("Shape parameter", Rule::PositiveFinite),
+    ("Inverse scale parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = LPMF.with(0, Rule::Any);
 
 /// `Σᵢ log NegBinomial(nᵢ | αᵢ, βᵢ)` (mean α/β), with the partials of the module notes. With
 /// `propto`, ln n! is dropped, the ln Γ terms when α is constant, n log1p(β) when β is
@@ -48,89 +55,55 @@ pub fn neg_binomial_lpmf<N: IntArg, A: ProbArg, B: ProbArg>(
 where
     (A, B): ProbOutput,
 {
-    const F: &str = "neg_binomial_lpmf";
-    nonnegative_int(F, "Failures variable", &n)?;
-    positive_finite(F, "Shape parameter", &alpha)?;
-    positive_finite(F, "Inverse scale parameter", &beta)?;
-    let size = common_size(
-        F,
-        &[
-            ("Failures variable", n.size()),
-            ("Shape parameter", alpha.size()),
-            ("Inverse scale parameter", beta.size()),
-        ],
-    )?;
-    let any_var = A::IS_VAR || B::IS_VAR;
-    if any_empty(&[n.size(), alpha.size(), beta.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (mut dalpha, mut dbeta) = (Partial::of(&alpha), Partial::of(&beta));
-    let mut lp = 0.0;
-    for i in 0..size {
-        let (k, a, b) = (n.val(i) as f64, alpha.val(i), beta.val(i));
+    let call = LPMF.check("neg_binomial_lpmf", (&n,), (&alpha, &beta))?;
+    call.sum(Form::Density { propto }, |i, [a, b]| {
+        let k = n.val(i) as f64;
+        let log1p_inv_b = b.recip().ln_1p();
+        let mut lp = -a * log1p_inv_b;
         if !propto {
             lp -= lgamma(k + 1.0);
         }
         if !propto || A::IS_VAR {
             lp += lgamma_shift(a, k);
         }
-        let log1p_inv_b = b.recip().ln_1p();
-        lp -= a * log1p_inv_b;
         if k != 0.0 && (!propto || B::IS_VAR) {
             lp -= k * b.ln_1p();
         }
-        if A::IS_VAR {
-            dalpha.add(&alpha, i, digamma_shift(a, k) - log1p_inv_b);
-        }
-        dbeta.add(&beta, i, (a - k * b) / (b * (1.0 + b)));
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&alpha, dalpha);
-    ops.add_partial(&beta, dbeta);
-    Ok(ops.finish(lp))
+        let da = if A::IS_VAR {
+            digamma_shift(a, k) - log1p_inv_b
+        } else {
+            0.0
+        };
+        Ok((lp, [da, (a - k * b) / (b * (1.0 + b))]))
+    })
 }
 
 /// The CDFs' checks (Stan's: `alpha`, `beta` positive finite, sizes; `n` is free) and their
-/// common value.
+/// common value, log P(Xᵢ ≤ nᵢ) (or log P(Xᵢ > nᵢ) when `upper`) per element.
 fn cdf_impl<N: IntArg, A: ProbArg, B: ProbArg>(
     function: &'static str,
     n: N,
     alpha: A,
     beta: B,
-    which: Which,
+    form: Form,
+    upper: bool,
 ) -> Result<Out<(A, B)>>
 where
     (A, B): ProbOutput,
 {
-    positive_finite(function, "Shape parameter", &alpha)?;
-    positive_finite(function, "Inverse scale parameter", &beta)?;
-    let size = common_size(
-        function,
-        &[
-            ("Failures variable", n.size()),
-            ("Shape parameter", alpha.size()),
-            ("Inverse scale parameter", beta.size()),
-        ],
-    )?;
-    if any_empty(&[n.size(), alpha.size(), beta.size()]) {
-        let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = discrete_cdf(
-        size,
-        which,
-        |i| n.val(i) < 0,
-        |_| false,
-        |i, upper| {
-            let (k, a, b) = (n.val(i) as f64, alpha.val(i), beta.val(i));
-            let q = 1.0 / (1.0 + b);
-            let p = b * q;
-            let (lv, [dx, da, _]) = log_inc_beta_xy(function, a, k + 1.0, p, q, upper, A::IS_VAR)?;
-            // dp/dβ = 1/(1 + β)²
-            Ok((lv, [da, dx * q * q]))
-        },
-    )?;
-    Ok(build2(&alpha, &beta, v, &d))
+    let call = CDF.check(function, (&n,), (&alpha, &beta))?;
+    call.sum(form, |i, [a, b]| {
+        let k = n.val(i);
+        if let Some(v) = outside_support(upper, k < 0, false) {
+            return Ok((v, [0.0; 2]));
+        }
+        let q = 1.0 / (1.0 + b);
+        let p = b * q;
+        let (lv, [dx, da, _]) =
+            log_inc_beta_xy(function, a, k as f64 + 1.0, p, q, upper, A::IS_VAR)?;
+        // dp/dβ = 1/(1 + β)²
+        Ok((lv, [da, dx * q * q]))
+    })
 }
 
 /// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ NegBinomial(αᵢ, βᵢ), each factor I_{β/(1+β)}(α, n + 1);
@@ -153,7 +126,7 @@ pub fn neg_binomial_cdf<N: IntArg, A: ProbArg, B: ProbArg>(
 where
     (A, B): ProbOutput,
 {
-    cdf_impl("neg_binomial_cdf", n, alpha, beta, Which::Cdf)
+    cdf_impl("neg_binomial_cdf", n, alpha, beta, Form::Cdf, false)
 }
 
 /// `Σᵢ log P(Xᵢ ≤ nᵢ)` for Xᵢ ~ NegBinomial(αᵢ, βᵢ), accurate also where the CDF
@@ -174,7 +147,7 @@ pub fn neg_binomial_lcdf<N: IntArg, A: ProbArg, B: ProbArg>(
 where
     (A, B): ProbOutput,
 {
-    cdf_impl("neg_binomial_lcdf", n, alpha, beta, Which::Lcdf)
+    cdf_impl("neg_binomial_lcdf", n, alpha, beta, Form::LogCdf, false)
 }
 
 /// `Σᵢ log P(Xᵢ > nᵢ)` for Xᵢ ~ NegBinomial(αᵢ, βᵢ), the complement computed directly where
@@ -195,5 +168,5 @@ pub fn neg_binomial_lccdf<N: IntArg, A: ProbArg, B: ProbArg>(
 where
     (A, B): ProbOutput,
 {
-    cdf_impl("neg_binomial_lccdf", n, alpha, beta, Which::Lccdf)
+    cdf_impl("neg_binomial_lccdf", n, alpha, beta, Form::LogCdf, true)
 }

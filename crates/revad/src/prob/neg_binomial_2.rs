@@ -18,43 +18,26 @@
 //! with I′ = p^(φ−1)(1 − p)ⁿ/B(φ, n + 1) and ∂ₐI the shape derivative. p and
 //! 1 − p = μ/(μ + φ) are both formed directly and the smaller is handed to I.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
-};
-use super::discrete_cdf::{discrete_cdf, log_inc_beta_xy, Which};
-use super::int_args::{check_all_int, IntArg};
-use super::tails::build2;
-use crate::error::{require, require_int, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::discrete_cdf::{log_inc_beta_xy, outside_support};
+use super::elements::{Form, Rule, Table};
+use super::int_args::IntArg;
+use crate::error::Result;
 use crate::special::gamma::{digamma_shift, lgamma, lgamma_shift};
 use crate::special::log_exp::multiply_log;
 
-/// Stan's `check_positive_finite` on every element of `a`.
-pub(crate) fn positive_finite<A: ProbArg>(
-    function: &'static str,
-    argument: &'static str,
-    a: &A,
-) -> Result<()> {
-    check_all(a, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            argument,
-            v,
-            "positive finite",
-        )
-    })
-}
-
-/// Stan's `check_nonnegative` on every element of an integer argument.
-pub(crate) fn nonnegative_int<N: IntArg>(
-    function: &'static str,
-    argument: &'static str,
-    n: &N,
-) -> Result<()> {
-    check_all_int(n, |v| {
-        require_int(v >= 0, function, argument, v, "nonnegative")
-    })
-}
+/// Stan's checks of the arguments of the negative binomial distribution with mean μ (n
+/// unchecked by the CDFs, which call it "Random variable").
+const LPMF: Table<3> = Table::new([
+    ("Failures variable", Rule::Nonnegative),
+    ("Location parameter", Rule::PositiveFinite),
+    ("Precision parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = Table::new([
+    ("Random variable", Rule::Any),
+    ("Location parameter", Rule::PositiveFinite),
+    ("Precision parameter", Rule::PositiveFinite),
+]);
 
 /// `Σᵢ log NegBinomial2(nᵢ | μᵢ, φᵢ)` (mean μ, variance μ + μ²/φ), with the partials of the
 /// module notes. With `propto`, ln n! is dropped, the ln Γ terms when φ is constant, n log μ
@@ -78,26 +61,11 @@ pub fn neg_binomial_2_lpmf<N: IntArg, M: ProbArg, P: ProbArg>(
 where
     (M, P): ProbOutput,
 {
-    const F: &str = "neg_binomial_2_lpmf";
-    nonnegative_int(F, "Failures variable", &n)?;
-    positive_finite(F, "Location parameter", &mu)?;
-    positive_finite(F, "Precision parameter", &phi)?;
-    let size = common_size(
-        F,
-        &[
-            ("Failures variable", n.size()),
-            ("Location parameter", mu.size()),
-            ("Precision parameter", phi.size()),
-        ],
-    )?;
-    let any_var = M::IS_VAR || P::IS_VAR;
-    if any_empty(&[n.size(), mu.size(), phi.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (mut dmu, mut dphi) = (Partial::of(&mu), Partial::of(&phi));
-    let mut lp = 0.0;
-    for i in 0..size {
-        let (k, m, p) = (n.val(i) as f64, mu.val(i), phi.val(i));
+    let call = LPMF.check("neg_binomial_2_lpmf", (&n,), (&mu, &phi))?;
+    call.sum(Form::Density { propto }, |i, [m, p]| {
+        let k = n.val(i) as f64;
+        let log1p_mu_phi = (m / p).ln_1p();
+        let mut lp = -p * log1p_mu_phi;
         if !propto {
             lp -= lgamma(k + 1.0);
         }
@@ -107,64 +75,44 @@ where
         if !propto || M::IS_VAR {
             lp += multiply_log(k, m);
         }
-        let log1p_mu_phi = (m / p).ln_1p();
-        lp -= p * log1p_mu_phi;
         if k != 0.0 {
             lp -= k * (m + p).ln();
         }
-        dmu.add(&mu, i, p * (k - m) / (m * (m + p)));
-        if P::IS_VAR {
-            let d = digamma_shift(p, k) - log1p_mu_phi + (m - k) / (m + p);
-            dphi.add(&phi, i, d);
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&mu, dmu);
-    ops.add_partial(&phi, dphi);
-    Ok(ops.finish(lp))
+        let dp = if P::IS_VAR {
+            digamma_shift(p, k) - log1p_mu_phi + (m - k) / (m + p)
+        } else {
+            0.0
+        };
+        Ok((lp, [p * (k - m) / (m * (m + p)), dp]))
+    })
 }
 
 /// The CDFs' checks (Stan's: `mu`, `phi` positive finite, sizes; `n` is free) and their
-/// common value.
+/// common value, log P(Xᵢ ≤ nᵢ) (or log P(Xᵢ > nᵢ) when `upper`) per element.
 fn cdf_impl<N: IntArg, M: ProbArg, P: ProbArg>(
     function: &'static str,
     n: N,
     mu: M,
     phi: P,
-    which: Which,
+    form: Form,
+    upper: bool,
 ) -> Result<Out<(M, P)>>
 where
     (M, P): ProbOutput,
 {
-    positive_finite(function, "Location parameter", &mu)?;
-    positive_finite(function, "Precision parameter", &phi)?;
-    let size = common_size(
-        function,
-        &[
-            ("Random variable", n.size()),
-            ("Location parameter", mu.size()),
-            ("Precision parameter", phi.size()),
-        ],
-    )?;
-    if any_empty(&[n.size(), mu.size(), phi.size()]) {
-        let empty = if which == Which::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = discrete_cdf(
-        size,
-        which,
-        |i| n.val(i) < 0,
-        |_| false,
-        |i, upper| {
-            let (k, m, f) = (n.val(i) as f64, mu.val(i), phi.val(i));
-            let s = m + f;
-            let (p, q) = (f / s, m / s);
-            let (lv, [dx, da, _]) = log_inc_beta_xy(function, f, k + 1.0, p, q, upper, P::IS_VAR)?;
-            // dp/dμ = −φ/(μ + φ)² = −p/(μ + φ), dp/dφ = μ/(μ + φ)² = q/(μ + φ)
-            Ok((lv, [-dx * p / s, da + dx * q / s]))
-        },
-    )?;
-    Ok(build2(&mu, &phi, v, &d))
+    let call = CDF.check(function, (&n,), (&mu, &phi))?;
+    call.sum(form, |i, [m, f]| {
+        let k = n.val(i);
+        if let Some(v) = outside_support(upper, k < 0, false) {
+            return Ok((v, [0.0; 2]));
+        }
+        let s = m + f;
+        let (p, q) = (f / s, m / s);
+        let (lv, [dx, da, _]) =
+            log_inc_beta_xy(function, f, k as f64 + 1.0, p, q, upper, P::IS_VAR)?;
+        // dp/dμ = −φ/(μ + φ)² = −p/(μ + φ), dp/dφ = μ/(μ + φ)² = q/(μ + φ)
+        Ok((lv, [-dx * p / s, da + dx * q / s]))
+    })
 }
 
 /// `Πᵢ P(Xᵢ ≤ nᵢ)` for Xᵢ ~ NegBinomial2(μᵢ, φᵢ), each factor I_{φ/(μ+φ)}(φ, n + 1);
@@ -187,7 +135,7 @@ pub fn neg_binomial_2_cdf<N: IntArg, M: ProbArg, P: ProbArg>(
 where
     (M, P): ProbOutput,
 {
-    cdf_impl("neg_binomial_2_cdf", n, mu, phi, Which::Cdf)
+    cdf_impl("neg_binomial_2_cdf", n, mu, phi, Form::Cdf, false)
 }
 
 /// `Σᵢ log P(Xᵢ ≤ nᵢ)` for Xᵢ ~ NegBinomial2(μᵢ, φᵢ), accurate also where the CDF
@@ -208,7 +156,7 @@ pub fn neg_binomial_2_lcdf<N: IntArg, M: ProbArg, P: ProbArg>(
 where
     (M, P): ProbOutput,
 {
-    cdf_impl("neg_binomial_2_lcdf", n, mu, phi, Which::Lcdf)
+    cdf_impl("neg_binomial_2_lcdf", n, mu, phi, Form::LogCdf, false)
 }
 
 /// `Σᵢ log P(Xᵢ > nᵢ)` for Xᵢ ~ NegBinomial2(μᵢ, φᵢ), the complement computed directly
@@ -229,5 +177,5 @@ pub fn neg_binomial_2_lccdf<N: IntArg, M: ProbArg, P: ProbArg>(
 where
     (M, P): ProbOutput,
 {
-    cdf_impl("neg_binomial_2_lccdf", n, mu, phi, Which::Lccdf)
+    cdf_impl("neg_binomial_2_lccdf", n, mu, phi, Form::LogCdf, true)
 }

@@ -9,12 +9,19 @@
 //!
 //! all free of overflow and cancellation for large |η|.
 
-use super::args::{any_empty, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
 use super::int_args::IntArg;
-use super::neg_binomial_2::{nonnegative_int, positive_finite};
-use crate::error::{require, Result};
+use crate::error::Result;
 use crate::special::gamma::{digamma_shift, lgamma, lgamma_shift};
 use crate::special::log_exp::{inv_logit, log1p_exp, log_sum_exp};
+
+/// Stan's checks of the arguments of the negative binomial distribution with log mean η.
+const ARGS: Table<3> = Table::new([
+    ("Failures variable", Rule::Nonnegative),
+    ("Log location parameter", Rule::Finite),
+    ("Precision parameter", Rule::PositiveFinite),
+]);
 
 /// `Σᵢ log NegBinomial2(nᵢ | e^ηᵢ, φᵢ)`, with the partials of the module notes. With `propto`,
 /// ln n! is dropped, the ln Γ terms when φ is constant, n η when η is constant (everything
@@ -38,30 +45,13 @@ pub fn neg_binomial_2_log_lpmf<N: IntArg, E: ProbArg, P: ProbArg>(
 where
     (E, P): ProbOutput,
 {
-    const F: &str = "neg_binomial_2_log_lpmf";
-    nonnegative_int(F, "Failures variable", &n)?;
-    super::args::check_all(&eta, |v| {
-        require(v.is_finite(), F, "Log location parameter", v, "finite")
-    })?;
-    positive_finite(F, "Precision parameter", &phi)?;
-    let size = common_size(
-        F,
-        &[
-            ("Failures variable", n.size()),
-            ("Log location parameter", eta.size()),
-            ("Precision parameter", phi.size()),
-        ],
-    )?;
-    let any_var = E::IS_VAR || P::IS_VAR;
-    if any_empty(&[n.size(), eta.size(), phi.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (mut deta, mut dphi) = (Partial::of(&eta), Partial::of(&phi));
-    let mut lp = 0.0;
-    for i in 0..size {
-        let (k, e, p) = (n.val(i) as f64, eta.val(i), phi.val(i));
+    let call = ARGS.check("neg_binomial_2_log_lpmf", (&n,), (&eta, &phi))?;
+    call.sum(Form::Density { propto }, |i, [e, p]| {
+        let k = n.val(i) as f64;
         let log_phi = p.ln();
         let t = e - log_phi;
+        let l1p = log1p_exp(t);
+        let mut lp = -p * l1p;
         if !propto {
             lp -= lgamma(k + 1.0);
         }
@@ -74,17 +64,12 @@ where
             }
             lp -= k * log_sum_exp(e, log_phi);
         }
-        let l1p = log1p_exp(t);
-        lp -= p * l1p;
         let (s, sm) = (inv_logit(t), inv_logit(-t));
-        deta.add(&eta, i, k * sm - p * s);
-        if P::IS_VAR {
-            let d = digamma_shift(p, k) - l1p + s - (k / p) * sm;
-            dphi.add(&phi, i, d);
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&eta, deta);
-    ops.add_partial(&phi, dphi);
-    Ok(ops.finish(lp))
+        let dp = if P::IS_VAR {
+            digamma_shift(p, k) - l1p + s - (k / p) * sm
+        } else {
+            0.0
+        };
+        Ok((lp, [k * sm - p * s, dp]))
+    })
 }

@@ -12,11 +12,9 @@
 //! The tails use `log Φ` and `φ/Φ` computed through `erfcx`, accurate far below −37 where Φ
 //! itself underflows.
 
-use super::args::{
-    any_empty, check_all, common_size, Keys, Lane, OperandsAndPartials, Out, Partial, ProbArg,
-    ProbOutput,
-};
-use crate::error::{check, require, Result};
+use super::args::{Keys, Lane, OperandsAndPartials, Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::kernels;
 use crate::scalar::Real;
 use crate::special::log_exp::{sum_log, sum_log_slice};
@@ -26,34 +24,24 @@ use crate::var::{Storage, Vector};
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
 
-/// Stan's argument checks of the normal distribution.
+/// Stan's checks of the normal distribution's arguments.
+const ARGS: Table<3> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
+
+/// [`ARGS`]' checks (the fast paths' fallback where the sums show something is off).
 fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg>(
     function: &'static str,
     y: &Y,
     mu: &M,
     sigma: &S,
-) -> Result<usize> {
-    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(sigma, |v| {
-        require(
-            v > 0.0 && v.is_finite(),
-            function,
-            "Scale parameter",
-            v,
-            "positive finite",
-        )
-    })?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
+) -> Result<()>
+where
+    (Y, M, S): ProbOutput,
+{
+    ARGS.check(function, (), (y, mu, sigma)).map(|_| ())
 }
 
 /// `Σᵢ log normal(yᵢ | μᵢ, σᵢ)`; with `propto`, the terms constant given which arguments are
@@ -87,69 +75,64 @@ where
 {
     const F: &str = "normal_lpdf";
     let lanes = Lane::of(&y).zip(Lane::of(&mu)).zip(Lane::of(&sigma));
+    let Some(((ys, ms), ss)) = lanes else {
+        // Some argument's elements are scattered (a list of scalar variables).
+        return normal_lpdf_scattered(y, mu, sigma, propto);
+    };
     // With y, μ, σ scalars or contiguous, only the sizes and a scalar σ are checked here: a NaN
     // y or a non-finite μ makes Σz² non-finite, and a container σ is checked in the SIMD pass;
     // only then are the elements checked (in Stan's order, so the same error is reported). One
     // pass over the data instead of four.
-    let n = match lanes {
-        Some(((ys, ms), ss)) if scalars_valid(ys, ms, ss) => common_size(
-            F,
-            &[
-                ("Random variable", y.size()),
-                ("Location parameter", mu.size()),
-                ("Scale parameter", sigma.size()),
-            ],
-        )?,
-        _ => check_args(F, &y, &mu, &sigma)?,
+    let n = match scalars_valid(ys, ms, ss) {
+        true => ARGS.size(F, &(), &(&y, &mu, &sigma))?,
+        false => ARGS.check(F, (), (&y, &mu, &sigma))?.size(),
     };
-    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) {
+    if n == 0 {
         return Ok(OperandsAndPartials::new().finish(0.0));
     }
-    if propto && !any_var {
+    if propto && !(Y::IS_VAR || M::IS_VAR || S::IS_VAR) {
         // Nothing to compute, but the elements the sums would have checked are checked.
-        if lanes.is_some() {
-            check_args(F, &y, &mu, &sigma)?;
-        }
+        check_args(F, &y, &mu, &sigma)?;
         return Ok(OperandsAndPartials::new().finish(0.0));
     }
-    match lanes {
-        Some(((ys, ms), Lane::One(_))) => {
-            return normal_lpdf_scalar_sigma(&y, &mu, &sigma, ys, ms, n, propto)
-        }
-        Some(((ys, ms), Lane::Many(ss))) => {
-            return normal_lpdf_vector_sigma(&y, &mu, &sigma, (ys, ms, ss), n, propto)
-        }
-        None => {}
+    match ss {
+        Lane::One(_) => normal_lpdf_scalar_sigma(&y, &mu, &sigma, ys, ms, n, propto),
+        Lane::Many(ss) => normal_lpdf_vector_sigma(&y, &mu, &sigma, (ys, ms, ss), n, propto),
     }
-    let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
-    let mut lp = 0.0;
-    for i in 0..n {
-        let (yv, m, s) = (y.val(i), mu.val(i), sigma.val(i));
-        let inv_s = 1.0 / s;
-        let z = (yv - m) * inv_s;
-        lp -= 0.5 * z * z;
-        let dz = z * inv_s;
-        dy.add(&y, i, -dz);
-        dmu.add(&mu, i, dz);
-        dsigma.add(&sigma, i, (z * z - 1.0) * inv_s);
-    }
+}
+
+/// `normal_lpdf` where some argument's elements are scattered: the element loop, with the
+/// constant terms (n·½log(2π) and Σ log σᵢ, the latter with one logarithm per 64 values)
+/// added to the first element's term.
+fn normal_lpdf_scattered<Y: ProbArg, M: ProbArg, S: ProbArg>(
+    y: Y,
+    mu: M,
+    sigma: S,
+    propto: bool,
+) -> Result<Out<(Y, M, S)>>
+where
+    (Y, M, S): ProbOutput,
+{
+    let call = ARGS.check("normal_lpdf", (), (&y, &mu, &sigma))?;
+    let n = call.size();
+    let mut constant = 0.0;
     if !propto {
-        lp -= n as f64 * HALF_LOG_TWO_PI;
+        constant += n as f64 * HALF_LOG_TWO_PI;
     }
     if !propto || S::IS_VAR {
-        // Σ log σᵢ with one logarithm per 64 values (or n·log σ for a scalar).
-        lp -= match (sigma.size(), sigma.values()) {
+        constant += match (sigma.size(), sigma.values()) {
             (None, _) => n as f64 * sigma.val(0).ln(),
             (Some(_), Some(v)) => sum_log_slice(v),
             (Some(_), None) => sum_log((0..n).map(|i| sigma.val(i))),
         };
     }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&y, dy);
-    ops.add_partial(&mu, dmu);
-    ops.add_partial(&sigma, dsigma);
-    Ok(ops.finish(lp))
+    call.sum(Form::Density { propto }, |i, [yv, m, s]| {
+        let inv_s = 1.0 / s;
+        let z = (yv - m) * inv_s;
+        let dz = z * inv_s;
+        let lp = -0.5 * z * z - if i == 0 { constant } else { 0.0 };
+        Ok((lp, [-dz, dz, (z * z - 1.0) * inv_s]))
+    })
 }
 
 /// `normal_lpdf` with a scalar σ and y, μ scalars or contiguous values: log σ and 1/σ once,
@@ -395,38 +378,25 @@ fn scalar_sigma_sweep(
     }
 }
 
-/// The shared loop of the log CDFs: `Σ log Φ(sign·zᵢ)` and its partials.
+/// The CDFs: `Σ log Φ(sign·zᵢ)` and its partials, combined as `form` says.
 fn normal_log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg>(
     function: &'static str,
     y: Y,
     mu: M,
     sigma: S,
     sign: f64,
+    form: Form,
 ) -> Result<Out<(Y, M, S)>>
 where
     (Y, M, S): ProbOutput,
 {
-    let n = check_args(function, &y, &mu, &sigma)?;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
-    let mut total = 0.0;
-    for i in 0..n {
-        let (yv, m, s) = (y.val(i), mu.val(i), sigma.val(i));
+    let call = ARGS.check(function, (), (&y, &mu, &sigma))?;
+    call.sum(form, |_, [yv, m, s]| {
         let z = (yv - m) / s;
-        total += log_Phi(sign * z);
         // d/dz log Φ(sign·z) = sign·φ(z)/Φ(sign·z)
         let r = sign * log_Phi_deriv(sign * z);
-        dy.add(&y, i, r / s);
-        dmu.add(&mu, i, -r / s);
-        dsigma.add(&sigma, i, -r * z / s);
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&y, dy);
-    ops.add_partial(&mu, dmu);
-    ops.add_partial(&sigma, dsigma);
-    Ok(ops.finish(total))
+        Ok((log_Phi(sign * z), [r / s, -r / s, -r * z / s]))
+    })
 }
 
 /// `Σᵢ log Φ((yᵢ − μᵢ)/σᵢ)`, the log of the normal CDF, accurate far into the lower tail.
@@ -438,7 +408,7 @@ pub fn normal_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    normal_log_cdf_impl("normal_lcdf", y, mu, sigma, 1.0)
+    normal_log_cdf_impl("normal_lcdf", y, mu, sigma, 1.0, Form::LogCdf)
 }
 
 /// `Σᵢ log(1 − Φ((yᵢ − μᵢ)/σᵢ))`, the log of the complementary CDF, accurate far into the
@@ -451,7 +421,7 @@ pub fn normal_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    normal_log_cdf_impl("normal_lccdf", y, mu, sigma, -1.0)
+    normal_log_cdf_impl("normal_lccdf", y, mu, sigma, -1.0, Form::LogCdf)
 }
 
 /// `Πᵢ Φ((yᵢ − μᵢ)/σᵢ)`, the normal CDF (a product over the elements, as in Stan).
@@ -463,30 +433,5 @@ pub fn normal_cdf<Y: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, M, S): ProbOutput,
 {
-    const F: &str = "normal_cdf";
-    let n = check_args(F, &y, &mu, &sigma)?;
-    if any_empty(&[y.size(), mu.size(), sigma.size()]) {
-        return Ok(OperandsAndPartials::new().finish(1.0));
-    }
-    let mut log_cdf = 0.0;
-    let mut r = Vec::with_capacity(n);
-    for i in 0..n {
-        let z = (y.val(i) - mu.val(i)) / sigma.val(i);
-        log_cdf += log_Phi(z);
-        r.push((log_Phi_deriv(z), z));
-    }
-    let cdf = log_cdf.exp();
-    let (mut dy, mut dmu, mut dsigma) = (Partial::of(&y), Partial::of(&mu), Partial::of(&sigma));
-    for (i, &(ri, z)) in r.iter().enumerate() {
-        let s = sigma.val(i);
-        let d = cdf * ri / s;
-        dy.add(&y, i, d);
-        dmu.add(&mu, i, -d);
-        dsigma.add(&sigma, i, -d * z);
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&y, dy);
-    ops.add_partial(&mu, dmu);
-    ops.add_partial(&sigma, dsigma);
-    Ok(ops.finish(cdf))
+    normal_log_cdf_impl("normal_cdf", y, mu, sigma, 1.0, Form::Cdf)
 }

@@ -13,46 +13,18 @@
 //! with r = 1/expm1(−L). Below y_min the density and CDF are 0 (log −∞), the complementary
 //! CDF 1, with zero partials.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build3 as build, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
-fn pos_finite(function: &'static str, what: &'static str, v: f64) -> Result<()> {
-    require(
-        v > 0.0 && v.is_finite(),
-        function,
-        what,
-        v,
-        "positive finite",
-    )
-}
-
-fn check_args<Y: ProbArg, M: ProbArg, A: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    y_min: &M,
-    alpha: &A,
-    cdf: bool,
-) -> Result<usize> {
-    if cdf {
-        check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    } else {
-        check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    }
-    check_all(y_min, |v| pos_finite(function, "Scale parameter", v))?;
-    check_all(alpha, |v| pos_finite(function, "Shape parameter", v))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Scale parameter", y_min.size()),
-            ("Shape parameter", alpha.size()),
-        ],
-    )
-}
+/// Stan's checks of the Pareto distribution's arguments (y nonnegative for the CDFs).
+const LPDF: Table<3> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Scale parameter", Rule::PositiveFinite),
+    ("Shape parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = LPDF.with(0, Rule::Nonnegative);
 
 /// `Σᵢ log Pareto(yᵢ | y_minᵢ, αᵢ) = Σ (log α + α log y_min − (α + 1) log y)`; −∞ when some
 /// y < y_min (as in Stan). With `propto`, `log α` is dropped when α is constant,
@@ -76,17 +48,9 @@ pub fn pareto_lpdf<Y: ProbArg, M: ProbArg, A: ProbArg>(
 where
     (Y, M, A): ProbOutput,
 {
-    let n = check_args("pareto_lpdf", &y, &y_min, &alpha, false)?;
-    if any_empty(&[y.size(), y_min.size(), alpha.size()])
-        || (propto && !(Y::IS_VAR || M::IS_VAR || A::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..n).any(|i| y.val(i) < y_min.val(i)) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, m, a) = (y.val(i), y_min.val(i), alpha.val(i));
+    let call = LPDF.check("pareto_lpdf", (), (&y, &y_min, &alpha))?;
+    let call = call.zero_if_any(|i| y.val(i) < y_min.val(i));
+    call.sum(Form::Density { propto }, |_, [yv, m, a]| {
         let (ly, lm) = (yv.ln(), m.ln());
         let mut lp = 0.0;
         if !propto || A::IS_VAR {
@@ -99,8 +63,7 @@ where
             lp -= (a + 1.0) * ly;
         }
         Ok((lp, [-(a + 1.0) / yv, a / m, 1.0 / a + lm - ly]))
-    })?;
-    Ok(build(&y, &y_min, &alpha, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, M: ProbArg, A: ProbArg>(
@@ -108,19 +71,14 @@ fn tail_impl<Y: ProbArg, M: ProbArg, A: ProbArg>(
     y: Y,
     y_min: M,
     alpha: A,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, M, A)>>
 where
     (Y, M, A): ProbOutput,
 {
-    let n = check_args(function, &y, &y_min, &alpha, true)?;
-    if any_empty(&[y.size(), y_min.size(), alpha.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, m, a) = (y.val(i), y_min.val(i), alpha.val(i));
+    let call = CDF.check(function, (), (&y, &y_min, &alpha))?;
+    call.sum(form, |_, [yv, m, a]| {
         if yv < m {
             let v = if upper { 0.0 } else { f64::NEG_INFINITY };
             return Ok((v, [0.0; 3]));
@@ -140,8 +98,7 @@ where
             let r = -1.0 / (-l).exp_m1();
             (log1m_exp(l), [r * dl[0], r * dl[1], r * dl[2]])
         })
-    })?;
-    Ok(build(&y, &y_min, &alpha, v, &d))
+    })
 }
 
 /// `Πᵢ (1 − (y_minᵢ/yᵢ)^αᵢ)` (0 below y_min), the Pareto CDF (a product over the elements, as
@@ -155,7 +112,7 @@ pub fn pareto_cdf<Y: ProbArg, M: ProbArg, A: ProbArg>(
 where
     (Y, M, A): ProbOutput,
 {
-    tail_impl("pareto_cdf", y, y_min, alpha, Tail::Cdf, false)
+    tail_impl("pareto_cdf", y, y_min, alpha, Form::Cdf, false)
 }
 
 /// `Σᵢ log(1 − (y_minᵢ/yᵢ)^αᵢ)` through `log1m_exp`. Errors as [`pareto_cdf`].
@@ -167,7 +124,7 @@ pub fn pareto_lcdf<Y: ProbArg, M: ProbArg, A: ProbArg>(
 where
     (Y, M, A): ProbOutput,
 {
-    tail_impl("pareto_lcdf", y, y_min, alpha, Tail::Log, false)
+    tail_impl("pareto_lcdf", y, y_min, alpha, Form::LogCdf, false)
 }
 
 /// `Σᵢ αᵢ log(y_minᵢ/yᵢ)` (0 below y_min), the log of the complementary Pareto CDF. Errors as
@@ -180,5 +137,5 @@ pub fn pareto_lccdf<Y: ProbArg, M: ProbArg, A: ProbArg>(
 where
     (Y, M, A): ProbOutput,
 {
-    tail_impl("pareto_lccdf", y, y_min, alpha, Tail::Log, true)
+    tail_impl("pareto_lccdf", y, y_min, alpha, Form::LogCdf, true)
 }

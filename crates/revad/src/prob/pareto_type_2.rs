@@ -13,58 +13,23 @@
 //!
 //! with r = 1/expm1(−L).
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build4 as build, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::{require, Result};
 use crate::special::log_exp::log1m_exp;
 
-fn pos_finite(function: &'static str, what: &'static str, v: f64) -> Result<()> {
-    require(
-        v > 0.0 && v.is_finite(),
-        function,
-        what,
-        v,
-        "positive finite",
-    )
-}
+/// Stan's checks of the Pareto type II distribution's arguments, and [`above_location`].
+const ARGS: Table<4> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::PositiveFinite),
+    ("Shape parameter", Rule::PositiveFinite),
+]);
 
-fn check_args<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    mu: &M,
-    lambda: &L,
-    alpha: &A,
-) -> Result<usize> {
-    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(lambda, |v| pos_finite(function, "Scale parameter", v))?;
-    check_all(alpha, |v| pos_finite(function, "Shape parameter", v))?;
-    let n = common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", lambda.size()),
-            ("Shape parameter", alpha.size()),
-        ],
-    )?;
-    if !any_empty(&[y.size(), mu.size(), lambda.size(), alpha.size()]) {
-        for i in 0..n {
-            let yv = y.val(i);
-            require(
-                yv >= mu.val(i),
-                function,
-                "Random variable",
-                yv,
-                "greater than or equal to the location parameter",
-            )?;
-        }
-    }
-    Ok(n)
+/// Stan's check that y is at least the location μ.
+fn above_location(function: &'static str, y: f64, mu: f64) -> Result<()> {
+    let requirement = "greater than or equal to the location parameter";
+    require(y >= mu, function, "Random variable", y, requirement)
 }
 
 /// `Σᵢ log ParetoType2(yᵢ | μᵢ, λᵢ, αᵢ) = Σ (log α − log λ − (α + 1) log1p((y − μ)/λ))`. With
@@ -90,14 +55,10 @@ pub fn pareto_type_2_lpdf<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
 where
     (Y, M, L, A): ProbOutput,
 {
-    let n = check_args("pareto_type_2_lpdf", &y, &mu, &lambda, &alpha)?;
-    if any_empty(&[y.size(), mu.size(), lambda.size(), alpha.size()])
-        || (propto && !(Y::IS_VAR || M::IS_VAR || L::IS_VAR || A::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, m, l, a) = (y.val(i), mu.val(i), lambda.val(i), alpha.val(i));
+    const F: &str = "pareto_type_2_lpdf";
+    let call = ARGS.check(F, (), (&y, &mu, &lambda, &alpha))?;
+    let call = call.require_each(|i| above_location(F, y.val(i), mu.val(i)))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, l, a]| {
         let x = (yv - m) / l;
         let w = l + (yv - m);
         let l1p = x.ln_1p();
@@ -110,8 +71,7 @@ where
         }
         let dy = -(a + 1.0) / w;
         Ok((lp, [dy, -dy, -1.0 / l + (a + 1.0) * x / w, 1.0 / a - l1p]))
-    })?;
-    Ok(build(&y, &mu, &lambda, &alpha, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
@@ -120,19 +80,15 @@ fn tail_impl<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
     mu: M,
     lambda: L,
     alpha: A,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, M, L, A)>>
 where
     (Y, M, L, A): ProbOutput,
 {
-    let n = check_args(function, &y, &mu, &lambda, &alpha)?;
-    if any_empty(&[y.size(), mu.size(), lambda.size(), alpha.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, m, l, a) = (y.val(i), mu.val(i), lambda.val(i), alpha.val(i));
+    let call = ARGS.check(function, (), (&y, &mu, &lambda, &alpha))?;
+    let call = call.require_each(|i| above_location(function, y.val(i), mu.val(i)))?;
+    call.sum(form, |_, [yv, m, l, a]| {
         if yv.is_infinite() {
             let v = if upper { f64::NEG_INFINITY } else { 0.0 };
             return Ok((v, [0.0; 4]));
@@ -148,8 +104,7 @@ where
             let r = -1.0 / (-big_l).exp_m1();
             (log1m_exp(big_l), dl.map(|v| r * v))
         })
-    })?;
-    Ok(build(&y, &mu, &lambda, &alpha, v, &d))
+    })
 }
 
 /// `Πᵢ (1 − (1 + (yᵢ − μᵢ)/λᵢ)^(−αᵢ))`, the Pareto type II CDF (a product over the elements,
@@ -163,7 +118,7 @@ pub fn pareto_type_2_cdf<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
 where
     (Y, M, L, A): ProbOutput,
 {
-    tail_impl("pareto_type_2_cdf", y, mu, lambda, alpha, Tail::Cdf, false)
+    tail_impl("pareto_type_2_cdf", y, mu, lambda, alpha, Form::Cdf, false)
 }
 
 /// `Σᵢ log(1 − (1 + (yᵢ − μᵢ)/λᵢ)^(−αᵢ))` through `log1m_exp`. Errors as
@@ -177,7 +132,15 @@ pub fn pareto_type_2_lcdf<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
 where
     (Y, M, L, A): ProbOutput,
 {
-    tail_impl("pareto_type_2_lcdf", y, mu, lambda, alpha, Tail::Log, false)
+    tail_impl(
+        "pareto_type_2_lcdf",
+        y,
+        mu,
+        lambda,
+        alpha,
+        Form::LogCdf,
+        false,
+    )
 }
 
 /// `Σᵢ −αᵢ log1p((yᵢ − μᵢ)/λᵢ)`, the log of the complementary Pareto type II CDF. Errors as
@@ -191,5 +154,13 @@ pub fn pareto_type_2_lccdf<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(
 where
     (Y, M, L, A): ProbOutput,
 {
-    tail_impl("pareto_type_2_lccdf", y, mu, lambda, alpha, Tail::Log, true)
+    tail_impl(
+        "pareto_type_2_lccdf",
+        y,
+        mu,
+        lambda,
+        alpha,
+        Form::LogCdf,
+        true,
+    )
 }

@@ -12,11 +12,10 @@
 //! (or the series P(a, λ) = λᵃe^(−λ)/Γ(a + 1)·Σ λᵏ/((a + 1)⋯(a + k))), so the log CDFs and
 //! their gradients stay finite far into the tails.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
-};
-use super::int_args::{check_all_int, IntArg};
-use crate::error::{check, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use super::int_args::IntArg;
+use crate::error::Result;
 use crate::special::gamma::lgamma;
 use crate::special::inc_gamma::{gamma_p, gamma_q};
 use crate::special::log_exp::{log_sum_exp_all, multiply_log};
@@ -24,15 +23,12 @@ use crate::special::log_exp::{log_sum_exp_all, multiply_log};
 /// Below this a regularised incomplete gamma value is recomputed in log space.
 const TINY: f64 = 1e-280;
 
-fn sizes<N: IntArg, L: ProbArg>(function: &'static str, n: &N, lambda: &L) -> Result<usize> {
-    common_size(
-        function,
-        &[
-            ("Random variable", n.size()),
-            ("Rate parameter", lambda.size()),
-        ],
-    )
-}
+/// Stan's checks of the Poisson distribution's arguments (n unchecked by the CDFs).
+const LPMF: Table<2> = Table::new([
+    ("Random variable", Rule::Nonnegative),
+    ("Rate parameter", Rule::Nonnegative),
+]);
+const CDF: Table<2> = LPMF.with(0, Rule::Any);
 
 /// log p(n | λ) = n log λ − λ − log n!.
 fn log_pmf(n: f64, lambda: f64) -> f64 {
@@ -102,39 +98,19 @@ pub fn poisson_lpmf<N: IntArg, L: ProbArg>(n: N, lambda: L, propto: bool) -> Res
 where
     (L,): ProbOutput,
 {
-    const F: &str = "poisson_lpmf";
-    check_all_int(&n, |v| {
-        crate::error::require_int(v >= 0, F, "Random variable", v, "nonnegative")
-    })?;
-    check_all(&lambda, |v| check::nonnegative(F, "Rate parameter", v))?;
-    let size = sizes(F, &n, &lambda)?;
-    if any_empty(&[n.size(), lambda.size()]) || (propto && !L::IS_VAR) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..size).any(|i| lambda.val(i).is_infinite() || (lambda.val(i) == 0.0 && n.val(i) != 0)) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let mut dlambda = Partial::of(&lambda);
-    let mut lp = 0.0;
-    for i in 0..size {
-        let (k, l) = (n.val(i) as f64, lambda.val(i));
+    let call = LPMF.check("poisson_lpmf", (&n,), (&lambda,))?;
+    let call = call.zero_if_any(|i| {
+        let l = lambda.val(i);
+        l.is_infinite() || (l == 0.0 && n.val(i) != 0)
+    });
+    call.sum(Form::Density { propto }, |i, [l]| {
+        let k = n.val(i) as f64;
+        let mut lp = multiply_log(k, l) - l;
         if !propto {
             lp -= lgamma(k + 1.0);
         }
-        lp += multiply_log(k, l) - l;
-        let d = if k == 0.0 { -1.0 } else { k / l - 1.0 };
-        dlambda.add(&lambda, i, d);
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&lambda, dlambda);
-    Ok(ops.finish(lp))
-}
-
-fn check_cdf<N: IntArg, L: ProbArg>(function: &'static str, n: &N, lambda: &L) -> Result<usize> {
-    check_all(lambda, |v| {
-        check::nonnegative(function, "Rate parameter", v)
-    })?;
-    sizes(function, n, lambda)
+        Ok((lp, [if k == 0.0 { -1.0 } else { k / l - 1.0 }]))
+    })
 }
 
 /// `Σᵢ log P(Nᵢ ≤ nᵢ)` = Σ log Q(nᵢ + 1, λᵢ) (−∞ if some nᵢ < 0); ∂/∂λᵢ = −p(nᵢ | λᵢ)/Q.
@@ -153,27 +129,29 @@ pub fn poisson_lcdf<N: IntArg, L: ProbArg>(n: N, lambda: L) -> Result<Out<(L,)>>
 where
     (L,): ProbOutput,
 {
-    const F: &str = "poisson_lcdf";
-    let size = check_cdf(F, &n, &lambda)?;
-    if any_empty(&[n.size(), lambda.size()]) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
+    let call = CDF.check("poisson_lcdf", (&n,), (&lambda,))?;
+    call.sum(Form::LogCdf, |i, [l]| {
+        log_cdf_term(n.val(i), l, false, L::IS_VAR)
+    })
+}
+
+/// log P(N ≤ n) (or log P(N > n) when `upper`) and, when `grad`, its λ-partial ±p(n | λ)/P;
+/// P(N ≤ n) = 0 for n < 0.
+fn log_cdf_term(k: i64, l: f64, upper: bool, grad: bool) -> Result<(f64, [f64; 1])> {
+    if k < 0 {
+        return Ok((if upper { 0.0 } else { f64::NEG_INFINITY }, [0.0]));
     }
-    if (0..size).any(|i| n.val(i) < 0) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let mut dlambda = Partial::of(&lambda);
-    let mut total = 0.0;
-    for i in 0..size {
-        let (k, l) = (n.val(i), lambda.val(i));
-        let lq = log_q(k, l)?;
-        total += lq;
-        if L::IS_VAR {
-            dlambda.add(&lambda, i, -(log_pmf(k as f64, l) - lq).exp());
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&lambda, dlambda);
-    Ok(ops.finish(total))
+    let (lv, sign) = if upper {
+        (log_p(k, l)?, 1.0)
+    } else {
+        (log_q(k, l)?, -1.0)
+    };
+    let d = if grad {
+        sign * (log_pmf(k as f64, l) - lv).exp()
+    } else {
+        0.0
+    };
+    Ok((lv, [d]))
 }
 
 /// `Σᵢ log P(Nᵢ > nᵢ)` = Σ log P(nᵢ + 1, λᵢ) (a term is 0 for nᵢ < 0); ∂/∂λᵢ =
@@ -193,27 +171,10 @@ pub fn poisson_lccdf<N: IntArg, L: ProbArg>(n: N, lambda: L) -> Result<Out<(L,)>
 where
     (L,): ProbOutput,
 {
-    const F: &str = "poisson_lccdf";
-    let size = check_cdf(F, &n, &lambda)?;
-    if any_empty(&[n.size(), lambda.size()]) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let mut dlambda = Partial::of(&lambda);
-    let mut total = 0.0;
-    for i in 0..size {
-        let (k, l) = (n.val(i), lambda.val(i));
-        if k < 0 {
-            continue;
-        }
-        let lp = log_p(k, l)?;
-        total += lp;
-        if L::IS_VAR {
-            dlambda.add(&lambda, i, (log_pmf(k as f64, l) - lp).exp());
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&lambda, dlambda);
-    Ok(ops.finish(total))
+    let call = CDF.check("poisson_lccdf", (&n,), (&lambda,))?;
+    call.sum(Form::LogCdf, |i, [l]| {
+        log_cdf_term(n.val(i), l, true, L::IS_VAR)
+    })
 }
 
 /// `Πᵢ P(Nᵢ ≤ nᵢ)` = Π Q(nᵢ + 1, λᵢ) (0 if some nᵢ < 0); ∂/∂λᵢ = −F·p(nᵢ | λᵢ)/Q(nᵢ + 1, λᵢ).
@@ -230,27 +191,8 @@ pub fn poisson_cdf<N: IntArg, L: ProbArg>(n: N, lambda: L) -> Result<Out<(L,)>>
 where
     (L,): ProbOutput,
 {
-    const F: &str = "poisson_cdf";
-    let size = check_cdf(F, &n, &lambda)?;
-    if any_empty(&[n.size(), lambda.size()]) {
-        return Ok(OperandsAndPartials::new().finish(1.0));
-    }
-    if (0..size).any(|i| n.val(i) < 0) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let mut log_qs = Vec::with_capacity(size);
-    for i in 0..size {
-        log_qs.push(log_q(n.val(i), lambda.val(i))?);
-    }
-    let cdf = log_qs.iter().sum::<f64>().exp();
-    let mut dlambda = Partial::of(&lambda);
-    if L::IS_VAR {
-        for (i, lq) in log_qs.iter().enumerate() {
-            let ratio = (log_pmf(n.val(i) as f64, lambda.val(i)) - lq).exp();
-            dlambda.add(&lambda, i, -cdf * ratio);
-        }
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&lambda, dlambda);
-    Ok(ops.finish(cdf))
+    let call = CDF.check("poisson_cdf", (&n,), (&lambda,))?;
+    call.sum(Form::Cdf, |i, [l]| {
+        log_cdf_term(n.val(i), l, false, L::IS_VAR)
+    })
 }

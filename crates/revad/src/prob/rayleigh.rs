@@ -10,33 +10,19 @@
 //! | `rayleigh_lccdf` | −x | −y/σ² | 2x/σ |
 //! | `rayleigh_cdf` | Π (1 − e^(−xᵢ)) | F·(y/σ²)/expm1(x) | F·(−2x/σ)/expm1(x) |
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build2 as build, run, Tail};
-use crate::error::{check, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
-fn check_args<Y: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    sigma: &S,
-    cdf: bool,
-) -> Result<usize> {
-    check_all(sigma, |v| check::positive(function, "Scale parameter", v))?;
-    if cdf {
-        check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    } else {
-        check_all(y, |v| check::positive(function, "Random variable", v))?;
-    }
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
-}
+/// Stan's checks of the Rayleigh distribution's arguments (σ first; y nonnegative for the
+/// CDFs).
+const LPDF: Table<2> = Table::new([
+    ("Random variable", Rule::Positive),
+    ("Scale parameter", Rule::Positive),
+])
+.checked_in([1, 0]);
+const CDF: Table<2> = LPDF.with(0, Rule::Nonnegative);
 
 /// `Σᵢ log Rayleigh(yᵢ | σᵢ) = Σ (log y − 2 log σ − y²/(2σ²))`. With `propto`, `log y` is
 /// dropped when y is constant, `2 log σ` when σ is. ∂/∂y = 1/y − y/σ², ∂/∂σ = (y²/σ² − 2)/σ.
@@ -52,12 +38,8 @@ pub fn rayleigh_lpdf<Y: ProbArg, S: ProbArg>(y: Y, sigma: S, propto: bool) -> Re
 where
     (Y, S): ProbOutput,
 {
-    let n = check_args("rayleigh_lpdf", &y, &sigma, false)?;
-    if any_empty(&[y.size(), sigma.size()]) || (propto && !(Y::IS_VAR || S::IS_VAR)) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, s) = (y.val(i), sigma.val(i));
+    let call = LPDF.check("rayleigh_lpdf", (), (&y, &sigma))?;
+    call.sum(Form::Density { propto }, |_, [yv, s]| {
         let inv_s = 1.0 / s;
         let u = yv * inv_s;
         let mut lp = -0.5 * u * u;
@@ -68,27 +50,21 @@ where
             lp -= 2.0 * s.ln();
         }
         Ok((lp, [1.0 / yv - u * inv_s, (u * u - 2.0) * inv_s]))
-    })?;
-    Ok(build(&y, &sigma, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, S: ProbArg>(
     function: &'static str,
     y: Y,
     sigma: S,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, S)>>
 where
     (Y, S): ProbOutput,
 {
-    let n = check_args(function, &y, &sigma, true)?;
-    if any_empty(&[y.size(), sigma.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, s) = (y.val(i), sigma.val(i));
+    let call = CDF.check(function, (), (&y, &sigma))?;
+    call.sum(form, |_, [yv, s]| {
         let u = yv / s;
         let x = 0.5 * u * u;
         let (dxy, dxs) = if x.is_infinite() {
@@ -102,8 +78,7 @@ where
             (log1m_exp(-x), 1.0 / x.exp_m1())
         };
         Ok((val, [dv * dxy, dv * dxs]))
-    })?;
-    Ok(build(&y, &sigma, v, &d))
+    })
 }
 
 /// `Πᵢ (1 − exp(−yᵢ²/(2σᵢ²)))`, the Rayleigh CDF (a product over the elements, as in Stan).
@@ -112,7 +87,7 @@ pub fn rayleigh_cdf<Y: ProbArg, S: ProbArg>(y: Y, sigma: S) -> Result<Out<(Y, S)
 where
     (Y, S): ProbOutput,
 {
-    tail_impl("rayleigh_cdf", y, sigma, Tail::Cdf, false)
+    tail_impl("rayleigh_cdf", y, sigma, Form::Cdf, false)
 }
 
 /// `Σᵢ log(1 − exp(−yᵢ²/(2σᵢ²)))` through `log1m_exp`. Errors as [`rayleigh_cdf`].
@@ -120,7 +95,7 @@ pub fn rayleigh_lcdf<Y: ProbArg, S: ProbArg>(y: Y, sigma: S) -> Result<Out<(Y, S
 where
     (Y, S): ProbOutput,
 {
-    tail_impl("rayleigh_lcdf", y, sigma, Tail::Log, false)
+    tail_impl("rayleigh_lcdf", y, sigma, Form::LogCdf, false)
 }
 
 /// `Σᵢ −yᵢ²/(2σᵢ²)`, the log of the complementary Rayleigh CDF. Errors as [`rayleigh_cdf`].
@@ -128,5 +103,5 @@ pub fn rayleigh_lccdf<Y: ProbArg, S: ProbArg>(y: Y, sigma: S) -> Result<Out<(Y, 
 where
     (Y, S): ProbOutput,
 {
-    tail_impl("rayleigh_lccdf", y, sigma, Tail::Log, true)
+    tail_impl("rayleigh_lccdf", y, sigma, Form::LogCdf, true)
 }

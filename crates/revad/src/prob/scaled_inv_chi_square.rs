@@ -9,48 +9,20 @@
 //!   ∂z/∂y = −z/y, ∂z/∂ν = s²/(2y), ∂z/∂s = νs/y, ∂h/∂ν = ½ and the incomplete gamma
 //!   derivatives.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build3 as build, log_inc_gamma, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
+use crate::special::inc_gamma::log_inc_gamma;
 
-fn pos_finite(function: &'static str, what: &'static str, v: f64) -> Result<()> {
-    require(
-        v > 0.0 && v.is_finite(),
-        function,
-        what,
-        v,
-        "positive finite",
-    )
-}
-
-fn check_args<Y: ProbArg, N: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    nu: &N,
-    s: &S,
-    y_nonnegative: bool,
-) -> Result<usize> {
-    if y_nonnegative {
-        check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    } else {
-        check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    }
-    check_all(nu, |v| {
-        pos_finite(function, "Degrees of freedom parameter", v)
-    })?;
-    check_all(s, |v| pos_finite(function, "Scale parameter", v))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Degrees of freedom parameter", nu.size()),
-            ("Scale parameter", s.size()),
-        ],
-    )
-}
+/// Stan's checks of the scaled inverse chi-square distribution's arguments (y nonnegative for
+/// the CDFs).
+const LPDF: Table<3> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Degrees of freedom parameter", Rule::PositiveFinite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = LPDF.with(0, Rule::Nonnegative);
 
 /// `Σᵢ log ScaledInvChiSquare(yᵢ | νᵢ, sᵢ)` (see the module table); −∞ when some y ≤ 0 (as in
 /// Stan). With `propto`, `h log h − log Γ(h)` is dropped when ν is constant, `ν log s` when ν
@@ -75,17 +47,9 @@ pub fn scaled_inv_chi_square_lpdf<Y: ProbArg, N: ProbArg, S: ProbArg>(
 where
     (Y, N, S): ProbOutput,
 {
-    let n = check_args("scaled_inv_chi_square_lpdf", &y, &nu, &s, false)?;
-    if any_empty(&[y.size(), nu.size(), s.size()])
-        || (propto && !(Y::IS_VAR || N::IS_VAR || S::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..n).any(|i| y.val(i) <= 0.0) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, nv, sv) = (y.val(i), nu.val(i), s.val(i));
+    let call = LPDF.check("scaled_inv_chi_square_lpdf", (), (&y, &nu, &s))?;
+    let call = call.zero_if_any(|i| y.val(i) <= 0.0);
+    call.sum(Form::Density { propto }, |_, [yv, nv, sv]| {
         let h = 0.5 * nv;
         let (ly, ls, lh, inv_y) = (yv.ln(), sv.ln(), h.ln(), 1.0 / yv);
         let z = h * sv * sv * inv_y;
@@ -105,8 +69,7 @@ where
             0.0
         };
         Ok((lp, [(z - h - 1.0) * inv_y, dnu, nv / sv - nv * sv * inv_y]))
-    })?;
-    Ok(build(&y, &nu, &s, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, N: ProbArg, S: ProbArg>(
@@ -114,19 +77,14 @@ fn tail_impl<Y: ProbArg, N: ProbArg, S: ProbArg>(
     y: Y,
     nu: N,
     s: S,
-    tail: Tail,
+    form: Form,
     upper_y: bool,
 ) -> Result<Out<(Y, N, S)>>
 where
     (Y, N, S): ProbOutput,
 {
-    let n = check_args(function, &y, &nu, &s, true)?;
-    if any_empty(&[y.size(), nu.size(), s.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, nv, sv) = (y.val(i), nu.val(i), s.val(i));
+    let call = CDF.check(function, (), (&y, &nu, &s))?;
+    call.sum(form, |_, [yv, nv, sv]| {
         let z = 0.5 * nv * sv * sv / yv;
         let (lv, da, dz) = log_inc_gamma(function, 0.5 * nv, z, !upper_y, N::IS_VAR)?;
         let (dy, dn, ds) = if yv.is_infinite() || yv == 0.0 {
@@ -135,8 +93,7 @@ where
             (-dz * z / yv, 0.5 * da + dz * z / nv, dz * 2.0 * z / sv)
         };
         Ok((lv, [dy, dn, ds]))
-    })?;
-    Ok(build(&y, &nu, &s, v, &d))
+    })
 }
 
 /// `Πᵢ Q(νᵢ/2, νᵢsᵢ²/(2yᵢ))`, the scaled inverse chi-square CDF (a product over the elements,
@@ -150,7 +107,7 @@ pub fn scaled_inv_chi_square_cdf<Y: ProbArg, N: ProbArg, S: ProbArg>(
 where
     (Y, N, S): ProbOutput,
 {
-    tail_impl("scaled_inv_chi_square_cdf", y, nu, s, Tail::Cdf, false)
+    tail_impl("scaled_inv_chi_square_cdf", y, nu, s, Form::Cdf, false)
 }
 
 /// `Σᵢ log Q(νᵢ/2, νᵢsᵢ²/(2yᵢ))`, the log of the scaled inverse chi-square CDF. Errors as
@@ -163,7 +120,7 @@ pub fn scaled_inv_chi_square_lcdf<Y: ProbArg, N: ProbArg, S: ProbArg>(
 where
     (Y, N, S): ProbOutput,
 {
-    tail_impl("scaled_inv_chi_square_lcdf", y, nu, s, Tail::Log, false)
+    tail_impl("scaled_inv_chi_square_lcdf", y, nu, s, Form::LogCdf, false)
 }
 
 /// `Σᵢ log P(νᵢ/2, νᵢsᵢ²/(2yᵢ))`, the log of the complementary scaled inverse chi-square CDF.
@@ -176,5 +133,5 @@ pub fn scaled_inv_chi_square_lccdf<Y: ProbArg, N: ProbArg, S: ProbArg>(
 where
     (Y, N, S): ProbOutput,
 {
-    tail_impl("scaled_inv_chi_square_lccdf", y, nu, s, Tail::Log, true)
+    tail_impl("scaled_inv_chi_square_lccdf", y, nu, s, Form::LogCdf, true)
 }

@@ -24,42 +24,22 @@
 
 use std::f64::consts::{LN_2, PI};
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::elementwise::{eval4, gauss_legendre};
-use super::tails::Tail;
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::normal::{log_Phi, log_Phi_deriv, owens_t, Phi};
+use crate::special::quadrature::gauss_legendre;
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
 
-/// Stan's argument checks of the skew normal distribution.
-fn check_args<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    xi: &M,
-    omega: &S,
-    alpha: &A,
-) -> Result<usize> {
-    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    check_all(xi, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(alpha, |v| {
-        require(v.is_finite(), function, "Shape parameter", v, "finite")
-    })?;
-    check_all(omega, |v| check::positive(function, "Scale parameter", v))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", xi.size()),
-            ("Scale parameter", omega.size()),
-            ("Shape parameter", alpha.size()),
-        ],
-    )
-}
+/// Stan's checks of the skew normal distribution's arguments (α before ω).
+const ARGS: Table<4> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::Positive),
+    ("Shape parameter", Rule::Finite),
+])
+.checked_in([0, 1, 3, 2]);
 
 /// `Σᵢ log skew_normal(yᵢ | ξᵢ, ωᵢ, αᵢ)`, per element
 /// `log 2 − ½log(2π) − log ω − ½z² + log Φ(αz)` with `z = (y − ξ)/ω`. With `propto` (as
@@ -88,40 +68,27 @@ pub fn skew_normal_lpdf<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
 where
     (Y, M, S, A): ProbOutput,
 {
-    const F: &str = "skew_normal_lpdf";
-    let n = check_args(F, &y, &xi, &omega, &alpha)?;
-    let any_var = Y::IS_VAR || M::IS_VAR || S::IS_VAR || A::IS_VAR;
-    if any_empty(&[y.size(), xi.size(), omega.size(), alpha.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    Ok(eval4(
-        &y,
-        &xi,
-        &omega,
-        &alpha,
-        n,
-        Tail::Log,
-        |yv, m, w, a| {
-            let z = (yv - m) / w;
-            // log erfc(−αz/√2) = log 2 + log Φ(αz), always kept (as Stan)
-            let mut lp = LN_2 + log_Phi(a * z);
-            if !propto {
-                lp -= HALF_LOG_TWO_PI;
-            }
-            if !propto || S::IS_VAR {
-                lp -= w.ln();
-            }
-            if !propto || Y::IS_VAR || M::IS_VAR || S::IS_VAR {
-                lp -= 0.5 * z * z;
-            }
-            if !lp.is_finite() {
-                return (lp, [0.0; 4]);
-            }
-            let r = log_Phi_deriv(a * z);
-            let d = -z + a * r;
-            (lp, [d / w, -d / w, -(1.0 + d * z) / w, z * r])
-        },
-    ))
+    let call = ARGS.check("skew_normal_lpdf", (), (&y, &xi, &omega, &alpha))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, w, a]| {
+        let z = (yv - m) / w;
+        // log erfc(−αz/√2) = log 2 + log Φ(αz), always kept (as Stan)
+        let mut lp = LN_2 + log_Phi(a * z);
+        if !propto {
+            lp -= HALF_LOG_TWO_PI;
+        }
+        if !propto || S::IS_VAR {
+            lp -= w.ln();
+        }
+        if !propto || Y::IS_VAR || M::IS_VAR || S::IS_VAR {
+            lp -= 0.5 * z * z;
+        }
+        if !lp.is_finite() {
+            return Ok((lp, [0.0; 4]));
+        }
+        let r = log_Phi_deriv(a * z);
+        let d = -z + a * r;
+        Ok((lp, [d / w, -d / w, -(1.0 + d * z) / w, z * r]))
+    })
 }
 
 /// log(φ(t)Φ(αt)), the log of half the standard skew normal density.
@@ -183,17 +150,13 @@ fn log_cdf_impl<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
     omega: S,
     alpha: A,
     upper: bool,
-    combine: Tail,
+    form: Form,
 ) -> Result<Out<(Y, M, S, A)>>
 where
     (Y, M, S, A): ProbOutput,
 {
-    let n = check_args(function, &y, &xi, &omega, &alpha)?;
-    if any_empty(&[y.size(), xi.size(), omega.size(), alpha.size()]) {
-        let empty = if combine == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    Ok(eval4(&y, &xi, &omega, &alpha, n, combine, |yv, m, w, a| {
+    let call = ARGS.check(function, (), (&y, &xi, &omega, &alpha))?;
+    call.sum(form, |_, [yv, m, w, a]| {
         let z = (yv - m) / w;
         let v = if upper {
             log_cdf_std(-z, -a)
@@ -201,7 +164,7 @@ where
             log_cdf_std(z, a)
         };
         if !v.is_finite() || z.is_infinite() {
-            return (v, [0.0; 4]);
+            return Ok((v, [0.0; 4]));
         }
         let sign = if upper { -1.0 } else { 1.0 };
         // f/F and g/F (f/(1 − F), g/(1 − F)) in log space
@@ -210,8 +173,8 @@ where
         let aa = 1.0 + a * a;
         let log_g = -0.5 * z * z * aa - (PI * aa).ln();
         let da = -sign * (log_g - v).exp();
-        (v, [dz / w, -dz / w, -dz * z / w, da])
-    }))
+        Ok((v, [dz / w, -dz / w, -dz * z / w, da]))
+    })
 }
 
 /// `Σᵢ log(Φ(zᵢ) − 2T(zᵢ, αᵢ))`, the log of the skew normal CDF (see the module notes on
@@ -228,7 +191,7 @@ pub fn skew_normal_lcdf<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
 where
     (Y, M, S, A): ProbOutput,
 {
-    log_cdf_impl("skew_normal_lcdf", y, xi, omega, alpha, false, Tail::Log)
+    log_cdf_impl("skew_normal_lcdf", y, xi, omega, alpha, false, Form::LogCdf)
 }
 
 /// `Σᵢ log(Φ(−zᵢ) + 2T(zᵢ, αᵢ))`, the log of the complementary CDF (see the module notes on
@@ -244,7 +207,7 @@ pub fn skew_normal_lccdf<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
 where
     (Y, M, S, A): ProbOutput,
 {
-    log_cdf_impl("skew_normal_lccdf", y, xi, omega, alpha, true, Tail::Log)
+    log_cdf_impl("skew_normal_lccdf", y, xi, omega, alpha, true, Form::LogCdf)
 }
 
 /// `Πᵢ (Φ(zᵢ) − 2T(zᵢ, αᵢ))`, the skew normal CDF (a product over the elements, as in Stan;
@@ -261,5 +224,5 @@ pub fn skew_normal_cdf<Y: ProbArg, M: ProbArg, S: ProbArg, A: ProbArg>(
 where
     (Y, M, S, A): ProbOutput,
 {
-    log_cdf_impl("skew_normal_cdf", y, xi, omega, alpha, false, Tail::Cdf)
+    log_cdf_impl("skew_normal_cdf", y, xi, omega, alpha, false, Form::Cdf)
 }

@@ -33,51 +33,20 @@
 
 use std::f64::consts::PI;
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::elementwise::eval4;
-use super::tails::{build4, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::gamma::{digamma_shift, lgamma_shift};
 use crate::special::inc_beta::log_tail;
 use crate::special::log_exp::log1m_exp;
 
-/// Stan's argument checks of the Student-t distribution.
-fn check_args<Y: ProbArg, N: ProbArg, M: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    nu: &N,
-    mu: &M,
-    sigma: &S,
-) -> Result<usize> {
-    let positive_finite = |name: &'static str| {
-        move |v: f64| {
-            require(
-                v > 0.0 && v.is_finite(),
-                function,
-                name,
-                v,
-                "positive finite",
-            )
-        }
-    };
-    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    check_all(nu, positive_finite("Degrees of freedom parameter"))?;
-    check_all(mu, |v| {
-        require(v.is_finite(), function, "Location parameter", v, "finite")
-    })?;
-    check_all(sigma, positive_finite("Scale parameter"))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Degrees of freedom parameter", nu.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
-}
+/// Stan's checks of the Student-t distribution's arguments.
+const ARGS: Table<4> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Degrees of freedom parameter", Rule::PositiveFinite),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
 
 /// `Σᵢ log student_t(yᵢ | νᵢ, μᵢ, σᵢ)`, per element
 /// `log Γ((ν+1)/2) − log Γ(ν/2) − ½log ν − ½log π − log σ − (ν+1)/2 · log(1 + z²/ν)` with
@@ -106,14 +75,9 @@ pub fn student_t_lpdf<Y: ProbArg, N: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, N, M, S): ProbOutput,
 {
-    const F: &str = "student_t_lpdf";
-    let n = check_args(F, &y, &nu, &mu, &sigma)?;
-    let any_var = Y::IS_VAR || N::IS_VAR || M::IS_VAR || S::IS_VAR;
-    if any_empty(&[y.size(), nu.size(), mu.size(), sigma.size()]) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
+    let call = ARGS.check("student_t_lpdf", (), (&y, &nu, &mu, &sigma))?;
     let half_log_pi = 0.5 * PI.ln();
-    Ok(eval4(&y, &nu, &mu, &sigma, n, Tail::Log, |yv, v, m, s| {
+    call.sum(Form::Density { propto }, |_, [yv, v, m, s]| {
         let z = (yv - m) / s;
         let zz = z * z;
         // log(1 + z²/ν), without overflow of z²
@@ -133,7 +97,7 @@ where
             lp -= s.ln();
         }
         if z.is_infinite() {
-            return (lp, [0.0; 4]);
+            return Ok((lp, [0.0; 4]));
         }
         // w = z²/(ν + z²); (ν+1)z/(ν + z²) = (ν+1)/(ν/z + z)
         let (w, g) = if z == 0.0 {
@@ -143,8 +107,8 @@ where
         };
         let dnu =
             0.5 * digamma_shift(0.5 * v, 0.5) - 0.5 / v - 0.5 * log1p_t + 0.5 * (v + 1.0) * w / v;
-        (lp, [-g / s, dnu, g / s, ((v + 1.0) * w - 1.0) / s])
-    }))
+        Ok((lp, [-g / s, dnu, g / s, ((v + 1.0) * w - 1.0) / s]))
+    })
 }
 
 /// log F(t) of the standard Student-t with ν degrees of freedom and its derivatives in t and
@@ -200,26 +164,22 @@ fn log_cdf_std(function: &'static str, t: f64, nu: f64, grad_nu: bool) -> Result
 }
 
 /// The CDFs' checks (as `student_t_lpdf`) and their common value: log F(tᵢ) (or log F(−tᵢ)
-/// when `upper`) per element, combined by `tail`.
+/// when `upper`) per element, combined as `form` says.
 fn cdf_impl<Y: ProbArg, N: ProbArg, M: ProbArg, S: ProbArg>(
     function: &'static str,
     y: Y,
     nu: N,
     mu: M,
     sigma: S,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, N, M, S)>>
 where
     (Y, N, M, S): ProbOutput,
 {
-    let n = check_args(function, &y, &nu, &mu, &sigma)?;
-    if any_empty(&[y.size(), nu.size(), mu.size(), sigma.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, v, m, s) = (y.val(i), nu.val(i), mu.val(i), sigma.val(i));
+    let call = ARGS.check(function, (), (&y, &nu, &mu, &sigma))?;
+    // −∞ (some yᵢ at the far end): no gradient, as Stan.
+    call.sum(form, |_, [yv, v, m, s]| {
         let t = (yv - m) / s;
         // P(T > t) = F(−t)
         let sign = if upper { -1.0 } else { 1.0 };
@@ -229,14 +189,7 @@ where
         }
         let g = sign * dt / s;
         Ok((lv, [g, dnu, -g, -g * t]))
-    })?;
-    // −∞ (some yᵢ at the far end): no gradient, as Stan.
-    let d = if v == f64::NEG_INFINITY {
-        vec![[0.0; 4]; n]
-    } else {
-        d
-    };
-    Ok(build4(&y, &nu, &mu, &sigma, v, &d))
+    })
 }
 
 /// `Πᵢ P(Yᵢ ≤ yᵢ)` for Yᵢ ~ student_t(νᵢ, μᵢ, σᵢ), through the regularised incomplete beta
@@ -260,7 +213,7 @@ pub fn student_t_cdf<Y: ProbArg, N: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, N, M, S): ProbOutput,
 {
-    cdf_impl("student_t_cdf", y, nu, mu, sigma, Tail::Cdf, false)
+    cdf_impl("student_t_cdf", y, nu, mu, sigma, Form::Cdf, false)
 }
 
 /// `Σᵢ log P(Yᵢ ≤ yᵢ)` for Yᵢ ~ student_t(νᵢ, μᵢ, σᵢ), accurate also far in the lower tail;
@@ -285,7 +238,7 @@ pub fn student_t_lcdf<Y: ProbArg, N: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, N, M, S): ProbOutput,
 {
-    cdf_impl("student_t_lcdf", y, nu, mu, sigma, Tail::Log, false)
+    cdf_impl("student_t_lcdf", y, nu, mu, sigma, Form::LogCdf, false)
 }
 
 /// `Σᵢ log P(Yᵢ > yᵢ)` for Yᵢ ~ student_t(νᵢ, μᵢ, σᵢ), accurate also far in the upper tail;
@@ -307,5 +260,5 @@ pub fn student_t_lccdf<Y: ProbArg, N: ProbArg, M: ProbArg, S: ProbArg>(
 where
     (Y, N, M, S): ProbOutput,
 {
-    cdf_impl("student_t_lccdf", y, nu, mu, sigma, Tail::Log, true)
+    cdf_impl("student_t_lccdf", y, nu, mu, sigma, Form::LogCdf, true)
 }

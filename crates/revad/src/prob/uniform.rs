@@ -13,54 +13,22 @@
 //! Outside [α, β] the density is 0 (log −∞); the CDF is 0 below α and 1 above β, with zero
 //! partials.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build3 as build, run, Tail};
-use crate::error::{check, require, require_with, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::{require_with, Result};
 
-fn check_args<Y: ProbArg, A: ProbArg, B: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    alpha: &A,
-    beta: &B,
-) -> Result<usize> {
-    check_all(y, |v| check::not_nan(function, "Random variable", v))?;
-    check_all(alpha, |v| {
-        require(
-            v.is_finite(),
-            function,
-            "Lower bound parameter",
-            v,
-            "finite",
-        )
-    })?;
-    check_all(beta, |v| {
-        require(
-            v.is_finite(),
-            function,
-            "Upper bound parameter",
-            v,
-            "finite",
-        )
-    })?;
-    let n = common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Lower bound parameter", alpha.size()),
-            ("Upper bound parameter", beta.size()),
-        ],
-    )?;
-    if !any_empty(&[y.size(), alpha.size(), beta.size()]) {
-        for i in 0..n {
-            let (a, b) = (alpha.val(i), beta.val(i));
-            require_with(b > a, function, "Upper bound parameter", b, || {
-                format!("greater than {a}")
-            })?;
-        }
-    }
-    Ok(n)
+/// Stan's checks of the uniform distribution's arguments, and [`ordered`].
+const ARGS: Table<3> = Table::new([
+    ("Random variable", Rule::NotNan),
+    ("Lower bound parameter", Rule::Finite),
+    ("Upper bound parameter", Rule::Finite),
+]);
+
+/// Stan's check that the upper bound β exceeds the lower bound α.
+fn ordered(function: &'static str, a: f64, b: f64) -> Result<()> {
+    require_with(b > a, function, "Upper bound parameter", b, || {
+        format!("greater than {a}")
+    })
 }
 
 /// `Σᵢ log Uniform(yᵢ | αᵢ, βᵢ) = Σ −log(β − α)`; −∞ when some y is outside [α, β] (as in
@@ -85,28 +53,22 @@ pub fn uniform_lpdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    let n = check_args("uniform_lpdf", &y, &alpha, &beta)?;
-    if any_empty(&[y.size(), alpha.size(), beta.size()])
-        || (propto && !(Y::IS_VAR || A::IS_VAR || B::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..n).any(|i| {
+    const F: &str = "uniform_lpdf";
+    let call = ARGS.check(F, (), (&y, &alpha, &beta))?;
+    let call = call.require_each(|i| ordered(F, alpha.val(i), beta.val(i)))?;
+    let call = call.zero_if_any(|i| {
         let yv = y.val(i);
         yv < alpha.val(i) || yv > beta.val(i)
-    }) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let w = beta.val(i) - alpha.val(i);
+    });
+    call.sum(Form::Density { propto }, |_, [_, a, b]| {
+        let w = b - a;
         let lp = if !propto || A::IS_VAR || B::IS_VAR {
             -w.ln()
         } else {
             0.0
         };
         Ok((lp, [0.0, 1.0 / w, -1.0 / w]))
-    })?;
-    Ok(build(&y, &alpha, &beta, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
@@ -114,19 +76,15 @@ fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(
     y: Y,
     alpha: A,
     beta: B,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, A, B)>>
 where
     (Y, A, B): ProbOutput,
 {
-    let n = check_args(function, &y, &alpha, &beta)?;
-    if any_empty(&[y.size(), alpha.size(), beta.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, a, b) = (y.val(i), alpha.val(i), beta.val(i));
+    let call = ARGS.check(function, (), (&y, &alpha, &beta))?;
+    let call = call.require_each(|i| ordered(function, alpha.val(i), beta.val(i)))?;
+    call.sum(form, |_, [yv, a, b]| {
         let (below, above) = if upper {
             (0.0, f64::NEG_INFINITY)
         } else {
@@ -154,8 +112,7 @@ where
         } else {
             (log_part(lo, hi), [1.0 / lo, 1.0 / w - 1.0 / lo, -1.0 / w])
         })
-    })?;
-    Ok(build(&y, &alpha, &beta, v, &d))
+    })
 }
 
 /// `Πᵢ (yᵢ − αᵢ)/(βᵢ − αᵢ)`, clamped to 0 below α and 1 above β, the uniform CDF (a product
@@ -168,7 +125,7 @@ pub fn uniform_cdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("uniform_cdf", y, alpha, beta, Tail::Cdf, false)
+    tail_impl("uniform_cdf", y, alpha, beta, Form::Cdf, false)
 }
 
 /// `Σᵢ log((yᵢ − αᵢ)/(βᵢ − αᵢ))` (−∞ below α, 0 above β). Errors as [`uniform_lpdf`].
@@ -180,7 +137,7 @@ pub fn uniform_lcdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("uniform_lcdf", y, alpha, beta, Tail::Log, false)
+    tail_impl("uniform_lcdf", y, alpha, beta, Form::LogCdf, false)
 }
 
 /// `Σᵢ log((βᵢ − yᵢ)/(βᵢ − αᵢ))` (0 below α, −∞ above β), the log of the complementary CDF.
@@ -193,5 +150,5 @@ pub fn uniform_lccdf<Y: ProbArg, A: ProbArg, B: ProbArg>(
 where
     (Y, A, B): ProbOutput,
 {
-    tail_impl("uniform_lccdf", y, alpha, beta, Tail::Log, true)
+    tail_impl("uniform_lccdf", y, alpha, beta, Form::LogCdf, true)
 }

@@ -8,14 +8,19 @@
 //! from the exponentially scaled large-argument expansion
 //! Iᵥ(κ) ~ e^κ/√(2πκ) Σₖ (−1)ᵏ aₖ(ν)/κᵏ (DLMF 10.40.1) above, where I₀ overflows near 713.
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{add, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::bessel::bessel_i;
 
 const LN_2PI: f64 = 1.837_877_066_409_345_5;
+
+/// Stan's checks of the von Mises distribution's arguments.
+const ARGS: Table<3> = Table::new([
+    ("Random variable", Rule::Finite),
+    ("Location parameter", Rule::Finite),
+    ("Scale parameter", Rule::NonnegativeThenFinite),
+]);
 
 /// Σₖ (−1)ᵏ aₖ(ν)/xᵏ of DLMF 10.40.1, for x ≥ 500 (terms fall fast; stop at 1e-17).
 fn scaled_series(nu: f64, x: f64) -> f64 {
@@ -68,32 +73,8 @@ pub fn von_mises_lpdf<Y: ProbArg, M: ProbArg, K: ProbArg>(
 where
     (Y, M, K): ProbOutput,
 {
-    const F: &str = "von_mises_lpdf";
-    check_all(&y, |v| {
-        require(v.is_finite(), F, "Random variable", v, "finite")
-    })?;
-    check_all(&mu, |v| {
-        require(v.is_finite(), F, "Location parameter", v, "finite")
-    })?;
-    check_all(&kappa, |v| {
-        check::nonnegative(F, "Scale parameter", v)?;
-        require(v.is_finite(), F, "Scale parameter", v, "finite")
-    })?;
-    let n = common_size(
-        F,
-        &[
-            ("Random variable", y.size()),
-            ("Location parameter", mu.size()),
-            ("Scale parameter", kappa.size()),
-        ],
-    )?;
-    if any_empty(&[y.size(), mu.size(), kappa.size()])
-        || (propto && !(Y::IS_VAR || M::IS_VAR || K::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, m, k) = (y.val(i), mu.val(i), kappa.val(i));
+    let call = ARGS.check("von_mises_lpdf", (), (&y, &mu, &kappa))?;
+    call.sum(Form::Density { propto }, |_, [yv, m, k]| {
         let mut dk_ratio = 0.0;
         let (s, c) = (yv - m).sin_cos();
         let mut lp = if !propto || K::IS_VAR {
@@ -113,10 +94,5 @@ where
             lp -= LN_2PI;
         }
         Ok((lp, [-k * s, k * s, c - dk_ratio]))
-    })?;
-    let mut ops = OperandsAndPartials::new();
-    add(&mut ops, &y, 0, &d);
-    add(&mut ops, &mu, 1, &d);
-    add(&mut ops, &kappa, 2, &d);
-    Ok(ops.finish(v))
+    })
 }

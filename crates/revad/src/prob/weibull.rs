@@ -12,48 +12,18 @@
 //!
 //! (the lcdf's partials are those of −x times −1/expm1(x)).
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, ProbArg, ProbOutput,
-};
-use super::tails::{build3 as build, run, Tail};
-use crate::error::{check, require, Result};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
+use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
-fn pos_finite(function: &'static str, what: &'static str, v: f64) -> Result<()> {
-    require(
-        v > 0.0 && v.is_finite(),
-        function,
-        what,
-        v,
-        "positive finite",
-    )
-}
-
-fn check_args<Y: ProbArg, A: ProbArg, S: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    alpha: &A,
-    sigma: &S,
-    cdf: bool,
-) -> Result<usize> {
-    if cdf {
-        check_all(y, |v| check::nonnegative(function, "Random variable", v))?;
-    } else {
-        check_all(y, |v| {
-            require(v.is_finite(), function, "Random variable", v, "finite")
-        })?;
-    }
-    check_all(alpha, |v| pos_finite(function, "Shape parameter", v))?;
-    check_all(sigma, |v| pos_finite(function, "Scale parameter", v))?;
-    common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Shape parameter", alpha.size()),
-            ("Scale parameter", sigma.size()),
-        ],
-    )
-}
+/// Stan's checks of the Weibull distribution's arguments (y nonnegative for the CDFs).
+const LPDF: Table<3> = Table::new([
+    ("Random variable", Rule::Finite),
+    ("Shape parameter", Rule::PositiveFinite),
+    ("Scale parameter", Rule::PositiveFinite),
+]);
+const CDF: Table<3> = LPDF.with(0, Rule::Nonnegative);
 
 /// `Σᵢ log Weibull(yᵢ | αᵢ, σᵢ) = Σ (log α + (α − 1) log y − α log σ − (y/σ)^α)`; −∞ when some
 /// y < 0 (as in Stan). With `propto`, `log α` is dropped when α is constant, `(α − 1) log y`
@@ -77,17 +47,9 @@ pub fn weibull_lpdf<Y: ProbArg, A: ProbArg, S: ProbArg>(
 where
     (Y, A, S): ProbOutput,
 {
-    let n = check_args("weibull_lpdf", &y, &alpha, &sigma, false)?;
-    if any_empty(&[y.size(), alpha.size(), sigma.size()])
-        || (propto && !(Y::IS_VAR || A::IS_VAR || S::IS_VAR))
-    {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
-    if (0..n).any(|i| y.val(i) < 0.0) {
-        return Ok(OperandsAndPartials::new().finish(f64::NEG_INFINITY));
-    }
-    let (v, d) = run(n, Tail::Log, |i| {
-        let (yv, a, s) = (y.val(i), alpha.val(i), sigma.val(i));
+    let call = LPDF.check("weibull_lpdf", (), (&y, &alpha, &sigma))?;
+    let call = call.zero_if_any(|i| y.val(i) < 0.0);
+    call.sum(Form::Density { propto }, |_, [yv, a, s]| {
         let (ly, ls) = (yv.ln(), s.ln());
         let log_ratio = ly - ls;
         let x = (a * log_ratio).exp();
@@ -104,8 +66,7 @@ where
         let da = 1.0 / a + if x == 1.0 { 0.0 } else { (1.0 - x) * log_ratio };
         let dy = if a == 1.0 { 0.0 } else { (a - 1.0) / yv } - a * x / yv;
         Ok((lp, [dy, da, a * (x - 1.0) / s]))
-    })?;
-    Ok(build(&y, &alpha, &sigma, v, &d))
+    })
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, S: ProbArg>(
@@ -113,19 +74,14 @@ fn tail_impl<Y: ProbArg, A: ProbArg, S: ProbArg>(
     y: Y,
     alpha: A,
     sigma: S,
-    tail: Tail,
+    form: Form,
     upper: bool,
 ) -> Result<Out<(Y, A, S)>>
 where
     (Y, A, S): ProbOutput,
 {
-    let n = check_args(function, &y, &alpha, &sigma, true)?;
-    if any_empty(&[y.size(), alpha.size(), sigma.size()]) {
-        let empty = if tail == Tail::Cdf { 1.0 } else { 0.0 };
-        return Ok(OperandsAndPartials::new().finish(empty));
-    }
-    let (v, d) = run(n, tail, |i| {
-        let (yv, a, s) = (y.val(i), alpha.val(i), sigma.val(i));
+    let call = CDF.check(function, (), (&y, &alpha, &sigma))?;
+    call.sum(form, |_, [yv, a, s]| {
         let log_ratio = (yv / s).ln();
         let x = (a * log_ratio).exp();
         // ∂x/∂y, ∂x/∂α, ∂x/∂σ
@@ -146,8 +102,7 @@ where
             (log1m_exp(-x), 1.0 / x.exp_m1())
         };
         Ok((val, [dv * dxy, dv * dxa, dv * dxs]))
-    })?;
-    Ok(build(&y, &alpha, &sigma, v, &d))
+    })
 }
 
 /// `Πᵢ (1 − exp(−(yᵢ/σᵢ)^αᵢ))`, the Weibull CDF (a product over the elements, as in Stan).
@@ -161,7 +116,7 @@ pub fn weibull_cdf<Y: ProbArg, A: ProbArg, S: ProbArg>(
 where
     (Y, A, S): ProbOutput,
 {
-    tail_impl("weibull_cdf", y, alpha, sigma, Tail::Cdf, false)
+    tail_impl("weibull_cdf", y, alpha, sigma, Form::Cdf, false)
 }
 
 /// `Σᵢ log(1 − exp(−(yᵢ/σᵢ)^αᵢ))` through `log1m_exp`. Errors as [`weibull_cdf`].
@@ -173,7 +128,7 @@ pub fn weibull_lcdf<Y: ProbArg, A: ProbArg, S: ProbArg>(
 where
     (Y, A, S): ProbOutput,
 {
-    tail_impl("weibull_lcdf", y, alpha, sigma, Tail::Log, false)
+    tail_impl("weibull_lcdf", y, alpha, sigma, Form::LogCdf, false)
 }
 
 /// `Σᵢ −(yᵢ/σᵢ)^αᵢ`, the log of the complementary Weibull CDF. Errors as [`weibull_cdf`].
@@ -185,5 +140,5 @@ pub fn weibull_lccdf<Y: ProbArg, A: ProbArg, S: ProbArg>(
 where
     (Y, A, S): ProbOutput,
 {
-    tail_impl("weibull_lccdf", y, alpha, sigma, Tail::Log, true)
+    tail_impl("weibull_lccdf", y, alpha, sigma, Form::LogCdf, true)
 }

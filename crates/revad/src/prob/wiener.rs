@@ -36,9 +36,8 @@
 
 use std::f64::consts::PI;
 
-use super::args::{
-    any_empty, check_all, common_size, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
-};
+use super::args::{Out, ProbArg, ProbOutput};
+use super::elements::{Form, Rule, Table};
 use crate::error::{require, Result};
 
 /// Relative size of the last term added to each sum.
@@ -185,70 +184,14 @@ fn small_time(u: f64, w: f64, b: f64) -> (f64, f64, f64) {
     (lf, -1.5 / u + su / s, sw / s)
 }
 
-/// Stan's argument checks of the Wiener distribution; the common size.
-fn check_args<Y: ProbArg, A: ProbArg, T: ProbArg, B: ProbArg, D: ProbArg>(
-    function: &'static str,
-    y: &Y,
-    alpha: &A,
-    tau: &T,
-    beta: &B,
-    delta: &D,
-) -> Result<usize> {
-    let positive_finite = |name: &'static str| {
-        move |v: f64| {
-            require(
-                v > 0.0 && v.is_finite(),
-                function,
-                name,
-                v,
-                "positive finite",
-            )
-        }
-    };
-    check_all(y, positive_finite("Random variable"))?;
-    check_all(alpha, positive_finite("Boundary separation"))?;
-    check_all(tau, |v| {
-        require(
-            v >= 0.0 && v.is_finite(),
-            function,
-            "Nondecision time",
-            v,
-            "nonnegative finite",
-        )
-    })?;
-    check_all(beta, |v| {
-        require(
-            v > 0.0 && v < 1.0,
-            function,
-            "A-priori bias",
-            v,
-            "in (0, 1)",
-        )
-    })?;
-    check_all(delta, |v| {
-        require(v.is_finite(), function, "Drift rate", v, "finite")
-    })?;
-    let n = common_size(
-        function,
-        &[
-            ("Random variable", y.size()),
-            ("Boundary separation", alpha.size()),
-            ("Nondecision time", tau.size()),
-            ("A-priori bias", beta.size()),
-            ("Drift rate", delta.size()),
-        ],
-    )?;
-    for i in 0..n {
-        require(
-            y.val(i) > tau.val(i),
-            function,
-            "Random variable",
-            y.val(i),
-            "greater than the nondecision time",
-        )?;
-    }
-    Ok(n)
-}
+/// Stan's checks of the Wiener distribution's arguments, and `y > τ`.
+const ARGS: Table<5> = Table::new([
+    ("Random variable", Rule::PositiveFinite),
+    ("Boundary separation", Rule::PositiveFinite),
+    ("Nondecision time", Rule::NonnegativeFinite),
+    ("A-priori bias", Rule::OpenUnit),
+    ("Drift rate", Rule::Finite),
+]);
 
 /// `Σᵢ log wiener(yᵢ | αᵢ, τᵢ, βᵢ, δᵢ)`: the log density of the time `y` at which a diffusion
 /// with drift `δ`, started at `βα` between absorbing boundaries 0 and `α`, first reaches the
@@ -292,34 +235,17 @@ where
     (Y, A, T, B, D): ProbOutput,
 {
     const F: &str = "wiener_lpdf";
-    let n = check_args(F, &y, &alpha, &tau, &beta, &delta)?;
-    let any_var = Y::IS_VAR || A::IS_VAR || T::IS_VAR || B::IS_VAR || D::IS_VAR;
-    let sizes = [
-        y.size(),
-        alpha.size(),
-        tau.size(),
-        beta.size(),
-        delta.size(),
-    ];
-    if any_empty(&sizes) || (propto && !any_var) {
-        return Ok(OperandsAndPartials::new().finish(0.0));
-    }
+    let call = ARGS.check(F, (), (&y, &alpha, &tau, &beta, &delta))?;
+    let call = call.require_each(|i| {
+        let (yv, requirement) = (y.val(i), "greater than the nondecision time");
+        require(yv > tau.val(i), F, "Random variable", yv, requirement)
+    })?;
     let keep = |vars: bool| !propto || vars;
     let inc_log_alpha = keep(A::IS_VAR);
     let inc_linear = keep(A::IS_VAR || B::IS_VAR || D::IS_VAR);
     let inc_square = keep(D::IS_VAR || Y::IS_VAR || T::IS_VAR);
     let inc_series = keep(Y::IS_VAR || T::IS_VAR || A::IS_VAR || B::IS_VAR);
-    let (mut dy, mut dalpha, mut dtau) = (Partial::of(&y), Partial::of(&alpha), Partial::of(&tau));
-    let (mut dbeta, mut ddelta) = (Partial::of(&beta), Partial::of(&delta));
-    let mut lp = 0.0;
-    for i in 0..n {
-        let (yv, a, t, bt, dl) = (
-            y.val(i),
-            alpha.val(i),
-            tau.val(i),
-            beta.val(i),
-            delta.val(i),
-        );
+    call.sum(Form::Density { propto }, |_, [yv, a, t, bt, dl]| {
         let s = yv - t;
         let a2 = a * a;
         let u = s / a2;
@@ -331,9 +257,9 @@ where
         };
         if !(lf.is_finite() && lu.is_finite() && lw.is_finite()) {
             // (y − τ)/α² so small or large that the density is 0 in double precision
-            lp = f64::NEG_INFINITY;
-            continue;
+            return Ok((f64::NEG_INFINITY, [0.0; 5]));
         }
+        let mut lp = 0.0;
         if inc_series {
             lp += lf;
         }
@@ -347,19 +273,10 @@ where
             lp -= 0.5 * dl * dl * s;
         }
         let lu_a2 = lu / a2;
-        dy.add(&y, i, lu_a2 - 0.5 * dl * dl);
-        dtau.add(&tau, i, 0.5 * dl * dl - lu_a2);
-        dalpha.add(&alpha, i, dl * w - 2.0 / a - 2.0 * u * lu / a);
-        dbeta.add(&beta, i, -dl * a - lw);
-        ddelta.add(&delta, i, a * w - dl * s);
-    }
-    let mut ops = OperandsAndPartials::new();
-    ops.add_partial(&y, dy);
-    ops.add_partial(&alpha, dalpha);
-    ops.add_partial(&tau, dtau);
-    ops.add_partial(&beta, dbeta);
-    ops.add_partial(&delta, ddelta);
-    Ok(ops.finish(lp))
+        let dy = lu_a2 - 0.5 * dl * dl;
+        let dalpha = dl * w - 2.0 / a - 2.0 * u * lu / a;
+        Ok((lp, [dy, dalpha, -dy, -dl * a - lw, a * w - dl * s]))
+    })
 }
 
 #[cfg(test)]

@@ -415,6 +415,97 @@ fn continued_fraction(function: &'static str, a: f64, z: f64, grad_a: bool) -> R
     })
 }
 
+/// log P(a, z) or log Q(a, z) (`upper`) of the regularised incomplete gamma function, with
+/// its derivatives in a (only when `grad_a`, else 0) and z. At z = 0 and z = ∞ the limits.
+pub(crate) fn log_inc_gamma(
+    function: &'static str,
+    a: f64,
+    z: f64,
+    upper: bool,
+    grad_a: bool,
+) -> Result<(f64, f64, f64)> {
+    if z == 0.0 {
+        return Ok(if upper {
+            (0.0, 0.0, -gamma_p_derivative(a, 0.0))
+        } else {
+            (f64::NEG_INFINITY, 0.0, f64::INFINITY)
+        });
+    }
+    if z == f64::INFINITY {
+        return Ok(if upper {
+            (f64::NEG_INFINITY, 0.0, f64::NEG_INFINITY)
+        } else {
+            (0.0, 0.0, 0.0)
+        });
+    }
+    let g = inc_gamma(function, a, z, grad_a)?;
+    let tiny = if upper { g.q } else { g.p };
+    if tiny < 1e-280 {
+        return Ok(log_inc_gamma_tail(a, z, upper, grad_a));
+    }
+    let (v, other) = if upper { (g.q, g.p) } else { (g.p, g.q) };
+    // log(1 − other) where the value is close to 1, keeping the tiny complement's accuracy
+    let lv = if v > 0.5 { (-other).ln_1p() } else { v.ln() };
+    let dens = gamma_p_derivative(a, z);
+    // density / value, in log space where either is tiny
+    let ratio = if dens > 1e-280 && v > 1e-280 {
+        dens / v
+    } else {
+        ((a - 1.0) * z.ln() - z - lgamma(a) - lv).exp()
+    };
+    let sign = if upper { -1.0 } else { 1.0 };
+    Ok((lv, sign * g.dp_da / v, sign * ratio))
+}
+
+/// log Q(a, z) for large z (Q underflowing) by the asymptotic series
+/// Γ(a, z) ~ z^(a−1) e^(−z) Σₖ uₖ/zᵏ, uₖ = (a − 1)⋯(a − k) (DLMF 8.11.2), and log P(a, z) for
+/// small z by P = z^a e^(−z)/Γ(a + 1) · Σₙ zⁿ/((a + 1)⋯(a + n)) (DLMF 8.7.1), both in log space;
+/// with the derivatives of the logs in a (when `grad_a`) and z.
+fn log_inc_gamma_tail(a: f64, z: f64, upper: bool, grad_a: bool) -> (f64, f64, f64) {
+    let (mut sum, mut dsum) = (1.0, 0.0);
+    let (mut t, mut dt) = (1.0f64, 0.0f64);
+    for k in 1..5000 {
+        let k = k as f64;
+        let (nt, ndt) = if upper {
+            (t * (a - k) / z, (dt * (a - k) + t) / z)
+        } else {
+            let r = z / (a + k);
+            (t * r, dt * r - t * r / (a + k))
+        };
+        // the asymptotic series starts to diverge (for integer a, t ends at 0 while its
+        // a-derivative goes on)
+        if upper && (nt.abs() > t.abs() || (t == 0.0 && ndt.abs() > dt.abs())) {
+            break;
+        }
+        t = nt;
+        dt = ndt;
+        sum += t;
+        dsum += dt;
+        if t.abs() <= 1e-17 * sum.abs() && (!grad_a || dt.abs() <= 1e-17 * dsum.abs()) {
+            break;
+        }
+    }
+    let ln_z = z.ln();
+    let log_dens = (a - 1.0) * ln_z - z - lgamma(a);
+    if upper {
+        let lv = log_dens + sum.ln();
+        let da = if grad_a {
+            ln_z - digamma(a) + dsum / sum
+        } else {
+            0.0
+        };
+        (lv, da, -(log_dens - lv).exp())
+    } else {
+        let lv = a * ln_z - z - lgamma(a + 1.0) + sum.ln();
+        let da = if grad_a {
+            ln_z - digamma(a + 1.0) + dsum / sum
+        } else {
+            0.0
+        };
+        (lv, da, (log_dens - lv).exp())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

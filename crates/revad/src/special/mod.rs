@@ -8,3 +8,4 @@ pub mod inc_beta;
 pub mod inc_gamma;
 pub mod log_exp;
 pub mod normal;
+pub(crate) mod quadrature;
