@@ -124,6 +124,43 @@ pub(crate) fn not_positive_definite(function: &'static str, argument: &'static s
     }
 }
 
+/// The error of a Cholesky factorisation that failed (Stan's `check_pos_definite` on a
+/// factorisation): "cholesky_decompose: Matrix m is not positive definite".
+pub(crate) fn not_positive_definite_factor(function: &'static str, argument: &str) -> Error {
+    Error::Matrix {
+        function,
+        argument: "Matrix",
+        detail: format!("{argument} is not positive definite"),
+    }
+}
+
+/// `a` has only zeros above its diagonal (Stan's `check_lower_triangular`): "chol2inv: L is
+/// not lower triangular; L[1,2]=2", the first offender column by column.
+pub(crate) fn lower_triangular(
+    function: &'static str,
+    argument: &'static str,
+    a: &ArrayView2<f64>,
+) -> Result<()> {
+    let (r, c) = a.dim();
+    for j in 1..c {
+        for i in 0..j.min(r) {
+            let x = a[[i, j]];
+            if x != 0.0 {
+                return Err(Error::Matrix {
+                    function,
+                    argument,
+                    detail: format!(
+                        "is not lower triangular; {argument}[{},{}]={x}",
+                        i + 1,
+                        j + 1
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The error of a singular matrix ("f: m is singular.").
 pub(crate) fn singular(function: &'static str, argument: &'static str) -> Error {
     Error::Matrix {
@@ -156,5 +193,15 @@ mod tests {
         );
         assert!(symmetric("f", "m", &array![[1.0, 1.0 + 1e-9], [1.0, 2.0]].view()).is_ok());
         assert!(finite("f", "m", &array![[1.0, f64::INFINITY]].view()).is_err());
+        let e = not_positive_definite_factor("cholesky_decompose", "m");
+        assert_eq!(
+            e.to_string(),
+            "cholesky_decompose: Matrix m is not positive definite"
+        );
+        let e = lower_triangular("chol2inv", "L", &array![[1.0, 2.0], [0.0, 1.0]].view());
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "chol2inv: L is not lower triangular; L[1,2]=2"
+        );
     }
 }

@@ -27,11 +27,15 @@
 // The checks and helpers are used by the families as they land.
 #[allow(dead_code)]
 pub(crate) mod check;
+mod cholesky;
 #[allow(dead_code)]
 mod convert;
 #[allow(dead_code)]
 pub(crate) mod node;
+mod spd;
 mod trace;
 
+pub use cholesky::cholesky_decompose;
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
+pub use spd::{chol2inv, inverse_spd, log_determinant_spd, mdivide_left_spd, mdivide_right_spd};
 pub use trace::trace;
