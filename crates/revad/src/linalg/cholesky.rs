@@ -1,12 +1,15 @@
 //! The Cholesky factor of a symmetric positive-definite matrix, and the column-major factor
 //! the other SPD functions (`log_determinant_spd`, `mdivide_left_spd`, ...) reuse.
 //!
-//! The forward pass factors with faer (`cholesky_in_place`, sequential) on a column-major copy
-//! of the lower triangle; on one core it runs 2–5× as fast as nalgebra's unblocked Cholesky
-//! for n ≥ 100. The reverse pass is Giles's (2008) unblocked loop for n ≤ 35 and, above that,
-//! the blocked algorithm of Murray (2016), "Differentiation of the Cholesky decomposition"
-//! (arXiv:1602.07527), with Stan Math's block size clamp(n/8, 8, 128); its triangular solves
-//! and products are faer's.
+//! Up to n = 35 the forward pass is a row-by-row loop on the row-major value and the reverse
+//! pass Giles's (2008) unblocked loop, as in Stan Math. Above that the forward pass is faer's
+//! blocked Cholesky (`cholesky_in_place`, sequential) on a column-major copy of the lower
+//! triangle (on one core 2–5× as fast as nalgebra's for n ≥ 100), and the reverse pass the
+//! blocked algorithm of Murray (2016), "Differentiation of the Cholesky decomposition"
+//! (arXiv:1602.07527), with Stan Math's block size clamp(n/8, 8, 128) and faer's triangular
+//! solves and products.
+
+use std::cell::Cell;
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{
@@ -27,25 +30,45 @@ use crate::error::Result;
 use crate::matrix::Operand;
 use crate::var::{Matrix, Var};
 
+thread_local! {
+    /// Working matrices of the blocked passes, kept between calls (a column-major copy of `L`,
+    /// the adjoint being transformed): a fresh allocation of that size per call, freed at
+    /// once, makes the allocator hand the memory back to the system and fault it in again
+    /// each time, which cost up to a third of the gradient at n = 100.
+    static WORK: [Cell<Vec<f64>>; 2] = const { [Cell::new(Vec::new()), Cell::new(Vec::new())] };
+}
+
+/// The largest working matrix kept between calls (4 MiB, n ≈ 720).
+const WORK_MAX: usize = 1 << 19;
+
+/// Working matrix `i` (0 or 1) of this thread, empty if it is in use or was never made.
+fn take_work(i: usize) -> Vec<f64> {
+    WORK.with(|w| w[i].take())
+}
+
+/// Returns working matrix `i` for the next call, unless it is too large to keep.
+fn give_work(i: usize, v: Vec<f64>) {
+    if v.capacity() <= WORK_MAX {
+        WORK.with(|w| w[i].set(v));
+    }
+}
+
 /// Up to this size the reverse pass is the unblocked loop (Stan Math's switch).
 const UNBLOCKED_MAX: usize = 35;
-
-/// Columns per tile in the transposing copies between row-major values and column-major
-/// work matrices.
-const TILE: usize = 8;
 
 /// The lower-triangular Cholesky factor `L` of a symmetric positive-definite matrix `A`,
 /// `A = LLᵀ` (Stan's `cholesky_decompose`). Only the lower triangle of `A` is read; the
 /// strict upper triangle of `L` is zero.
 ///
-/// Reverse pass (Murray 2016): with `Φ(X)` the lower triangle of `X` with its diagonal halved,
-/// `Ā += Φ(L⁻ᵀ Φ(LᵀL̄) L⁻¹)` summed over the lower triangle only, as Stan Math does: since
-/// the value depends on the lower triangle alone, `Ā`'s strict upper triangle gets nothing,
-/// and an off-diagonal `Āᵢⱼ` (`i > j`) is the derivative with respect to the pair
-/// `Aᵢⱼ = Aⱼᵢ` moved together. The symmetric gradient (each of the pair moved alone, as a
-/// function of a symmetric matrix sees it) is `½Āᵢⱼ` in both places. Matrices of size up to
-/// 35 use the unblocked loop of Giles (2008), larger ones Murray's blocked algorithm with
-/// blocks of clamp(n/8, 8, 128) rows; both give the same adjoint.
+/// Reverse pass (Murray 2016): `Ā += Φ(L⁻ᵀ S L⁻¹)`, with `S` the symmetric matrix whose
+/// lower triangle is that of `LᵀL̄` and `Φ(X)` the lower triangle of `X` with its diagonal
+/// halved. As in Stan Math only `Ā`'s lower triangle gets adjoint: the value depends on the
+/// lower triangle of `A` alone, and an off-diagonal `Āᵢⱼ` (`i > j`) is the derivative with
+/// respect to the pair `Aᵢⱼ = Aⱼᵢ` moved together. The symmetric gradient (each of the pair
+/// moved alone, as a function of a symmetric matrix sees it) is `½Āᵢⱼ` in both places.
+/// Matrices of size up to 35 use the unblocked loop of Giles (2008), larger ones Murray's
+/// blocked algorithm with blocks of clamp(n/8, 8, 128) rows; both give the same adjoint. NaN
+/// or infinite elements of `L̄` propagate into `Ā`.
 ///
 /// # Errors
 /// As Stan: [`Error::Size`](crate::Error::Size) if `a` is not square, and
@@ -72,16 +95,15 @@ const TILE: usize = 8;
 pub fn cholesky_decompose(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     const F: &str = "cholesky_decompose";
     let av = a.value();
-    check_spd_input(F, "columns of m", "m", &av.view())?;
     let n = av.nrows();
-    let factor = Cholesky::new(av.as_slice().expect("standard layout"), n, false)
-        .ok_or_else(|| check::not_positive_definite_factor(F, "m"))?;
-    let mut value = Array2::zeros((n, n));
-    factor
-        .0
-        .lower_to_row_major(value.as_slice_mut().expect("standard"), false);
-    let value: Matrix = value.into_shared();
     if n <= UNBLOCKED_MAX {
+        check_spd_input(F, "columns of m", "m", &av.view())?;
+        let mut value = Array2::zeros((n, n));
+        let a_rows = av.as_slice().expect("standard layout");
+        if !small_cholesky(a_rows, n, value.as_slice_mut().expect("standard")) {
+            return Err(check::not_positive_definite_factor(F, "m"));
+        }
+        let value: Matrix = value.into_shared();
         let l = value.clone();
         Ok(node(value, [arg(a)], move |g, bars| {
             if let Some(a_bar) = bars.run(0) {
@@ -89,14 +111,102 @@ pub fn cholesky_decompose(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
             }
         }))
     } else {
+        let factor = checked_factor(F, "columns of m", "m", &av, false, take_work(0))?;
+        let factor = factor.expect("n > 35");
+        let mut out = Vec::new();
+        factor.0.lower_to_row_major(&mut out);
+        give_work(0, factor.0.data);
+        let value: Matrix = Array2::from_shape_vec((n, n), out)
+            .expect("n×n")
+            .into_shared();
+        // The reverse pass rebuilds the column-major factor from the value: a copy, against
+        // keeping a second n×n matrix alive per node.
+        let l = value.clone();
         Ok(node(value, [arg(a)], move |g, bars| {
             if let Some(a_bar) = bars.run(0) {
-                let mut w = Square::zeros(n);
-                w.lower_from_row_major(g);
-                blocked_reverse(factor.l(), w.as_mut());
-                w.lower_to_row_major(a_bar, true);
+                let (lc, _) =
+                    Square::lower_of(l.as_slice().expect("standard"), n, false, take_work(0));
+                let (mut w, _) = Square::lower_of(g, n, false, take_work(1));
+                blocked_reverse(lc.as_ref(), w.as_mut());
+                w.add_lower_to_row_major(a_bar);
+                give_work(0, lc.data);
+                give_work(1, w.data);
             }
         }))
+    }
+}
+
+/// The Cholesky factor of the row-major n×n `a` (its lower triangle) into the lower triangle
+/// of the row-major `l`, column by column, each element from a dot product of two contiguous
+/// rows (Cholesky–Crout; the dot products of one column are independent, so they overlap):
+/// for the small matrices where a blocked factorisation and the copies to and from
+/// column-major order cost more than they save. False if a pivot is not positive or a
+/// diagonal element not finite.
+fn small_cholesky(a: &[f64], n: usize, l: &mut [f64]) -> bool {
+    for j in 0..n {
+        let (above, below) = l.split_at_mut((j + 1) * n);
+        let lj = &mut above[j * n..j * n + j + 1];
+        let d = a[j * n + j] - dot(&lj[..j], &lj[..j]);
+        if !(d > 0.0 && d.is_finite()) {
+            return false;
+        }
+        let ljj = d.sqrt();
+        lj[j] = ljj;
+        let lj = &lj[..j];
+        for (r, li) in below.chunks_exact_mut(n).enumerate() {
+            let i = j + 1 + r;
+            li[j] = (a[i * n + j] - dot(&li[..j], lj)) / ljj;
+        }
+    }
+    true
+}
+
+/// `Σ xᵢyᵢ` with four independent partial sums (so that it vectorises).
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let mut acc = [0.0; 4];
+    let (xc, yc) = (x.chunks_exact(4), y.chunks_exact(4));
+    let tail: f64 = xc
+        .remainder()
+        .iter()
+        .zip(yc.remainder())
+        .map(|(a, b)| a * b)
+        .sum();
+    for (a, b) in xc.zip(yc) {
+        for k in 0..4 {
+            acc[k] += a[k] * b[k];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// Stan's checks of an SPD argument — square (`columns` names its columns in the size
+/// error), symmetric to 1e-8, free of NaN — then its Cholesky factor (of `½(A + Aᵀ)` if
+/// `symmetrise`), failing with "f: Matrix m is not positive definite" when the factorisation
+/// does. The symmetry check runs during the copy into column-major order, which goes into the
+/// memory of `storage`. `None` for a 0×0 matrix.
+pub(super) fn checked_factor(
+    function: &'static str,
+    columns: &'static str,
+    argument: &'static str,
+    a: &Matrix,
+    symmetrise: bool,
+    storage: Vec<f64>,
+) -> Result<Option<Cholesky>> {
+    let view = a.view();
+    check::square(function, columns, &view)?;
+    let n = a.nrows();
+    if n == 0 {
+        return Ok(None);
+    }
+    let a = a.as_slice().expect("standard layout");
+    let (l, symmetric) = Square::lower_of(a, n, symmetrise, storage);
+    if !symmetric {
+        check::symmetric(function, argument, &view)?;
+    }
+    check::not_nan(function, argument, &view)?;
+    match Cholesky::factor(l) {
+        Some(f) => Ok(Some(f)),
+        None => Err(check::not_positive_definite_factor(function, argument)),
     }
 }
 
@@ -238,6 +348,18 @@ fn mirror_lower(mut x: MatMut<'_, f64>) {
     }
 }
 
+/// The column stride of an n×n [`Square`]: columns start on 64-byte boundaries relative to
+/// each other, and a stride of a multiple of 4 KiB (which would map every column onto the same
+/// cache sets) is avoided.
+fn padded(n: usize) -> usize {
+    let ld = n.next_multiple_of(8);
+    if ld > 0 && ld.is_multiple_of(512) {
+        ld + 8
+    } else {
+        ld
+    }
+}
+
 /// A square column-major matrix with padded columns, the layout faer's kernels work in.
 pub(super) struct Square {
     n: usize,
@@ -248,12 +370,7 @@ pub(super) struct Square {
 impl Square {
     /// An n×n zero matrix.
     pub(super) fn zeros(n: usize) -> Square {
-        // Columns start on 64-byte boundaries relative to each other; a stride of a multiple
-        // of 4 KiB would map every column onto the same cache sets.
-        let mut ld = n.next_multiple_of(8);
-        if ld > 0 && ld.is_multiple_of(512) {
-            ld += 8;
-        }
+        let ld = padded(n);
         Square {
             n,
             ld,
@@ -276,47 +393,58 @@ impl Square {
         &self.data[j * self.ld..j * self.ld + self.n]
     }
 
-    /// Sets the lower triangle to that of the row-major n×n `a` (tile by tile, so that the
-    /// strided writes stay in cache).
-    pub(super) fn lower_from_row_major(&mut self, a: &[f64]) {
-        let (n, ld) = (self.n, self.ld);
-        for jb in (0..n).step_by(TILE) {
-            let je = (jb + TILE).min(n);
-            for i in jb..n {
-                let row = &a[i * n + jb..i * n + je.min(i + 1)];
-                for (t, &x) in row.iter().enumerate() {
-                    self.data[(jb + t) * ld + i] = x;
-                }
-            }
-        }
-    }
-
-    /// Sets the lower triangle to that of `½(A + Aᵀ)` for the row-major n×n `a`.
-    fn sym_lower_from_row_major(&mut self, a: &[f64]) {
-        let (n, ld) = (self.n, self.ld);
+    /// The lower triangle of the row-major n×n `a` (zeros above it), or of `½(A + Aᵀ)` if
+    /// `symmetrise`, and whether `a` is symmetric to Stan's tolerance (as
+    /// [`check::symmetric`] decides), in the memory of `storage`: one pass, column by column, each column below the
+    /// diagonal against the row right of it (the rows a column crosses stay in cache for the
+    /// next column).
+    pub(super) fn lower_of(
+        a: &[f64],
+        n: usize,
+        symmetrise: bool,
+        storage: Vec<f64>,
+    ) -> (Square, bool) {
+        let ld = padded(n);
+        let mut data = storage;
+        data.clear();
+        data.reserve(ld * n);
+        let mut symmetric = true;
         for j in 0..n {
-            for i in j..n {
-                self.data[j * ld + i] = 0.5 * (a[i * n + j] + a[j * n + i]);
-            }
+            data.resize(j * ld + j, 0.0);
+            let column = a[j * n + j..].iter().step_by(n);
+            let row = &a[j * n + j..(j + 1) * n];
+            data.extend(column.zip(row).map(|(&x, &y)| {
+                symmetric &= (x - y).abs() <= check::SYMMETRY_TOLERANCE;
+                if symmetrise {
+                    0.5 * (x + y)
+                } else {
+                    x
+                }
+            }));
+        }
+        data.resize(ld * n, 0.0);
+        (Square { n, ld, data }, symmetric)
+    }
+
+    /// The lower triangle as a row-major n×n array, zeros above it.
+    pub(super) fn lower_to_row_major(&self, out: &mut Vec<f64>) {
+        let (n, ld) = (self.n, self.ld);
+        out.clear();
+        out.reserve(n * n);
+        for i in 0..n {
+            out.extend(self.data[i..].iter().step_by(ld).take(i + 1));
+            out.resize((i + 1) * n, 0.0);
         }
     }
 
-    /// Writes (`add`: adds) the lower triangle into the row-major n×n `out`, leaving its strict
-    /// upper triangle alone.
-    pub(super) fn lower_to_row_major(&self, out: &mut [f64], add: bool) {
+    /// Adds the lower triangle into the row-major n×n `out`, leaving its strict upper triangle
+    /// alone.
+    pub(super) fn add_lower_to_row_major(&self, out: &mut [f64]) {
         let (n, ld) = (self.n, self.ld);
-        for jb in (0..n).step_by(TILE) {
-            let je = (jb + TILE).min(n);
-            for i in jb..n {
-                let row = &mut out[i * n + jb..i * n + je.min(i + 1)];
-                for (t, y) in row.iter_mut().enumerate() {
-                    let x = self.data[(jb + t) * ld + i];
-                    if add {
-                        *y += x;
-                    } else {
-                        *y = x;
-                    }
-                }
+        for i in 0..n {
+            let row = &mut out[i * n..i * n + i + 1];
+            for (y, x) in row.iter_mut().zip(self.data[i..].iter().step_by(ld)) {
+                *y += x;
             }
         }
     }
@@ -343,16 +471,10 @@ impl Square {
 pub(super) struct Cholesky(Square);
 
 impl Cholesky {
-    /// Factors the lower triangle of the row-major n×n `a`, or of `½(A + Aᵀ)` if `symmetrise`.
-    /// `None` if the matrix is not positive definite: a pivot is not positive, or a diagonal
-    /// element of `L` is not finite.
-    pub(super) fn new(a: &[f64], n: usize, symmetrise: bool) -> Option<Cholesky> {
-        let mut l = Square::zeros(n);
-        if symmetrise {
-            l.sym_lower_from_row_major(a);
-        } else {
-            l.lower_from_row_major(a);
-        }
+    /// Factors `l` (its lower triangle) in place. `None` if the matrix is not positive
+    /// definite: a pivot is not positive, or a diagonal element of `L` is not finite.
+    fn factor(mut l: Square) -> Option<Cholesky> {
+        let n = l.n;
         let scratch = cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default());
         let mut mem = MemBuffer::new(scratch);
         cholesky_in_place(
@@ -447,17 +569,16 @@ mod tests {
         // Across the switch (35) and past one block of 16 rows (n = 130).
         for n in [1, 2, 9, 30, 36, 130] {
             let a = spd(n, 3);
-            let f = Cholesky::new(&a, n, false).unwrap();
-            let mut l = vec![0.0; n * n];
-            f.0.lower_to_row_major(&mut l, false);
+            let f = Cholesky::factor(Square::lower_of(&a, n, false, Vec::new()).0).unwrap();
+            let mut l = Vec::new();
+            f.0.lower_to_row_major(&mut l);
             let g = test_points(n * n, 11);
             let mut unblocked = vec![0.0; n * n];
             unblocked_reverse(&l, &g, &mut unblocked, n);
-            let mut w = Square::zeros(n);
-            w.lower_from_row_major(&g);
+            let mut w = Square::lower_of(&g, n, false, Vec::new()).0;
             blocked_reverse(f.l(), w.as_mut());
             let mut blocked = vec![0.0; n * n];
-            w.lower_to_row_major(&mut blocked, true);
+            w.add_lower_to_row_major(&mut blocked);
             let scale = unblocked.iter().fold(0.0f64, |m, x| m.max(x.abs()));
             for k in 0..n * n {
                 let (i, j) = (k / n, k % n);

@@ -40,24 +40,11 @@ use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::Array2;
 
 use super::check;
-use super::cholesky::{check_spd_input, inverse_from_l_inverse, lower_inverse, Cholesky, Square};
+use super::cholesky::{checked_factor, inverse_from_l_inverse, lower_inverse, Square};
 use super::node::{arg, node};
 use crate::error::Result;
 use crate::matrix::Operand;
 use crate::var::{Matrix, Storage, Var};
-
-/// Factors the row-major n×n `a` (its lower triangle, or `½(A + Aᵀ)`), failing with Stan's
-/// message for a matrix that is not positive definite.
-fn factor(
-    function: &'static str,
-    argument: &'static str,
-    a: &Matrix,
-    symmetrise: bool,
-) -> Result<Cholesky> {
-    let s = a.as_slice();
-    Cholesky::new(s, a.nrows(), symmetrise)
-        .ok_or_else(|| check::not_positive_definite_factor(function, argument))
-}
 
 /// An empty n×n matrix's result: an empty matrix (or 0 for a determinant), recorded as a
 /// constant.
@@ -77,12 +64,10 @@ fn empty() -> Matrix {
 pub fn log_determinant_spd(a: &impl Operand<Matrix>) -> Result<Var> {
     const F: &str = "log_determinant_spd";
     let av = a.value();
-    check_spd_input(F, "columns of m", "m", &av.view())?;
-    let n = av.nrows();
-    if n == 0 {
+    let Some(f) = checked_factor(F, "columns of m", "m", &av, false, Vec::new())? else {
         return Ok(Var::new(0.0));
-    }
-    let f = factor(F, "m", &av, false)?;
+    };
+    let n = av.nrows();
     Ok(node(f.log_determinant(), [arg(a)], move |g, bars| {
         if let Some(a_bar) = bars.run(0) {
             let s = f.inverse();
@@ -114,11 +99,9 @@ pub fn mdivide_left_spd<B: Storage>(
     let (av, bv) = (a.value(), b.value());
     let (n, m) = bv.shape();
     check::size(F, "rows of b", av.ncols(), n)?;
-    check_spd_input(F, "columns of A", "A", &av.view())?;
-    if n == 0 {
+    let Some(f) = checked_factor(F, "columns of A", "A", &av, false, Vec::new())? else {
         return Ok(Var::array(bv.with_data(Vec::new())));
-    }
-    let f = factor(F, "A", &av, false)?;
+    };
     let mut x = bv.as_slice().to_vec();
     f.solve_in_place(MatMut::from_row_major_slice_mut(&mut x, n, m));
     let value = bv.with_data(x);
@@ -163,11 +146,9 @@ pub fn mdivide_right_spd<B: Storage>(
     let (av, bv) = (a.value(), b.value());
     let (m, n) = bv.shape();
     check::size(F, "rows of A", n, av.nrows())?;
-    check_spd_input(F, "columns of A", "A", &av.view())?;
-    if n == 0 {
+    let Some(f) = checked_factor(F, "columns of A", "A", &av, false, Vec::new())? else {
         return Ok(Var::array(bv.with_data(Vec::new())));
-    }
-    let f = factor(F, "A", &av, false)?;
+    };
     // Row-major B (m×n) read column-major is Bᵀ (n×m): solving A·Cᵀ = Bᵀ in place leaves C
     // in row-major order.
     let mut x = bv.as_slice().to_vec();
@@ -208,12 +189,11 @@ pub fn mdivide_right_spd<B: Storage>(
 pub fn inverse_spd(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     const F: &str = "inverse_spd";
     let av = a.value();
-    check_spd_input(F, "columns of m", "m", &av.view())?;
-    let n = av.nrows();
-    if n == 0 {
+    let Some(f) = checked_factor(F, "columns of m", "m", &av, true, Vec::new())? else {
         return Ok(Var::array(empty()));
-    }
-    let s = factor(F, "m", &av, true)?.inverse();
+    };
+    let n = av.nrows();
+    let s = f.inverse();
     let value = s.symmetric_to_row_major().into_shared();
     Ok(node(value, [arg(a)], move |g, bars| {
         if let Some(a_bar) = bars.run(0) {
@@ -268,9 +248,7 @@ pub fn chol2inv(l: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     if n == 0 {
         return Ok(Var::array(empty()));
     }
-    let mut lm = Square::zeros(n);
-    lm.lower_from_row_major(lv.as_slice());
-    let li = lower_inverse(&lm);
+    let li = lower_inverse(&Square::lower_of(lv.as_slice(), n, false, Vec::new()).0);
     let x = inverse_from_l_inverse(&li);
     let value = x.symmetric_to_row_major().into_shared();
     Ok(node(value, [arg(l)], move |g, bars| {
@@ -297,7 +275,7 @@ pub fn chol2inv(l: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
                 -1.0,
                 Par::Seq,
             );
-            u.lower_to_row_major(l_bar, true);
+            u.add_lower_to_row_major(l_bar);
         }
     }))
 }
