@@ -46,8 +46,7 @@ use crate::error::Result;
 use crate::matrix::Operand;
 use crate::var::{Matrix, Storage, Var};
 
-/// An empty n×n matrix's result: an empty matrix (or 0 for a determinant), recorded as a
-/// constant.
+/// The result for a 0×0 argument: an empty matrix (a constant).
 fn empty() -> Matrix {
     Array2::zeros((0, 0)).into_shared()
 }
