@@ -21,9 +21,9 @@
 //! private `#[pyfunction]`s reading their arguments through `convert` (`matrix_arg`,
 //! `vector_arg`, `array_arg`, `x_arg`, `arg`; NumPy arrays, `revad.Data`, array Vars and lists
 //! are all accepted there) and returning a `Res` or `Out`, and which ends with
-//! `family! { functions: [...] }`; then add `linalg` to the list in `families!` below. Write the
-//! functions' stubs in `python/revad/_revad.pyi` (and their names in `__init__.pyi`):
-//! `tests/test_stubs.py` fails on a function without one.
+//! `family! { functions: [...], }`; then add `linalg` to the list in `families!` below. Write the
+//! functions' stubs in `python/revad/_revad.pyi` (and their names in its `__all__`; the package's
+//! `__init__.pyi` re-exports them): `tests/test_stubs.py` fails on a function without one.
 
 use pyo3::prelude::*;
 
