@@ -1,5 +1,6 @@
 """The layers hold: the Python binding's modules (crates/revad-py/src) use each other one way only
-and its families never use each other.
+and its families never use each other; in the core (crates/revad/src) the tape, the bottom layer,
+uses no module above it.
 
 A module's dependencies are read from its source: every ``crate::name`` path (in ``use`` lines,
 in code and in macros, ``$crate::name`` included; comments left out), every ``super::name`` that
@@ -14,6 +15,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BINDING = ROOT / "crates" / "revad-py" / "src"
+CORE = ROOT / "crates" / "revad" / "src"
+
+# The functions of the public tape API that take and return `Var`s are defined in var/ and
+# re-exported by the tape under their public paths (revad::tape::callback_var, ...): a name
+# made visible there, not a use of var/ by the tape's code.
+TAPE_REEXPORT = re.compile(r"pub use crate::var::\{[^}]*\};")
 
 # `crate::name` or `crate::{a, b::c, ...}`; `super::…::name` or `super::…::{...}`.
 CRATE_PATH = re.compile(r"\bcrate::(?:\{([^}]*)\}|(\w+))")
@@ -144,3 +151,13 @@ def test_the_binding_families_do_not_use_each_other() -> None:
             f"family {f} uses the families {sorted(others)}; move what they share into a "
             "module below the families (args, handle, convert, ops, index)"
         )
+
+
+def test_the_core_tape_uses_no_layer_above_it() -> None:
+    known = modules(CORE)
+    found: set[str] = set()
+    for path in sorted((CORE / "tape").rglob("*.rs")):
+        text = TAPE_REEXPORT.sub("", path.read_text(encoding="utf-8"))
+        found |= uses(text, depth(path, CORE)) & known
+    above = sorted(found - {"tape", "error"})
+    assert not above, f"crates/revad/src/tape uses {above}; the tape is the bottom layer"
