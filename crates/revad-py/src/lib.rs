@@ -18,12 +18,14 @@
 //! - this file, which registers the families.
 //!
 //! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
-//! private `#[pyfunction]`s reading their arguments through `convert` (`matrix_arg`,
-//! `vector_arg`, `array_arg`, `x_arg`, `arg`; NumPy arrays, `revad.Data`, array Vars and lists
-//! are all accepted there) and returning a `Res` or `Out`, and which ends with
-//! `family! { functions: [...], }`; then add `linalg` to the list in `families!` below. Write the
-//! functions' stubs in `python/revad/_revad.pyi` (and their names in its `__all__`; the package's
-//! `__init__.pyi` re-exports them): `tests/test_stubs.py` fails on a function without one.
+//! private `#[pyfunction]`s that read their arguments through `convert` (`matrix_arg`,
+//! `vector_arg`, `array_arg`, `x_arg`, `arg`: NumPy arrays, `revad.Data`, array Vars and lists
+//! are all accepted there), call the core once through `arr1!`/`arr2!` (which also tell whether
+//! every operand was data) and return a `Res` or `Out`, as `quad_form_diag` in `matrix.rs` does;
+//! end the file with `family! { functions: [...], }` and add `linalg` to the list in `families!`
+//! below. Write the functions' stubs in `python/revad/_revad.pyi` (with their names in its
+//! `__all__`; the package's `__init__.pyi` re-exports them): `tests/test_stubs.py` fails on a
+//! function without one.
 
 use pyo3::prelude::*;
 

@@ -255,7 +255,7 @@ fn block(
     nrows: usize,
     ncols: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "block", "a")?;
+    let a = matrix_arg(m, "block", "m")?;
     let (r, d) = arr1!(a, |x| matrix::block(x, i, j, nrows, ncols));
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
 }
@@ -263,7 +263,7 @@ fn block(
 /// `row(m, i)`: row i (0-based, unlike Stan) of a 2-D array, as a 1-D array.
 #[pyfunction]
 fn row(py: Python<'_>, m: &Bound<'_, PyAny>, i: usize) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "row", "a")?;
+    let a = matrix_arg(m, "row", "m")?;
     let (r, d) = arr1!(a, |x| matrix::row(x, i));
     Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
 }
@@ -271,7 +271,7 @@ fn row(py: Python<'_>, m: &Bound<'_, PyAny>, i: usize) -> PyResult<Py<PyAny>> {
 /// `col(m, j)`: column j (0-based, unlike Stan) of a 2-D array, as a 1-D array.
 #[pyfunction]
 fn col(py: Python<'_>, m: &Bound<'_, PyAny>, j: usize) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "col", "a")?;
+    let a = matrix_arg(m, "col", "m")?;
     let (r, d) = arr1!(a, |x| matrix::col(x, j));
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
@@ -290,7 +290,7 @@ fn to_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 /// `rows_dot_self(m)`: Σⱼ mᵢⱼ² for each row of a 2-D array, as a 1-D array.
 #[pyfunction]
 fn rows_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "rows_dot_self", "a")?;
+    let a = matrix_arg(m, "rows_dot_self", "m")?;
     let (r, d) = arr1!(a, |x| matrix::rows_dot_self(x));
     Res::V(finish(r, d)).into_py(py)
 }
@@ -298,7 +298,7 @@ fn rows_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 /// `columns_dot_self(m)`: Σᵢ mᵢⱼ² for each column of a 2-D array, as a 1-D array.
 #[pyfunction]
 fn columns_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "columns_dot_self", "a")?;
+    let a = matrix_arg(m, "columns_dot_self", "m")?;
     let (r, d) = arr1!(a, |x| matrix::columns_dot_self(x));
     Res::V(from_row(finish(r, d))).into_py(py)
 }
@@ -423,7 +423,7 @@ fn quad_form_diag(
     m: &Bound<'_, PyAny>,
     v: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "quad_form_diag", "a")?;
+    let a = matrix_arg(m, "quad_form_diag", "m")?;
     let b = vector_arg(v, "quad_form_diag", "v")?;
     let (r, d) = arr2!(a, b, |x, y| matrix::quad_form_diag(x, y));
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
@@ -437,7 +437,7 @@ fn diag_pre_multiply(
     m: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     let b = vector_arg(v, "diag_pre_multiply", "v")?;
-    let a = matrix_arg(m, "diag_pre_multiply", "a")?;
+    let a = matrix_arg(m, "diag_pre_multiply", "m")?;
     let (r, d) = arr2!(b, a, |x, y| matrix::diag_pre_multiply(x, y));
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
 }
@@ -449,7 +449,7 @@ fn diag_post_multiply(
     m: &Bound<'_, PyAny>,
     v: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "diag_post_multiply", "a")?;
+    let a = matrix_arg(m, "diag_post_multiply", "m")?;
     let b = vector_arg(v, "diag_post_multiply", "v")?;
     let (r, d) = arr2!(a, b, |x, y| matrix::diag_post_multiply(x, y));
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
@@ -537,7 +537,7 @@ fn multiply_lower_tri_self_transpose(
     py: Python<'_>,
     m: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "multiply_lower_tri_self_transpose", "a")?;
+    let a = matrix_arg(m, "multiply_lower_tri_self_transpose", "m")?;
     let (r, d) = arr1!(a, |x| matrix::multiply_lower_tri_self_transpose(x));
     Res::M(finish(r, d)).into_py(py)
 }
@@ -697,7 +697,7 @@ fn sub_col(
     j: usize,
     nrows: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "sub_col", "a")?;
+    let a = matrix_arg(m, "sub_col", "m")?;
     let (r, d) = arr1!(a, |x| matrix::sub_col(x, i, j, nrows));
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
@@ -712,7 +712,7 @@ fn sub_row(
     j: usize,
     ncols: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "sub_row", "a")?;
+    let a = matrix_arg(m, "sub_row", "m")?;
     let (r, d) = arr1!(a, |x| matrix::sub_row(x, i, j, ncols));
     Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
 }
