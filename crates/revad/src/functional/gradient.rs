@@ -1,24 +1,65 @@
 //! `gradient(f, x) = (f(x), ∇f(x))`.
 
+use std::cell::RefCell;
+
 use crate::error::Error;
-use crate::tape;
+use crate::tape::{self, Key};
 use crate::var::Var;
 
 /// Up to this many inputs live on the stack.
 const SMALL: usize = 16;
 
-/// The input variables of one call, given back to the tape's pool on drop (also on panic).
-struct Inputs(Vec<Var>);
+thread_local! {
+    /// Input vectors of finished calls, kept for reuse (one per level of nesting, up to 8).
+    static POOL: RefCell<Vec<Vec<Var>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// New input variables for `x`: one run of slots, whose key is returned, each variable written
+/// into `out` by `put(i, variable)`.
+#[inline(always)]
+fn new_inputs(x: &[f64], mut put: impl FnMut(usize, Var)) -> Key {
+    let key = tape::new_run(x.len());
+    for (i, &xi) in x.iter().enumerate() {
+        put(i, Var::from_key(xi, tape::nth_key(key, i)));
+    }
+    key
+}
+
+/// The input variables of one call (one run of slots), in a vector given back to the pool on
+/// drop (also on panic).
+struct Inputs {
+    vars: Vec<Var>,
+    key: Key,
+}
 
 impl Inputs {
     fn new(x: &[f64]) -> Inputs {
-        Inputs(tape::take_inputs(x))
+        let mut vars = POOL
+            .try_with(|p| p.borrow_mut().pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        vars.clear();
+        vars.reserve(x.len());
+        let key = new_inputs(x, |_, v| vars.push(v));
+        Inputs { vars, key }
+    }
+
+    /// Copies the inputs' adjoints into `grad`.
+    fn adjoints_into(&self, grad: &mut [f64]) {
+        tape::adjoint_run_into(self.key, grad);
     }
 }
 
 impl Drop for Inputs {
     fn drop(&mut self) {
-        tape::give_back(std::mem::take(&mut self.0));
+        let v = std::mem::take(&mut self.vars);
+        let _ = POOL.try_with(|p| {
+            let mut p = p.borrow_mut();
+            if p.len() < 8 {
+                p.push(v);
+            }
+        });
     }
 }
 
@@ -56,17 +97,16 @@ pub fn gradient_into(f: impl FnOnce(&[Var]) -> Var, x: &[f64], grad: &mut [f64])
     if x.len() <= SMALL {
         // Few inputs: keep them on the stack.
         let mut buf = [Var::placeholder(); SMALL];
-        let inputs = &mut buf[..x.len()];
-        tape::fill_inputs(x, inputs);
-        let y = f(inputs);
+        let key = new_inputs(x, |i, v| buf[i] = v);
+        let y = f(&buf[..x.len()]);
         y.grad();
-        tape::adjoints_into(inputs, grad);
+        tape::adjoint_run_into(key, grad);
         return y.value();
     }
     let inputs = Inputs::new(x);
-    let y = f(&inputs.0);
+    let y = f(&inputs.vars);
     y.grad();
-    tape::adjoints_into(&inputs.0, grad);
+    inputs.adjoints_into(grad);
     y.value()
 }
 
@@ -92,9 +132,9 @@ pub fn try_gradient<E: From<Error>>(
 ) -> Result<(f64, Vec<f64>), E> {
     let _scope = tape::nested();
     let inputs = Inputs::new(x);
-    let y = f(&inputs.0)?;
+    let y = f(&inputs.vars)?;
     y.try_grad()?;
     let mut g = vec![0.0; x.len()];
-    tape::adjoints_into(&inputs.0, &mut g);
+    inputs.adjoints_into(&mut g);
     Ok((y.value(), g))
 }

@@ -43,7 +43,8 @@ pub fn try_jacobian<E: From<Error>>(
     loop {
         let _scope = tape::nested();
         inputs.clear();
-        tape::new_vars(x, &mut inputs);
+        let key = tape::new_run(n);
+        inputs.extend((0..n).map(|j| Var::from_key(x[j], tape::nth_key(key, j))));
         let y = f(&inputs)?;
         if i == 0 {
             values = y.iter().map(|v| v.value()).collect();
@@ -59,7 +60,7 @@ pub fn try_jacobian<E: From<Error>>(
         }
         let Some(yi) = y.get(i) else { break };
         yi.try_grad()?;
-        tape::adjoints_into(&inputs, &mut row);
+        tape::adjoint_run_into(key, &mut row);
         jac.row_mut(i).assign(&ndarray::ArrayView1::from(&row));
         i += 1;
         if i == values.len() {

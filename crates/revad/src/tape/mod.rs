@@ -2,16 +2,17 @@
 //!
 //! Recording an operation does three things: it checks that the operands belong to a live scope,
 //! gives the result a fresh adjoint slot (a `f64` in one contiguous buffer), and appends one
-//! closure to the arena (`tape/arena.rs`). The reverse sweep ([`Var::grad`]) seeds the result's adjoint
-//! with 1 and runs the closures of the current scope newest first, each exactly once; a closure
-//! reads the adjoint of its result and adds into the adjoints of its operands.
+//! closure to the arena (`tape/arena.rs`). The reverse sweep ([`Var::grad`](crate::Var::grad))
+//! seeds the result's adjoint with 1 and runs the closures of the current scope newest first,
+//! each exactly once; a closure reads the adjoint of its result and adds into the adjoints of its
+//! operands.
 //!
 //! Scopes nest like Stan's `start_nested` / `recover_nested`: [`nested`] returns a guard, and
 //! dropping it forgets everything recorded since, restoring the tape as it was. The outermost
 //! scope is emptied by [`reset`] (Stan's `recover_memory`), which keeps the memory for the next
 //! gradient; [`free_memory`] gives it back.
 //!
-//! Each scope has a generation number and every [`Var`] carries the generation of the scope
+//! Each scope has a generation number and every variable carries the generation of the scope
 //! that made it, so a handle that outlived its scope is recognised and refused. (Generations are
 //! 32-bit and count scopes opened on the thread; a stale handle would be mistaken for a live one
 //! only if exactly a multiple of 2³² scopes had opened since it was made.)
@@ -30,10 +31,52 @@ use std::ptr;
 use arena::{Action, Arena, Pos};
 
 use crate::error::Error;
-use crate::var::Var;
+
+// The tape knows variables by their `Key` (first slot and generation) alone: it records keys and
+// hands back keys, and a scalar variable reaches it only through the `Handle` trait, which `Var`
+// (one layer up) implements. The functions of the public tape API that take and return `Var`s by
+// name are defined with `Var` and re-exported here, where users find them.
+pub use crate::var::{callback_var, callback_var_with_data, is_live, reverse_pass_callback};
 
 /// Generation value meaning "a walk is in progress: recording is forbidden".
 const WALKING: u32 = 0;
+
+/// A variable's key: the index of its (first) adjoint slot in the low 32 bits, the generation of
+/// the scope that made it in the high 32 bits. An array variable's slots follow the first.
+pub(crate) type Key = u64;
+
+/// The key of slot `idx` made in generation `gen`.
+#[inline(always)]
+pub(crate) const fn key(idx: u32, gen: u32) -> Key {
+    (gen as u64) << 32 | idx as u64
+}
+
+/// The first slot of `key`.
+#[inline(always)]
+const fn key_idx(key: Key) -> u32 {
+    key as u32
+}
+
+/// The generation of `key`.
+#[inline(always)]
+const fn key_gen(key: Key) -> u32 {
+    (key >> 32) as u32
+}
+
+/// A scalar variable as the tape sees it: a value and a [`Key`]. The functions that take or
+/// return scalar variables are generic over it, so the tape needs no variable type of its own;
+/// `Var` is its one implementation.
+pub(crate) trait Handle: Copy {
+    /// The variable's key.
+    fn key(&self) -> Key;
+    /// The variable with value `value` and key `key`.
+    fn from_key(value: f64, key: Key) -> Self;
+    /// The variable's adjoint slot.
+    #[inline(always)]
+    fn slot(&self) -> Slot {
+        Slot(key_idx(self.key()))
+    }
+}
 
 /// The index of a variable's adjoint in the tape's adjoint buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -154,8 +197,6 @@ pub(crate) struct Tape {
     /// Adjoints of the outer scopes, saved (with the depth of the scope that swept) before a
     /// sweep that may write them, restored when that scope ends.
     saved_outer: Vec<(usize, Vec<f64>)>,
-    /// Input vectors of `gradient`, kept for reuse.
-    pool: Vec<Vec<Var>>,
 }
 
 thread_local! {
@@ -193,7 +234,6 @@ fn init_tape() -> *mut Tape {
         scopes: vec![Scope::new(1, Pos::default(), 0)],
         next_gen: 2,
         saved_outer: Vec::new(),
-        pool: Vec::new(),
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -248,19 +288,20 @@ fn stale(what: &str) -> ! {
 }
 
 impl Tape {
-    /// Checks that `v` belongs to a live scope (the current one, on the fast path).
+    /// Checks that the scalar variable of key `k` belongs to a live scope (the current one, on
+    /// the fast path).
     #[inline(always)]
-    fn check<T>(&mut self, v: &Var<T>) {
-        if v.gen() != self.gen {
-            self.check_slow(v.idx(), v.gen());
+    fn check(&mut self, k: Key) {
+        if key_gen(k) != self.gen {
+            self.check_slow(key_idx(k), key_gen(k));
         }
     }
 
     /// [`Tape::check`] for the packed key of an array variable (whose run may be empty).
     #[inline(always)]
-    fn check_key(&mut self, key: u64) {
-        if (key >> 32) as u32 != self.gen {
-            self.check_run_slow(key as u32, (key >> 32) as u32);
+    fn check_key(&mut self, key: Key) {
+        if key_gen(key) != self.gen {
+            self.check_run_slow(key_idx(key), key_gen(key));
         }
     }
 
@@ -295,9 +336,10 @@ impl Tape {
         }
     }
 
-    /// Whether `v` was made by a scope that is still open (and not since reset).
-    fn is_live<T>(&self, v: &Var<T>) -> bool {
-        self.is_live_at(v.idx(), v.gen())
+    /// Whether the scalar variable of key `k` was made by a scope that is still open (and not
+    /// since reset).
+    fn is_live(&self, k: Key) -> bool {
+        self.is_live_at(key_idx(k), key_gen(k))
     }
 
     /// Whether slot `idx` of generation `gen` belongs to a scope that is still open.
@@ -381,9 +423,10 @@ impl Tape {
         }
     }
 
+    /// The variable of value `val` in slot `idx` of the current scope.
     #[inline(always)]
-    fn var(&self, val: f64, idx: u32) -> Var {
-        Var::from_parts(val, idx, self.gen)
+    fn var<H: Handle>(&self, val: f64, idx: u32) -> H {
+        H::from_key(val, key(idx, self.gen))
     }
 
     fn fresh_gen(&mut self) -> u32 {
@@ -404,7 +447,7 @@ impl Tape {
 
 /// A new independent variable with value `value` (an input to differentiate by).
 #[inline]
-pub(crate) fn new_var(value: f64) -> Var {
+pub(crate) fn new_var<H: Handle>(value: f64) -> H {
     with_tape(|t| {
         if t.gen == WALKING {
             walking_panic();
@@ -414,42 +457,10 @@ pub(crate) fn new_var(value: f64) -> Var {
     })
 }
 
-/// New independent variables, one per value, appended to `out` (one tape access for all).
-pub(crate) fn new_vars(values: &[f64], out: &mut Vec<Var>) {
-    with_tape(|t| {
-        assert_ne!(
-            t.gen, WALKING,
-            "revad: cannot record during the reverse sweep"
-        );
-        t.adj.reserve(values.len());
-        out.extend(values.iter().map(|&v| {
-            let i = t.new_slot();
-            t.var(v, i)
-        }));
-    })
-}
-
-/// Records an operation with result `value` whose reverse pass is `f`.
-///
-/// `inputs` are the variables `f` reads or writes the adjoints of; they are checked to be live.
-/// `f` receives the result's slot and the adjoints, reads `adj[out]` and adds into the inputs'
-/// adjoints. This is Stan's `make_callback_var` (Steve Bronder,
-/// "Thinking About Automatic Differentiation in Fun New Ways").
-///
-/// ```
-/// use revad::{tape, Var};
-/// // y = x³ with a hand-written reverse pass: x̄ += 3x²·ȳ.
-/// let x = Var::new(2.0);
-/// let (xs, xv) = (x.slot(), x.value());
-/// let y = tape::callback_var(xv.powi(3), [x], move |out, adj| {
-///     adj[xs] += 3.0 * xv * xv * adj[out];
-/// });
-/// y.grad();
-/// assert_eq!(x.adj(), 12.0);
-/// tape::reset();
-/// ```
+/// Records an operation with result `value` whose reverse pass is `f` (what `callback_var`
+/// does): `inputs` are checked to be live; `f` receives the result's slot and the adjoints.
 #[inline(always)]
-pub fn callback_var<const N: usize, F>(value: f64, inputs: [Var; N], f: F) -> Var
+pub(crate) fn callback<H: Handle, const N: usize, F>(value: f64, inputs: [H; N], f: F) -> H
 where
     F: FnOnce(Slot, &mut Adjoints) + 'static,
 {
@@ -458,7 +469,7 @@ where
             walking_panic();
         }
         for v in &inputs {
-            t.check(v);
+            t.check(v.key());
         }
         let out = t.new_slot();
         t.push(move |adj: &mut Adjoints| f(Slot(out), adj));
@@ -470,11 +481,11 @@ where
 /// its result's slot directly (`make` receives it and only builds the closure: crate code that
 /// never touches the tape).
 #[inline(always)]
-pub(crate) fn record<const N: usize, F>(
+pub(crate) fn record<H: Handle, const N: usize, F>(
     value: f64,
-    inputs: [Var; N],
+    inputs: [H; N],
     make: impl FnOnce(Slot) -> F,
-) -> Var
+) -> H
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
@@ -487,7 +498,7 @@ where
         let gen = t.gen;
         let len = t.adj.len();
         if gen != WALKING
-            && inputs.iter().all(|v| v.gen() == gen)
+            && inputs.iter().all(|v| key_gen(v.key()) == gen)
             && len < t.adj.capacity()
             && t.arena.has_room(Arena::record_size::<F>())
         {
@@ -499,7 +510,7 @@ where
             }
             // SAFETY: room was checked above.
             unsafe { t.arena.push_unchecked(make(Slot(out))) };
-            return Var::from_parts(value, out, gen);
+            return H::from_key(value, key(out, gen));
         }
     }
     record_slow(value, inputs, make)
@@ -507,7 +518,11 @@ where
 
 #[cold]
 #[inline(never)]
-fn record_slow<const N: usize, F>(value: f64, inputs: [Var; N], make: impl FnOnce(Slot) -> F) -> Var
+fn record_slow<H: Handle, const N: usize, F>(
+    value: f64,
+    inputs: [H; N],
+    make: impl FnOnce(Slot) -> F,
+) -> H
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
@@ -516,7 +531,7 @@ where
             walking_panic();
         }
         for v in &inputs {
-            t.check(v);
+            t.check(v.key());
         }
         let out = t.new_slot();
         t.push(make(Slot(out)));
@@ -524,9 +539,9 @@ where
     })
 }
 
-/// `len` new zeroed adjoint slots in a row, for an independent array variable; returns the
-/// first slot and the generation, packed as a `Var` key.
-pub(crate) fn new_run(len: usize) -> u64 {
+/// `len` new zeroed adjoint slots in a row, for an independent array variable (or `len` scalar
+/// ones); returns the key of the first.
+pub(crate) fn new_run(len: usize) -> Key {
     with_tape(|t| {
         if t.gen == WALKING {
             walking_panic();
@@ -536,19 +551,19 @@ pub(crate) fn new_run(len: usize) -> u64 {
 }
 
 impl Tape {
-    fn new_run(&mut self, len: usize) -> u64 {
+    fn new_run(&mut self, len: usize) -> Key {
         let first = self.adj.len();
         self.reserve_adj(len);
         // SAFETY: room was reserved, and the spare capacity holds initialised zeros.
         unsafe { self.adj.set_len(first + len) };
-        (self.gen as u64) << 32 | first as u64
+        key(first as u32, self.gen)
     }
 }
 
 /// Records an array-valued operation: checks the inputs (by key), gives the result `len`
 /// consecutive slots and pushes the closure `make(first slot of the result)`. Returns the
 /// result's key.
-pub(crate) fn record_run<F>(len: usize, inputs: &[u64], make: impl FnOnce(Slot) -> F) -> u64
+pub(crate) fn record_run<F>(len: usize, inputs: &[Key], make: impl FnOnce(Slot) -> F) -> Key
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
@@ -560,13 +575,17 @@ where
             t.check_key(k);
         }
         let key = t.new_run(len);
-        t.push(make(Slot(key as u32)));
+        t.push(make(Slot(key_idx(key))));
         key
     })
 }
 
 /// Records a scalar-valued operation of array inputs (checked by key).
-pub(crate) fn record_keyed<F>(value: f64, inputs: &[u64], make: impl FnOnce(Slot) -> F) -> Var
+pub(crate) fn record_keyed<H: Handle, F>(
+    value: f64,
+    inputs: &[Key],
+    make: impl FnOnce(Slot) -> F,
+) -> H
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
@@ -584,38 +603,46 @@ where
 }
 
 /// Copies the adjoints of the run of `len` slots of `key`, or `None` if it is stale.
-pub(crate) fn adjoint_run(key: u64, len: usize) -> Option<Vec<f64>> {
+pub(crate) fn adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
     with_tape(|t| {
-        let (idx, gen) = (key as u32, (key >> 32) as u32);
+        let (idx, gen) = (key_idx(key), key_gen(key));
         (t.gen != WALKING && t.is_live_run(idx, gen, len))
             .then(|| t.adj[idx as usize..idx as usize + len].to_vec())
     })
 }
 
-/// Whether the variable with `key` is live.
-pub(crate) fn is_live_key(key: u64) -> bool {
-    with_tape(|t| t.gen != WALKING && t.is_live_run(key as u32, (key >> 32) as u32, 0))
+/// The key of slot `i` of the run that starts at `key` (slots and generation stay apart: a run
+/// never reaches past slot 2³² − 1).
+#[inline(always)]
+pub(crate) const fn nth_key(key: Key, i: usize) -> Key {
+    key + i as u64
 }
 
-/// Like [`callback_var`] for any number of inputs; `data` is copied into the arena and handed
-/// to `f` as a slice when it runs (no heap allocation).
+/// Copies the adjoints of the run of `out.len()` slots from `key` into `out` (one tape access).
 ///
-/// ```
-/// use revad::{tape, Var};
-/// // s = Σ xᵢ as one node.
-/// let xs = [Var::new(1.0), Var::new(2.0), Var::new(3.0)];
-/// let slots: Vec<_> = xs.iter().map(|x| x.slot()).collect();
-/// let s = tape::callback_var_with_data(6.0, &xs, &slots, |slots, out, adj| {
-///     let g = adj[out];
-///     for &s in slots {
-///         adj[s] += g;
-///     }
-/// });
-/// s.grad();
-/// assert_eq!(xs[2].adj(), 1.0);
-/// tape::reset();
-/// ```
-pub fn callback_var_with_data<P, F>(value: f64, inputs: &[Var], data: &[P], f: F) -> Var
+/// # Panics
+/// If the run is stale, or a sweep is running.
+pub(crate) fn adjoint_run_into(key: Key, out: &mut [f64]) {
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        let (idx, gen) = (key_idx(key), key_gen(key));
+        if gen != t.gen && !t.is_live_run(idx, gen, out.len()) {
+            stale("reading an adjoint");
+        }
+        out.copy_from_slice(&t.adj[idx as usize..idx as usize + out.len()]);
+    })
+}
+
+/// Whether the (array) variable with `key` is live.
+pub(crate) fn is_live_key(key: Key) -> bool {
+    with_tape(|t| t.gen != WALKING && t.is_live_run(key_idx(key), key_gen(key), 0))
+}
+
+/// [`callback`] for any number of inputs, with `data` copied into the arena and handed to `f` as
+/// a slice when it runs (what `callback_var_with_data` does).
+pub(crate) fn callback_with_data<H: Handle, P, F>(value: f64, inputs: &[H], data: &[P], f: F) -> H
 where
     P: Copy + 'static,
     F: FnOnce(&[P], Slot, &mut Adjoints) + 'static,
@@ -628,17 +655,17 @@ where
 
 /// Checks every input (and, when there is none, that no walk is running).
 #[inline(always)]
-fn check_all(t: &mut Tape, inputs: &[Var]) {
+fn check_all<H: Handle>(t: &mut Tape, inputs: &[H]) {
     if inputs.is_empty() && t.gen == WALKING {
         walking_panic();
     }
     for v in inputs {
-        t.check(v);
+        t.check(v.key());
     }
 }
 
 #[inline(always)]
-fn record_with_data<P, I, F>(t: &mut Tape, value: f64, data: I, f: F) -> Var
+fn record_with_data<H: Handle, P, I, F>(t: &mut Tape, value: f64, data: I, f: F) -> H
 where
     P: Copy + 'static,
     I: ExactSizeIterator<Item = P>,
@@ -658,7 +685,7 @@ where
 /// Records a node whose reverse pass adds `g · wᵢ` into input `i`'s adjoint, where `g` is the
 /// result's adjoint and `wᵢ = weight(xᵢ)` (with `weight = None`: `wᵢ = 1`). The inputs' slots
 /// (and values, when weighted) are stored in the arena: one node for any number of inputs.
-pub(crate) fn sum_node(value: f64, xs: &[Var]) -> Var {
+pub(crate) fn sum_node<H: Handle>(value: f64, xs: &[H]) -> H {
     with_tape(|t| {
         check_all(t, xs);
         record_with_data(t, value, xs.iter().map(|x| x.slot()), |slots, out, adj| {
@@ -673,7 +700,7 @@ pub(crate) fn sum_node(value: f64, xs: &[Var]) -> Var {
 /// Records a node whose reverse pass adds `g · wᵢ` into the adjoint of `xs[i]`, with the
 /// partials `wᵢ` given now (computed in the forward pass).
 #[allow(dead_code)] // used by the vectorised functions
-pub(crate) fn weighted_node(value: f64, xs: &[Var], partials: &[f64]) -> Var {
+pub(crate) fn weighted_node<H: Handle>(value: f64, xs: &[H], partials: &[f64]) -> H {
     assert_eq!(xs.len(), partials.len());
     with_tape(|t| {
         check_all(t, xs);
@@ -711,12 +738,12 @@ const INLINE_PAIRS: usize = 4;
 ///
 /// Everything is borrowed: the builder's inline buffers are a few hundred bytes, and moving
 /// them by value cost more than a scalar density's arithmetic.
-pub(crate) fn partials_node(
+pub(crate) fn partials_node<H: Handle>(
     value: f64,
-    keys: &[u64],
+    keys: &[Key],
     pairs: &[(Slot, f64)],
     runs: &mut [(Slot, Cow<'_, [f64]>)],
-) -> Var {
+) -> H {
     if runs.is_empty() && pairs.len() <= INLINE_PAIRS {
         let n = pairs.len();
         let mut inline = [(Slot(0), 0.0); INLINE_PAIRS];
@@ -816,10 +843,9 @@ pub(crate) fn partials_node(
     })
 }
 
-/// Records a reverse-pass closure with no result variable (Stan's `reverse_pass_callback`).
-///
-/// `inputs` are the variables whose adjoints `f` touches; they are checked to be live.
-pub fn reverse_pass_callback<F>(inputs: &[Var], f: F)
+/// Records a reverse-pass closure with no result variable (what `reverse_pass_callback` does):
+/// `inputs` are checked to be live.
+pub(crate) fn reverse_callback<H: Handle, F>(inputs: &[H], f: F)
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
@@ -903,8 +929,9 @@ impl Drop for Sweep {
     }
 }
 
-/// Seeds `v`'s adjoint with 1 and runs the current scope's closures newest first.
-pub(crate) fn grad(v: &Var) -> Result<(), Error> {
+/// Seeds the adjoint of the scalar variable with key `v` with 1 and runs the current scope's
+/// closures newest first.
+pub(crate) fn grad(v: Key) -> Result<(), Error> {
     let (lo, hi) = with_tape(|t| {
         let tape_error = |message| Error::Tape {
             function: "grad",
@@ -919,7 +946,7 @@ pub(crate) fn grad(v: &Var) -> Result<(), Error> {
         let depth = t.scopes.len();
         let hi = t.arena.pos();
         let s = t.current();
-        if v.idx() < s.adj_start {
+        if key_idx(v) < s.adj_start {
             return Err(tape_error(
                 "this Var belongs to an outer scope; call grad() in the scope that made it",
             ));
@@ -939,7 +966,7 @@ pub(crate) fn grad(v: &Var) -> Result<(), Error> {
             let saved = t.adj[..adj_start as usize].to_vec();
             t.saved_outer.push((depth, saved));
         }
-        t.adj[v.idx() as usize] = 1.0;
+        t.adj[key_idx(v) as usize] = 1.0;
         Ok((lo, hi))
     })?;
     let mut sweep = Sweep {
@@ -1124,7 +1151,6 @@ pub fn free_memory() {
     with_tape(|t| {
         t.arena.release();
         t.adj = Vec::new();
-        t.pool = Vec::new();
     });
 }
 
@@ -1143,84 +1169,16 @@ pub fn depth() -> usize {
     with_tape(|t| t.scopes.len())
 }
 
-/// Whether `v` belongs to a scope that is still open and has not been reset since `v` was made.
-pub fn is_live(v: &Var) -> bool {
+/// Whether the scalar variable with key `v` belongs to a scope that is still open and has not
+/// been reset since it was made (what `is_live` tells).
+pub(crate) fn is_live_scalar(v: Key) -> bool {
     with_tape(|t| t.gen != WALKING && t.is_live(v))
 }
 
-/// The adjoint of `v`, or `None` if `v` is stale (or a sweep is running).
-pub(crate) fn adjoint(v: &Var) -> Option<f64> {
-    with_tape(|t| (t.gen != WALKING && t.is_live(v)).then(|| t.adj[v.idx() as usize]))
-}
-
-/// Copies the adjoints of `vars` into `out` (one tape access). Panics if one is stale.
-pub(crate) fn adjoints_into(vars: &[Var], out: &mut [f64]) {
-    with_tape(|t| {
-        if t.gen == WALKING {
-            walking_panic();
-        }
-        for (o, v) in out.iter_mut().zip(vars) {
-            if v.gen() != t.gen && !t.is_live(v) {
-                stale("reading an adjoint");
-            }
-            *o = t.adj[v.idx() as usize];
-        }
-    })
-}
-
-/// New input variables for `values`, written into `out` (of the same length; one tape access).
-pub(crate) fn fill_inputs(values: &[f64], out: &mut [Var]) {
-    with_tape(|t| {
-        if t.gen == WALKING {
-            walking_panic();
-        }
-        let first = t.adj.len() as u32;
-        t.reserve_adj(values.len());
-        // SAFETY: room was reserved, and the spare capacity holds initialised zeros.
-        unsafe { t.adj.set_len(first as usize + values.len()) };
-        let gen = t.gen;
-        for ((o, &v), i) in out.iter_mut().zip(values).zip(first..) {
-            *o = Var::from_parts(v, i, gen);
-        }
-    })
-}
-
-/// New input variables for `values`, in a vector taken from the tape's pool (one tape access);
-/// give it back with [`give_back`].
-pub(crate) fn take_inputs(values: &[f64]) -> Vec<Var> {
-    with_tape(|t| {
-        if t.gen == WALKING {
-            walking_panic();
-        }
-        let mut v = t.pool.pop().unwrap_or_default();
-        v.clear();
-        let first = t.adj.len() as u32;
-        t.reserve_adj(values.len());
-        // SAFETY: room was reserved, and the spare capacity holds initialised zeros.
-        unsafe { t.adj.set_len(first as usize + values.len()) };
-        let gen = t.gen;
-        v.extend(
-            values
-                .iter()
-                .zip(first..)
-                .map(|(&x, i)| Var::from_parts(x, i, gen)),
-        );
-        v
-    })
-}
-
-/// Returns an input vector to the pool.
-pub(crate) fn give_back(v: Vec<Var>) {
-    let _ = TAPE.try_with(|c| {
-        let p = c.get();
-        if !p.is_null() {
-            // SAFETY: no other reference to the tape is live (callers hold none).
-            let t = unsafe { &mut *p };
-            if t.pool.len() < 8 {
-                t.pool.push(v);
-            }
-        }
-    });
+/// The adjoint of the scalar variable with key `v`, or `None` if it is stale (or a sweep is
+/// running).
+pub(crate) fn adjoint(v: Key) -> Option<f64> {
+    with_tape(|t| (t.gen != WALKING && t.is_live(v)).then(|| t.adj[key_idx(v) as usize]))
 }
 
 /// How much memory the tape holds, and for what.

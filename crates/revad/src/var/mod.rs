@@ -4,13 +4,15 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use crate::error::{Error, Result};
-use crate::tape::{self, Slot};
+use crate::tape::{self, Handle, Key, Slot};
 
 mod array;
 mod assign;
+mod callback;
 
 pub(crate) use array::same_shape;
 pub use array::{Matrix, RowVector, Storage, Vector};
+pub use callback::{callback_var, callback_var_with_data, is_live, reverse_pass_callback};
 
 /// A variable on this thread's tape: a value of type `T` and the slot(s) of its adjoint.
 ///
@@ -36,14 +38,14 @@ pub struct Var<T = f64> {
     pub(crate) val: T,
     /// The slot index (low 32 bits) and the scope generation (high 32 bits), packed so that a
     /// `Var<f64>` is a pair of scalars, which Rust passes and returns in registers.
-    key: u64,
+    key: Key,
     _not_send: PhantomData<*const ()>,
 }
 
 impl<T> Var<T> {
     /// A handle from its value and packed key.
     #[inline(always)]
-    pub(crate) fn from_key(val: T, key: u64) -> Var<T> {
+    pub(crate) fn from_key(val: T, key: Key) -> Var<T> {
         Var {
             val,
             key,
@@ -53,7 +55,7 @@ impl<T> Var<T> {
 
     /// The packed slot and generation.
     #[inline(always)]
-    pub(crate) fn key(&self) -> u64 {
+    pub(crate) fn key(&self) -> Key {
         self.key
     }
 
@@ -81,11 +83,7 @@ impl Var<f64> {
 
     #[inline(always)]
     pub(crate) fn from_parts(val: f64, idx: u32, gen: u32) -> Var {
-        Var {
-            val,
-            key: (gen as u64) << 32 | idx as u64,
-            _not_send: PhantomData,
-        }
+        Var::from_key(val, tape::key(idx, gen))
     }
 
     /// A handle that is never live (generation 0), to fill buffers.
@@ -104,7 +102,7 @@ impl Var<f64> {
         self.val
     }
 
-    /// The slot of the adjoint, for reverse-pass closures (see [`tape::callback_var`]).
+    /// The slot of the adjoint, for reverse-pass closures (see [`callback_var`]).
     #[inline(always)]
     pub fn slot(&self) -> Slot {
         Slot(self.idx())
@@ -120,7 +118,7 @@ impl Var<f64> {
 
     /// The adjoint, or [`Error::StaleVar`] if the variable's scope was reset or ended.
     pub fn try_adj(&self) -> Result<f64> {
-        tape::adjoint(self).ok_or(Error::StaleVar { function: "adj" })
+        tape::adjoint(self.key).ok_or(Error::StaleVar { function: "adj" })
     }
 
     /// Computes the gradient of this variable: seeds its adjoint with 1 and runs the current
@@ -131,7 +129,7 @@ impl Var<f64> {
     /// # Panics
     /// If the variable is stale, belongs to an outer scope, or the scope was already swept.
     pub fn grad(&self) {
-        if let Err(e) = tape::grad(self) {
+        if let Err(e) = tape::grad(self.key) {
             panic!("revad: {e}");
         }
     }
@@ -139,7 +137,7 @@ impl Var<f64> {
     /// [`grad`](Var::grad), returning an error instead of panicking: [`Error::StaleVar`] for a
     /// stale variable, [`Error::Tape`] for a variable of an outer scope or a second sweep.
     pub fn try_grad(&self) -> Result<()> {
-        tape::grad(self)
+        tape::grad(self.key)
     }
 
     /// The value and the packed slot and generation, for bindings that keep handles in
@@ -162,7 +160,24 @@ impl Var<f64> {
 
     /// Whether the variable's scope is still open and was not reset since it was made.
     pub fn is_live(&self) -> bool {
-        tape::is_live(self)
+        tape::is_live_scalar(self.key)
+    }
+}
+
+/// The tape records scalar variables by key and hands results back through this.
+impl Handle for Var<f64> {
+    #[inline(always)]
+    fn key(&self) -> Key {
+        self.key
+    }
+
+    #[inline(always)]
+    fn from_key(value: f64, key: Key) -> Var {
+        Var {
+            val: value,
+            key,
+            _not_send: PhantomData,
+        }
     }
 }
 
