@@ -6,6 +6,7 @@
 
 pub mod densities;
 pub mod floor;
+pub mod linalg;
 pub mod matrix;
 
 use std::ops::{Add, Mul, Neg, Sub};

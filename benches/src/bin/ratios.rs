@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use revad::{gradient_into, tape, Var};
 use revad_benches::{
-    densities, eval_f64, eval_var, floor, matrix, setup, stan_ratio, talk, CASES, SIZES,
+    densities, eval_f64, eval_var, floor, linalg, matrix, setup, stan_ratio, talk, CASES, SIZES,
 };
 
 /// The fastest per-call time over several batches of about 20 ms each.
@@ -44,7 +44,7 @@ fn bytes_per_variable(case: &str, n: usize) -> f64 {
 }
 
 fn main() {
-    // `ratios densities` (or `scalar`, `matrix`, `talk`) prints one section only.
+    // `ratios densities` (or `scalar`, `matrix`, `talk`, `linalg`) prints one section only.
     let only = std::env::args().nth(1);
     let show = |section: &str| only.as_deref().is_none_or(|o| o == section);
     if show("scalar") {
@@ -61,6 +61,74 @@ fn main() {
     }
     if show("talk") {
         talk_table();
+    }
+    if show("linalg") {
+        linalg_table();
+    }
+}
+
+/// The linear-algebra rows: gradient and f64 time (faer's kernels for the f64 evaluation) and
+/// their ratio, beside Stan Math's ratio for the same case.
+fn linalg_table() {
+    println!();
+    println!(
+        "{:<18} {:>6} {:>12} {:>12} {:>8} {:>8}",
+        "linalg", "size", "grad ns", "f64 ns", "ratio", "Stan"
+    );
+    let row = |name: &str, n: usize, tg: f64, tf: f64, stan: Option<f64>| {
+        let stan = stan.map_or("–".to_string(), |s| format!("{s:.2}"));
+        println!(
+            "{name:<18} {n:>6} {:>12.0} {:>12.0} {:>8.2} {stan:>8}",
+            tg * 1e9,
+            tf * 1e9,
+            tg / tf
+        );
+    };
+    for (k, stan) in [(10, 2.2), (50, 2.4), (100, 2.5)] {
+        let a = linalg::general(k);
+        let tg = time(|| {
+            black_box(linalg::log_determinant_gradient(black_box(&a)));
+        });
+        let tf = time(|| {
+            black_box(linalg::log_determinant_f64(black_box(&a)));
+        });
+        row("log_determinant", k, tg, tf, Some(stan));
+    }
+    for (k, stan) in [(10, 3.2), (50, 2.7), (100, 2.5)] {
+        let a = linalg::spd(k);
+        let tg = time(|| {
+            black_box(linalg::cholesky_logdet_gradient(black_box(&a)));
+        });
+        let tf = time(|| {
+            black_box(linalg::cholesky_logdet_f64(black_box(&a)));
+        });
+        row("cholesky_logdet", k, tg, tf, Some(stan));
+    }
+    for k in [10, 50, 100] {
+        let a = linalg::spd(k);
+        let b = matrix::square(k, 7).row(0).to_owned().into_shared();
+        let tg = time(|| {
+            black_box(linalg::mdivide_left_spd_gradient(black_box(&a), black_box(&b)));
+        });
+        let tf = time(|| {
+            black_box(linalg::mdivide_left_spd_f64(black_box(&a), black_box(&b)));
+        });
+        row("mdivide_left_spd", k, tg, tf, None);
+    }
+    for (t, stan) in [(50, 2.6), (200, 3.6), (500, 4.7)] {
+        let (x, ts) = (linalg::gp_inputs(t), linalg::gp_points(t));
+        let mut g = vec![0.0; x.len()];
+        let tg = time(|| {
+            black_box(gradient_into(
+                |v| linalg::gp_latent_var(v, &ts),
+                black_box(&x),
+                &mut g,
+            ));
+        });
+        let tf = time(|| {
+            black_box(linalg::gp_latent_f64(black_box(&x), &ts));
+        });
+        row("gp_latent", t, tg, tf, Some(stan));
     }
 }
 
