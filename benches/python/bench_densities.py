@@ -8,7 +8,10 @@
 - the non-centred hierarchical model (eight schools with J groups): ``mu ~ normal(0, 5)``,
   ``tau ~ cauchy(0, 5)`` with tau = exp(log_tau) and its Jacobian, ``eta ~ normal(0, 1)``,
   ``y ~ normal(mu + tau * eta, sigma)``, gradient with respect to (mu, log_tau, eta),
-  J = 8, 100, 1000.
+  J = 8, 100, 1000;
+- the Gaussian-process marginal likelihood ``y ~ multi_normal(0, K + sigma² I)`` with
+  ``K = gp_exp_quad_cov(t, alpha, rho)``, t_i = 10 i / T, through the Cholesky factor, gradient
+  with respect to (log rho, log alpha, log sigma), T = 50, 200, 500.
 
     python benches/python/bench_densities.py [--budget SECONDS] [--plot PATH]
 
@@ -43,6 +46,7 @@ import revad
 NORMAL_SIZES = (1_000, 10_000, 100_000, 1_000_000)
 REGRESSION_SIZES = (100, 1_000, 10_000, 100_000)
 HIERARCHICAL_SIZES = (8, 100, 1_000)
+GP_SIZES = (50, 200, 500)
 
 
 def seconds_per_call(fn: Callable[[], object], budget: float) -> float:
@@ -233,6 +237,80 @@ def hierarchical_case(j: int) -> Case:
     return case
 
 
+def gp_case(t: int) -> Case:
+    rng = np.random.default_rng(t + 3)
+    ts = 10.0 * np.arange(t) / t
+    y = np.sin(ts) + 0.3 * rng.standard_normal(t)
+    theta = np.array([np.log(1.1), np.log(0.9), np.log(0.4)])
+    half_log_2pi = 0.5 * np.log(2 * np.pi)
+    case = Case("gp_marginal", t)
+
+    def f64() -> float:
+        rho, alpha, sigma = np.exp(theta)
+        d = ts[:, None] - ts[None, :]
+        k = alpha**2 * np.exp(-0.5 * d * d / rho**2) + sigma**2 * np.eye(t)
+        chol = np.linalg.cholesky(k)
+        z = _solve_lower(chol, y)
+        return float(-0.5 * z @ z - np.sum(np.log(np.diag(chol))) - t * half_log_2pi)
+
+    case.calls["numpy f64"] = f64
+
+    def model(th: Any, points: Any, ys: Any) -> Any:
+        rho, alpha, sigma = revad.exp(th[0]), revad.exp(th[1]), revad.exp(th[2])
+        k = revad.add_diag(revad.gp_exp_quad_cov(points, alpha, rho), sigma * sigma)
+        chol = revad.cholesky_decompose(k)
+        z = revad.mdivide_left_tri_low(chol, ys)
+        return (-0.5 * revad.dot_self(z) - revad.sum(revad.log(revad.diagonal(chol)))
+                - t * half_log_2pi)
+
+    ours = revad.value_and_grad(model, argnums=0)
+    dts, dy = revad.Data(ts), revad.Data(y)
+    case.calls["revad"] = lambda: ours(theta, ts, y)
+    case.calls["revad Data"] = lambda: ours(theta, dts, dy)
+    jax = _jax()
+    if jax is not None:
+        import jax.numpy as jnp
+        from jax.scipy.linalg import solve_triangular
+
+        jts, jy = jnp.asarray(ts), jnp.asarray(y)
+
+        def model(th: Any) -> Any:
+            rho, alpha, sigma = jnp.exp(th[0]), jnp.exp(th[1]), jnp.exp(th[2])
+            d = jts[:, None] - jts[None, :]
+            k = alpha**2 * jnp.exp(-0.5 * d * d / rho**2) + sigma**2 * jnp.eye(t)
+            chol = jnp.linalg.cholesky(k)
+            z = solve_triangular(chol, jy, lower=True)
+            return -0.5 * z @ z - jnp.sum(jnp.log(jnp.diag(chol))) - t * half_log_2pi
+
+        _compiled(jax, model, (jnp.asarray(theta),), case)
+    torch = _torch()
+    if torch is not None:
+        tts, ty = torch.tensor(ts), torch.tensor(y)
+
+        def eager() -> object:
+            th = torch.tensor(theta, requires_grad=True)
+            rho, alpha, sigma = th.exp()
+            d = tts[:, None] - tts[None, :]
+            k = alpha**2 * torch.exp(-0.5 * d * d / rho**2) + sigma**2 * torch.eye(t)
+            chol = torch.linalg.cholesky(k)
+            z = torch.linalg.solve_triangular(chol, ty[:, None], upper=False)[:, 0]
+            lp = -0.5 * z @ z - torch.log(torch.diag(chol)).sum() - t * half_log_2pi
+            lp.backward()
+            return lp.item(), th.grad
+
+        case.calls["pytorch"] = eager
+    return case
+
+
+def _solve_lower(chol: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """L⁻¹b by forward substitution with NumPy only (SciPy is not needed for the baseline)."""
+    try:
+        from scipy.linalg import solve_triangular
+    except ImportError:
+        return np.linalg.solve(chol, b)
+    return solve_triangular(chol, b, lower=True)
+
+
 def check_agreement(case: Case) -> None:
     """revad's value must match JAX's before any timing is trusted."""
     if "jax jit" not in case.calls:
@@ -270,7 +348,7 @@ def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(name)
-        ax.set_xlabel("J" if name == "hierarchical" else "N")
+        ax.set_xlabel({"hierarchical": "J", "gp_marginal": "T"}.get(name, "N"))
         ax.set_ylabel("time relative to peer (lower is faster)")
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -282,15 +360,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--plot", default="docs/densities.png", help="PNG path")
+    parser.add_argument("--case", action="append", default=None,
+                        help="run only this case (normal_lpdf, 'linear regression', hierarchical, "
+                        "gp_marginal); repeatable")
     cores.add_argument(parser)
     args = parser.parse_args()
     where = cores.apply(args.cores)
     print(f"Python {platform.python_version()} on {platform.machine()}, "
           f"revad {getattr(revad, '__version__', '?')}, NumPy {np.__version__}, {where}\n")
-    builders: list[tuple[Callable[[int], Case], tuple[int, ...]]] = [
-        (normal_case, NORMAL_SIZES),
-        (regression_case, REGRESSION_SIZES),
-        (hierarchical_case, HIERARCHICAL_SIZES),
+    builders: list[tuple[str, Callable[[int], Case], tuple[int, ...]]] = [
+        ("normal_lpdf", normal_case, NORMAL_SIZES),
+        ("linear regression", regression_case, REGRESSION_SIZES),
+        ("hierarchical", hierarchical_case, HIERARCHICAL_SIZES),
+        ("gp_marginal", gp_case, GP_SIZES),
     ]
     peers = ["jax jit", "pytorch"]
     ours = ["revad", "revad Data"]
@@ -300,7 +382,9 @@ def main() -> None:
           + "".join(f"{o.replace('revad', 'r') + '/' + p.split()[0]:>14}" for o, p in pairs)
           + f"{'jit compile s':>15}")
     rows: list[tuple[Case, dict[str, float]]] = []
-    for build, sizes in builders:
+    for name, build, sizes in builders:
+        if args.case and name not in args.case:
+            continue
         for size in sizes:
             case = build(size)
             check_agreement(case)
