@@ -1,55 +1,78 @@
-//! Criterion: linear algebra with hand-written adjoints, each gradient beside its plain f64
-//! evaluation (the same function on data, which records nothing).
-//!
-//! `cholesky_log_det`: sum(log(diagonal(cholesky_decompose(A)))) = ½ log|A| for a K×K SPD
-//! variable A = XXᵀ + K·I. Stan Math's gradient takes 102 µs at K = 100.
+//! Criterion: the linear-algebra cases of `ratios linalg` (docs/benchmarks.md, "Rust: linear
+//! algebra"), each gradient beside its plain f64 evaluation: `log_determinant`, the Cholesky
+//! log-determinant, `mdivide_left_spd` and the latent Gaussian process.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use ndarray::Array2;
-use revad::{linalg, matrix, tape, Matrix, Var};
+use revad::gradient_into;
+use revad_benches::linalg;
+use revad_benches::matrix::square;
 
-/// `XXᵀ + K·I` for a fixed irregular K×K `X`.
-fn spd(k: usize) -> Matrix {
-    let x = Array2::from_shape_fn((k, k), |(i, j)| {
-        ((i * 7919 + j * 104_729) % 1000) as f64 / 500.0 - 1.0
-    });
-    (x.dot(&x.t()) + Array2::<f64>::eye(k) * k as f64).into_shared()
-}
-
-/// The gradient of ½ log|A| through the Cholesky factor.
-fn log_det_gradient(a: &Matrix) -> f64 {
-    let av = Var::array(a.clone());
-    let l = linalg::cholesky_decompose(&av).unwrap();
-    matrix::sum(&matrix::log(&matrix::diagonal(&l))).grad();
-    let corner = av.adj()[[0, 0]];
-    tape::reset();
-    corner
-}
-
-/// The same value on f64: the factorisation of data, then the logs of its diagonal.
-fn log_det_f64(a: &Matrix) -> f64 {
-    let l = linalg::cholesky_decompose(a).unwrap();
-    let v = l.value();
-    let s = (0..v.nrows()).map(|i| v[[i, i]].ln()).sum();
-    tape::reset();
-    s
-}
-
-fn cholesky(c: &mut Criterion) {
-    let mut group = c.benchmark_group("cholesky_log_det");
+fn log_determinant(c: &mut Criterion) {
+    let mut group = c.benchmark_group("log_determinant");
     for k in [10, 50, 100] {
-        let a = spd(k);
+        let a = linalg::general(k);
         group.bench_with_input(BenchmarkId::new("gradient", k), &k, |b, _| {
-            b.iter(|| log_det_gradient(black_box(&a)))
+            b.iter(|| linalg::log_determinant_gradient(black_box(&a)))
         });
         group.bench_with_input(BenchmarkId::new("f64", k), &k, |b, _| {
-            b.iter(|| log_det_f64(black_box(&a)))
+            b.iter(|| linalg::log_determinant_data(black_box(&a)))
         });
     }
     group.finish();
 }
 
-criterion_group!(benches, cholesky);
+fn cholesky_logdet(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cholesky_logdet");
+    for k in [10, 50, 100] {
+        let a = linalg::spd(k);
+        group.bench_with_input(BenchmarkId::new("gradient", k), &k, |b, _| {
+            b.iter(|| linalg::cholesky_logdet_gradient(black_box(&a)))
+        });
+        group.bench_with_input(BenchmarkId::new("f64", k), &k, |b, _| {
+            b.iter(|| linalg::cholesky_logdet_f64(black_box(&a)))
+        });
+    }
+    group.finish();
+}
+
+fn mdivide_left_spd(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mdivide_left_spd");
+    for k in [10, 50, 100] {
+        let a = linalg::spd(k);
+        let v = square(k, 7).row(0).to_owned().into_shared();
+        group.bench_with_input(BenchmarkId::new("gradient", k), &k, |b, _| {
+            b.iter(|| linalg::mdivide_left_spd_gradient(black_box(&a), black_box(&v)))
+        });
+        group.bench_with_input(BenchmarkId::new("f64", k), &k, |b, _| {
+            b.iter(|| linalg::mdivide_left_spd_f64(black_box(&a), black_box(&v)))
+        });
+    }
+    group.finish();
+}
+
+fn gp_latent(c: &mut Criterion) {
+    let mut group = c.benchmark_group("gp_latent");
+    group.sample_size(20);
+    for t in [50, 200] {
+        let (x, ts) = (linalg::gp_inputs(t), linalg::gp_points(t));
+        let mut g = vec![0.0; x.len()];
+        group.bench_with_input(BenchmarkId::new("gradient", t), &t, |b, _| {
+            b.iter(|| gradient_into(|v| linalg::gp_latent_var(v, &ts), black_box(&x), &mut g))
+        });
+        group.bench_with_input(BenchmarkId::new("f64", t), &t, |b, _| {
+            b.iter(|| linalg::gp_latent_f64(black_box(&x), &ts))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    log_determinant,
+    cholesky_logdet,
+    mdivide_left_spd,
+    gp_latent
+);
 criterion_main!(benches);
