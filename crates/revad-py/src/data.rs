@@ -1,4 +1,5 @@
-//! `revad.Data`: a constant float64 array that revad holds itself, made once from NumPy.
+//! The `revad.Data` class: a constant float64 array that revad holds itself, made once from
+//! NumPy (what it holds is in `handle.rs`).
 //!
 //! A NumPy array passed to revad is read afresh on every call, and where a node must keep it
 //! for the reverse pass (`X @ beta` keeps `X`) it is copied, because NumPy data may change
@@ -6,67 +7,14 @@
 //! in `X @ beta`, in `Var(d)` or in arithmetic with Vars, and probability functions read it in
 //! place. It is the counterpart of a JAX array made by `jnp.asarray` before a jitted loop.
 
-use numpy::ToPyArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use revad::{Matrix, Storage, Vector};
 
-use crate::array::{read_ndarray, type_name, Arr, Ax, X};
-
-/// The values: 1-D or 2-D.
-enum Values {
-    V(Vector),
-    M(Matrix),
-}
-
-/// A constant 1-D or 2-D float64 array held by revad (immutable; shared, never copied, by
-/// every operation that uses it).
-#[pyclass(frozen, module = "revad", name = "Data")]
-pub struct PyData {
-    values: Values,
-}
-
-impl PyData {
-    /// The values as an array operand (a shared handle, no copy).
-    pub fn operand(&self) -> X {
-        match &self.values {
-            Values::V(v) => X::A(Ax::V(Arr::D(v.clone()))),
-            Values::M(m) => X::A(Ax::M(Arr::D(m.clone()))),
-        }
-    }
-
-    /// The values of a 1-D `Data` as a shared vector (no copy).
-    pub fn vector(&self) -> Option<Vector> {
-        match &self.values {
-            Values::V(v) => Some(v.clone()),
-            Values::M(_) => None,
-        }
-    }
-
-    /// The values in row-major order (a probability function reads a 1-D `Data` in place).
-    pub fn as_slice(&self) -> &[f64] {
-        match &self.values {
-            Values::V(v) => Storage::as_slice(v),
-            Values::M(m) => Storage::as_slice(m),
-        }
-    }
-
-    /// The NumPy shape.
-    pub fn shape_vec(&self) -> Vec<usize> {
-        match &self.values {
-            Values::V(v) => vec![v.len()],
-            Values::M(m) => vec![m.nrows(), m.ncols()],
-        }
-    }
-
-    fn to_numpy<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        match &self.values {
-            Values::V(v) => v.to_pyarray(py).into_any(),
-            Values::M(m) => m.to_pyarray(py).into_any(),
-        }
-    }
-}
+use crate::args::{Arr, Ax, X};
+use crate::convert::{read_ndarray, type_name};
+use crate::family::family;
+use crate::handle::{PyData, Values};
 
 #[pymethods]
 impl PyData {
@@ -157,4 +105,8 @@ impl PyData {
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!("Data({})", self.to_numpy(py).repr()?))
     }
+}
+
+family! {
+    classes: [PyData],
 }

@@ -10,10 +10,11 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString, PyTuple};
 use revad::{tape, Matrix, Var, Vector};
 use smallvec::SmallVec;
 
-use crate::array::{type_name, Arr, Ax, X};
-use crate::data::PyData;
+use crate::args::{Arg, Arr, Ax, X};
+use crate::convert::{adj_array, read_ndarray, try_arg, type_name};
 use crate::errors::{self, to_py};
-use crate::var::{adj_array, thread_id, try_arg, Arg, PyVar};
+use crate::family::family;
+use crate::handle::{thread_id, PyData, PyVar};
 
 /// The point `x` of a functional: one float, a sequence of floats (`f` gets a list of scalar
 /// Vars), or a 1-D or 2-D NumPy array or `revad.Data` (`f` gets one array Var).
@@ -45,7 +46,7 @@ impl Point {
         if x.cast::<numpy::PyUntypedArray>().is_ok() || x.cast::<PyData>().is_ok() {
             // Read (NumPy arrays copied once, revad.Data shared): the Var made from it owns
             // values that no caller can change.
-            return match crate::array::read_ndarray(x, function)? {
+            return match read_ndarray(x, function)? {
                 Some(X::A(Ax::V(Arr::D(v)))) => Ok(Point::Array1(v)),
                 Some(X::A(Ax::M(Arr::D(m)))) => Ok(Point::Array2(m)),
                 Some(X::S(Arg::F(x))) => Ok(Point::Scalar(x)),
@@ -244,7 +245,7 @@ fn returned(y: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Arg> {
 /// >>> revad.gradient(lambda v: v[0] * revad.log(v[1]), [2.0, 4.0])[1]
 /// array([1.38629436, 0.5       ])
 #[pyfunction]
-pub fn gradient<'py>(
+fn gradient<'py>(
     py: Python<'py>,
     f: &Bound<'py, PyAny>,
     x: &Bound<'py, PyAny>,
@@ -418,7 +419,7 @@ impl PyValueAndGrad {
 /// array([[5., 2.],
 ///        [1., 3.]])
 #[pyfunction]
-pub fn jacobian<'py>(
+fn jacobian<'py>(
     py: Python<'py>,
     f: &Bound<'py, PyAny>,
     x: &Bound<'py, PyAny>,
@@ -576,7 +577,7 @@ impl PyTape {
 /// Empties this thread's default tape: every Var made outside a ``Tape`` block becomes stale,
 /// and the memory is kept for the next computation.
 #[pyfunction]
-pub fn reset() -> PyResult<()> {
+fn reset() -> PyResult<()> {
     if SCOPES.with(|s| !s.borrow().is_empty()) || tape::depth() > 1 {
         return Err(errors::tape_error(
             "reset: a revad.Tape block is still open; reset() ends the default tape, leave the \
@@ -589,7 +590,7 @@ pub fn reset() -> PyResult<()> {
 /// Memory statistics of this thread's tape: bytes_reserved, bytes_used, continuations,
 /// variables, depth.
 #[pyfunction]
-pub fn tape_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+fn tape_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let s = tape::stats();
     let d = PyDict::new(py);
     d.set_item("bytes_reserved", s.bytes_reserved)?;
@@ -598,4 +599,9 @@ pub fn tape_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("variables", s.variables)?;
     d.set_item("depth", s.depth)?;
     Ok(d)
+}
+
+family! {
+    functions: [gradient, jacobian, reset, tape_stats],
+    classes: [PyTape, PyValueAndGrad],
 }

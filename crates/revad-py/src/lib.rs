@@ -1,8 +1,29 @@
 //! The Python layer of revad: `revad._revad`, re-exported by the `revad` package.
 //!
-//! Thin by design: handles (`Var`, `Tape`), conversions of arguments and results, and the
-//! mapping of core errors to Python exceptions. Every call checks its handles (thread, tape
+//! Thin by design: handles (`Var`, `Data`, `Tape`), conversions of arguments and results, and
+//! the mapping of core errors to Python exceptions. Every call checks its handles (thread, tape
 //! scope) before it reaches the core, so no Rust panic crosses into Python.
+//!
+//! The modules form layers; each uses only the ones above it in this list, never one below
+//! (`tests/test_architecture.py` fails on a cycle):
+//!
+//! - `errors`: the Python exceptions and the mapping of core errors to them;
+//! - `args`: arguments and results as Rust values (a float or scalar Var, an array Var or data);
+//! - `handle`: what a `revad.Var` and a `revad.Data` hold, and the checked way to the core;
+//! - `convert`: Python object → argument, result → Python object;
+//! - `ops`: NumPy-style arithmetic and `@` on arguments; `index`: indexing and assignment;
+//! - `family`: the `family!` table that makes a family's `register`;
+//! - the families, which use the modules above and never each other: `var` and `data` (the
+//!   classes), `scalar`, `matrix`, `prob`, `functional`;
+//! - this file, which registers the families.
+//!
+//! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
+//! private `#[pyfunction]`s reading their arguments through `convert` (`matrix_arg`,
+//! `vector_arg`, `array_arg`, `x_arg`, `arg`; NumPy arrays, `revad.Data`, array Vars and lists
+//! are all accepted there) and returning a `Res` or `Out`, and which ends with
+//! `family! { functions: [...], }`; then add `linalg` to the list in `families!` below. Write the
+//! functions' stubs in `python/revad/_revad.pyi` (and their names in its `__all__`; the package's
+//! `__init__.pyi` re-exports them): `tests/test_stubs.py` fails on a function without one.
 
 use pyo3::prelude::*;
 
@@ -13,29 +34,35 @@ use pyo3::prelude::*;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-mod array;
-mod data;
+mod args;
+mod convert;
 mod errors;
-mod functional;
-mod functions;
-mod matfun;
-mod prob;
-mod var;
+mod family;
+mod handle;
+mod index;
+mod ops;
 
-/// revad's compiled core.
-#[pymodule]
-fn _revad(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    errors::register(m)?;
-    functions::register(m)?;
-    matfun::register(m)?;
-    prob::register(m)?;
-    m.add_class::<var::PyVar>()?;
-    m.add_class::<data::PyData>()?;
-    m.add_class::<functional::PyTape>()?;
-    m.add_class::<functional::PyValueAndGrad>()?;
-    m.add_function(wrap_pyfunction!(functional::gradient, m)?)?;
-    m.add_function(wrap_pyfunction!(functional::jacobian, m)?)?;
-    m.add_function(wrap_pyfunction!(functional::reset, m)?)?;
-    m.add_function(wrap_pyfunction!(functional::tape_stats, m)?)?;
-    Ok(())
+/// Declares each family's module and registers it, in order (the order of the module's
+/// `__all__`).
+macro_rules! families {
+    ($($family:ident),* $(,)?) => {
+        $(mod $family;)*
+
+        /// revad's compiled core.
+        #[pymodule]
+        fn _revad(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            errors::register(m)?;
+            $($family::register(m)?;)*
+            Ok(())
+        }
+    };
+}
+
+families! {
+    scalar,
+    matrix,
+    prob,
+    var,
+    data,
+    functional,
 }

@@ -22,10 +22,10 @@ use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
 use revad::prob::{ConstArg, IntArg, VarArg};
 use revad::{Var, Vector};
 
-use crate::array::{shape_str, type_name, Arr, Ax, X};
-use crate::data::PyData;
+use crate::args::{shape_str, Arg, Arr, Ax, Out, X};
+use crate::convert::{try_arg, type_name};
 use crate::errors::to_py;
-use crate::var::{try_arg, Arg, Out, PyVar};
+use crate::handle::{PyData, PyVar};
 
 /// Constant real data as read from Python.
 enum Data<'py> {

@@ -1,309 +1,46 @@
-//! `revad.Var`: a Python handle of a scalar variable, and the conversions of arguments.
+//! The `revad.Var` class: its constructor, properties and Python methods (what a handle holds
+//! is in `handle.rs`).
 //!
-//! The handle keeps the core `Var`'s value and packed slot/generation as plain data, plus the id
-//! of the thread that made it. Every use first checks the thread and the tape scope, so a stale
-//! or foreign handle raises an exception instead of reaching the core (where it would panic).
+//! The arithmetic operators are one table (`operators!` below): each row names an operator and
+//! its reflected form, and both call [`operator`], which takes a scalar pair on a fast path and
+//! everything else (arrays, NumPy operands, broadcasting) through `ops`.
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::RwLock;
-
-use numpy::{IntoPyArray, ToPyArray};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyList, PyTuple};
-use revad::{Matrix, Var, Vector};
+use revad::Var;
 
-use crate::array::{self, shape_str, type_name, Arr, Ax, Op, X};
+use crate::args::{shape_str, Arg, Arr, Ax, X};
+use crate::convert::{adj_array, arg, read_ndarray, try_arg, try_x};
 use crate::errors;
+use crate::family::family;
+use crate::handle::{read, write, PyVar, Val};
+use crate::index;
+use crate::ops::{elementwise, matmul_x, Op};
 
-static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
-
-thread_local! {
-    /// This thread's id, 0 until first asked for. A const-initialised `Cell` needs no lazy
-    /// registration on access (every handle check reads it).
-    static THREAD: Cell<u64> = const { Cell::new(0) };
-}
-
-/// A small id of the current thread (never 0).
-#[inline]
-pub fn thread_id() -> u64 {
-    THREAD.with(|t| match t.get() {
-        0 => {
-            let id = NEXT_THREAD.fetch_add(1, Ordering::Relaxed);
-            t.set(id);
-            id
-        }
-        id => id,
-    })
-}
-
-/// A differentiable scalar, or a 1-D or 2-D array, on this thread's tape.
-///
-/// ``Var(x)`` makes an independent variable with value ``x``. Arithmetic with floats or other
-/// Vars records operations; ``v.grad()`` computes the gradient of ``v`` and ``x.adj`` reads
-/// ∂v/∂x. Comparisons are by value.
-///
-/// ``Var(np.array(...))`` makes an array variable (1-D: a vector, 2-D: a matrix): one handle
-/// with one value array and one run of adjoints. It has ``.shape``, ``.ndim``, ``len``,
-/// ``.T``, ``.sum()``, ``@``, elementwise operators with NumPy's broadcasting rules (a
-/// ``ValueError`` when shapes do not broadcast), indexing and slicing (``v[i]`` is a scalar Var
-/// sharing the run), assignment in place (``v[i] = x``, ``m[a:b, c:d] = block``); ``.value`` and
-/// ``.adj`` are NumPy arrays.
-///
-/// >>> import revad
-/// >>> with revad.Tape():
-/// ...     x = revad.Var(3.0)
-/// ...     y = x * x + 2 * x
-/// ...     y.grad()
-/// ...     x.adj
-/// 8.0
-#[pyclass(frozen, name = "Var", module = "revad")]
-pub struct PyVar {
-    val: Val,
-    key: u64,
-    thread: u64,
-}
-
-/// The value a handle holds: a scalar, a 1-D array (a Rust vector) or a 2-D array (a matrix).
-/// An array value sits behind a lock because assignment (`v[i] = x`) replaces it in place (the
-/// adjoint run stays); a scalar never changes, so it needs none.
-enum Val {
-    S(f64),
-    V(RwLock<Vector>),
-    M(RwLock<Matrix>),
-}
-
-/// The array behind a lock (a cheap clone of a shared array).
-fn read<T: Clone>(l: &RwLock<T>) -> T {
-    l.read().unwrap_or_else(|e| e.into_inner()).clone()
-}
-
-/// Replaces the array behind a lock.
-fn write<T>(l: &RwLock<T>, value: T) {
-    *l.write().unwrap_or_else(|e| e.into_inner()) = value;
-}
-
-impl PyVar {
-    /// Wraps a core variable made on this thread.
-    pub fn wrap(v: Var) -> PyVar {
-        let (value, key) = v.to_bits();
-        PyVar {
-            val: Val::S(value),
-            key,
-            thread: thread_id(),
-        }
-    }
-
-    /// Wraps a vector variable made on this thread (a 1-D array Var).
-    pub fn wrap_vector(v: &Var<Vector>) -> PyVar {
-        let (value, key) = v.to_array_bits();
-        PyVar {
-            val: Val::V(RwLock::new(value)),
-            key,
-            thread: thread_id(),
-        }
-    }
-
-    /// Wraps a matrix variable made on this thread (a 2-D array Var).
-    pub fn wrap_matrix(v: &Var<Matrix>) -> PyVar {
-        let (value, key) = v.to_array_bits();
-        PyVar {
-            val: Val::M(RwLock::new(value)),
-            key,
-            thread: thread_id(),
-        }
-    }
-
-    #[inline]
-    fn check_thread(&self, function: &'static str) -> PyResult<()> {
-        if self.thread != thread_id() {
-            return Err(errors::thread_error(format!(
-                "{function}: this Var belongs to another thread's tape; use it on the thread \
-                 that made it"
-            )));
-        }
-        Ok(())
-    }
-
-    /// The NumPy shape.
-    fn shape_vec(&self) -> Vec<usize> {
-        match &self.val {
-            Val::S(_) => vec![],
-            Val::V(v) => vec![read(v).len()],
-            Val::M(m) => {
-                let m = read(m);
-                vec![m.nrows(), m.ncols()]
-            }
-        }
-    }
-
-    /// The core variable, after checking the thread and that its scope is still open.
-    pub fn var(&self, function: &'static str) -> PyResult<Var> {
-        self.check_thread(function)?;
-        let Val::S(value) = self.val else {
-            return Err(PyTypeError::new_err(format!(
-                "{function}: expected a scalar, got an array revad.Var of shape {}",
-                shape_str(&self.shape_vec())
-            )));
-        };
-        self.live_scalar(value, function)
-    }
-
-    /// The scalar variable of value `value`, if its scope is still open (the thread checked).
-    #[inline]
-    fn live_scalar(&self, value: f64, function: &'static str) -> PyResult<Var> {
-        let v = Var::from_bits(value, self.key);
-        if !v.is_live() {
-            return Err(errors::to_py(revad::Error::StaleVar { function }));
-        }
-        Ok(v)
-    }
-
-    /// The checked handle as an argument: a scalar or an array variable.
-    pub fn x(&self, function: &'static str) -> PyResult<X> {
-        self.check_thread(function)?;
-        let stale = || errors::to_py(revad::Error::StaleVar { function });
-        Ok(match &self.val {
-            Val::S(value) => X::S(Arg::V(self.live_scalar(*value, function)?)),
-            Val::V(v) => {
-                let v = Var::from_array_bits(read(v), self.key);
-                if !v.is_live() {
-                    return Err(stale());
-                }
-                X::A(Ax::V(Arr::V(v)))
-            }
-            Val::M(m) => {
-                let m = Var::from_array_bits(read(m), self.key);
-                if !m.is_live() {
-                    return Err(stale());
-                }
-                X::A(Ax::M(Arr::V(m)))
-            }
-        })
-    }
-
-    /// The value as a Python object: a float or a new float64 NumPy array.
-    fn value_obj(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(match &self.val {
-            Val::S(x) => x.into_pyobject(py)?.into_any().unbind(),
-            Val::V(v) => read(v).to_pyarray(py).into_any().unbind(),
-            Val::M(m) => read(m).to_pyarray(py).into_any().unbind(),
-        })
-    }
-
-    fn is_array(&self) -> bool {
-        !matches!(self.val, Val::S(_))
-    }
-}
-
-/// A real argument: a float (or anything with `__float__`) or a Var.
+/// What a binary operator does with its two operands.
 #[derive(Clone, Copy)]
-pub enum Arg {
-    /// A constant.
-    F(f64),
-    /// A checked variable.
-    V(Var),
+enum Binary {
+    /// Elementwise, with NumPy's broadcasting.
+    Elementwise(Op),
+    /// `@`, with NumPy's rules for 1-D and 2-D operands.
+    MatMul,
 }
 
-impl Arg {
-    /// The value.
-    pub fn value(self) -> f64 {
-        match self {
-            Arg::F(x) => x,
-            Arg::V(v) => v.value(),
-        }
-    }
-}
-
-/// Reads argument `name` of `function`, or `None` if it is neither a Var nor a number.
-pub fn try_arg(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Option<Arg>> {
-    // The common cases first: a float, then a Var.
-    if let Ok(x) = obj.cast::<PyFloat>() {
-        return Ok(Some(Arg::F(x.value())));
-    }
-    if let Ok(v) = obj.cast::<PyVar>() {
-        return Ok(Some(Arg::V(v.get().var(function)?)));
-    }
-    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>()
-    {
-        return Ok(None);
-    }
-    match obj.extract::<f64>() {
-        Ok(x) => Ok(Some(Arg::F(x))),
-        // An int too large for a float: Python's own OverflowError says so.
-        Err(e) if obj.is_instance_of::<pyo3::types::PyInt>() => Err(e),
-        Err(_) => Ok(None),
-    }
-}
-
-/// Reads argument `name` of `function`; a `TypeError` unless it is a Var or a number.
-pub fn arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Arg> {
-    try_arg(obj, function)?.ok_or_else(|| {
-        let ty = type_name(obj);
-        PyTypeError::new_err(format!(
-            "{function}: argument {name} must be a float or a revad.Var, not {ty}"
-        ))
-    })
-}
-
-/// A result: a float when every argument was a float, else a Var.
-pub enum Out {
-    /// A constant result.
-    F(f64),
-    /// A recorded result.
-    V(Var),
-}
-
-impl Out {
-    /// The Python object.
-    pub fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self {
-            Out::F(x) => Ok(x.into_pyobject(py)?.into_any().unbind()),
-            Out::V(v) => Ok(Py::new(py, PyVar::wrap(v))?.into_any()),
-        }
-    }
-}
-
-impl From<f64> for Out {
-    fn from(x: f64) -> Out {
-        Out::F(x)
-    }
-}
-
-impl From<Var> for Out {
-    fn from(v: Var) -> Out {
-        Out::V(v)
-    }
-}
-
-/// Applies a binary operation to the four argument combinations.
-macro_rules! binop {
-    ($a:expr, $b:expr, $f:expr) => {
-        match ($a, $b) {
-            (Arg::F(a), Arg::F(b)) => Out::F($f(a, b)),
-            (Arg::F(a), Arg::V(b)) => Out::V($f(a, b)),
-            (Arg::V(a), Arg::F(b)) => Out::V($f(a, b)),
-            (Arg::V(a), Arg::V(b)) => Out::V($f(a, b)),
-        }
-    };
-}
-pub(crate) use binop;
-
-/// An operator's result, or `NotImplemented` when the other operand is not a number, an
-/// array Var or a NumPy array.
+/// A binary operator's result (`other op this` when `reflected`), or `NotImplemented` when the
+/// other operand is not a number, a Var, a NumPy array or a `revad.Data`.
 fn operator(
     py: Python<'_>,
     this: &PyVar,
     other: &Bound<'_, PyAny>,
     function: &'static str,
     reflected: bool,
-    op: Op,
+    how: Binary,
 ) -> PyResult<Py<PyAny>> {
     let a = this.x(function)?;
     // Scalar op scalar (a float or a scalar Var), the common case, without the array machinery.
-    if let X::S(a) = a {
+    if let (Binary::Elementwise(op), X::S(a)) = (how, &a) {
         let b = if let Ok(o) = other.cast::<PyVar>() {
             let o = o.get();
             match o.val {
@@ -319,42 +56,80 @@ fn operator(
             None
         };
         if let Some(b) = b {
-            let (a, b) = if reflected { (b, a) } else { (a, b) };
+            let (a, b) = if reflected { (b, *a) } else { (*a, b) };
             return op.scalar(a, b).into_py(py);
         }
     }
-    let Some(b) = array::try_x(other, function)? else {
+    let Some(b) = try_x(other, function)? else {
         return Ok(py.NotImplemented());
     };
     let (a, b) = if reflected { (b, a) } else { (a, b) };
-    array::elementwise(op, a, b)?.into_py(py)
+    match how {
+        Binary::Elementwise(op) => elementwise(op, a, b),
+        Binary::MatMul => matmul_x(a, b),
+    }?
+    .into_py(py)
 }
 
-/// `a @ b`, or `NotImplemented` when the other operand is not an array.
-fn matmul_operator(
-    py: Python<'_>,
-    this: &PyVar,
-    other: &Bound<'_, PyAny>,
-    function: &'static str,
-    reflected: bool,
-) -> PyResult<Py<PyAny>> {
-    let a = this.x(function)?;
-    let Some(b) = array::try_x(other, function)? else {
-        return Ok(py.NotImplemented());
+/// `#[pymethods] impl PyVar` with the methods given after the table, plus two methods per row of
+/// the table: `fn op(self, other)` and `fn rop(self, other)` (`other op self`), both through
+/// [`operator`]. A row ending in `, modulo` takes the third argument of `pow(a, b, m)`, which
+/// only `None` may fill (`NotImplemented` otherwise, as for floats).
+macro_rules! operators {
+    (
+        [$($op:ident, $rop:ident => $how:expr $(, $modulo:ident)?;)*]
+        $($methods:tt)*
+    ) => {
+        #[pymethods]
+        impl PyVar {
+            $($methods)*
+
+            $(
+                fn $op(
+                    &self,
+                    py: Python<'_>,
+                    other: &Bound<'_, PyAny>,
+                    $($modulo: Option<&Bound<'_, PyAny>>,)?
+                ) -> PyResult<Py<PyAny>> {
+                    $(if $modulo.is_some_and(|m| !m.is_none()) {
+                        return Ok(py.NotImplemented());
+                    })?
+                    operator(py, self, other, stringify!($op), false, $how)
+                }
+
+                fn $rop(
+                    &self,
+                    py: Python<'_>,
+                    other: &Bound<'_, PyAny>,
+                    $($modulo: Option<&Bound<'_, PyAny>>,)?
+                ) -> PyResult<Py<PyAny>> {
+                    $(if $modulo.is_some_and(|m| !m.is_none()) {
+                        return Ok(py.NotImplemented());
+                    })?
+                    operator(py, self, other, stringify!($rop), true, $how)
+                }
+            )*
+        }
     };
-    let (a, b) = if reflected { (b, a) } else { (a, b) };
-    array::matmul_x(a, b)?.into_py(py)
 }
 
-#[pymethods]
-impl PyVar {
+operators! {
+    [
+        __add__, __radd__ => Binary::Elementwise(Op::Add);
+        __sub__, __rsub__ => Binary::Elementwise(Op::Sub);
+        __mul__, __rmul__ => Binary::Elementwise(Op::Mul);
+        __truediv__, __rtruediv__ => Binary::Elementwise(Op::Div);
+        __pow__, __rpow__ => Binary::Elementwise(Op::Pow), modulo;
+        __matmul__, __rmatmul__ => Binary::MatMul;
+    ]
+
     #[new]
     fn py_new(value: &Bound<'_, PyAny>) -> PyResult<PyVar> {
         // The common cases first: a float, a NumPy array, a Var.
         if let Ok(x) = value.cast::<PyFloat>() {
             return Ok(PyVar::wrap(Var::new(x.value())));
         }
-        if let Some(a) = array::read_ndarray(value, "Var")? {
+        if let Some(a) = read_ndarray(value, "Var")? {
             return Ok(match a {
                 X::S(Arg::F(x)) => PyVar::wrap(Var::new(x)),
                 X::A(Ax::V(Arr::D(d))) => PyVar::wrap_vector(&Var::array(d)),
@@ -495,8 +270,8 @@ impl PyVar {
     /// ``m[i, j]``, ``m[a:b, c:d]``.
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         match self.x("__getitem__")? {
-            X::A(Ax::V(Arr::V(v))) => array::getitem_vector(&v, key)?.into_py(py),
-            X::A(Ax::M(Arr::V(m))) => array::getitem_matrix(&m, key)?.into_py(py),
+            X::A(Ax::V(Arr::V(v))) => index::getitem_vector(&v, key)?.into_py(py),
+            X::A(Ax::M(Arr::V(m))) => index::getitem_matrix(&m, key)?.into_py(py),
             _ => Err(PyTypeError::new_err(
                 "a scalar revad.Var is not subscriptable",
             )),
@@ -515,11 +290,11 @@ impl PyVar {
         let shape = self.shape_vec();
         match (self.x("__setitem__")?, &self.val) {
             (X::A(Ax::V(Arr::V(mut v))), Val::V(l)) => {
-                array::setitem(&mut v, &shape, key, value)?;
+                index::setitem(&mut v, &shape, key, value)?;
                 write(l, v.value().clone());
             }
             (X::A(Ax::M(Arr::V(mut m))), Val::M(l)) => {
-                array::setitem(&mut m, &shape, key, value)?;
+                index::setitem(&mut m, &shape, key, value)?;
                 write(l, m.value().clone());
             }
             _ => {
@@ -562,62 +337,10 @@ impl PyVar {
         })
     }
 
-    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(py, self, other, "__add__", false, Op::Add)
-    }
-    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(py, self, other, "__radd__", true, Op::Add)
-    }
-    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(py, self, other, "__sub__", false, Op::Sub)
-    }
-    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(py, self, other, "__rsub__", true, Op::Sub)
-    }
-    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(py, self, other, "__mul__", false, Op::Mul)
-    }
-    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(py, self, other, "__rmul__", true, Op::Mul)
-    }
-    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(py, self, other, "__truediv__", false, Op::Div)
-    }
-    fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        operator(py, self, other, "__rtruediv__", true, Op::Div)
-    }
-    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        matmul_operator(py, self, other, "__matmul__", false)
-    }
-    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        matmul_operator(py, self, other, "__rmatmul__", true)
-    }
-    fn __pow__(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        modulo: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        if modulo.is_some_and(|m| !m.is_none()) {
-            return Ok(py.NotImplemented());
-        }
-        operator(py, self, other, "__pow__", false, Op::Pow)
-    }
-    fn __rpow__(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        modulo: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        if modulo.is_some_and(|m| !m.is_none()) {
-            return Ok(py.NotImplemented());
-        }
-        operator(py, self, other, "__rpow__", true, Op::Pow)
-    }
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.x("__neg__")? {
             X::S(Arg::V(v)) => Ok(Py::new(py, PyVar::wrap(-v))?.into_any()),
-            a => array::elementwise(Op::Mul, a, X::S(Arg::F(-1.0)))?.into_py(py),
+            a => elementwise(Op::Mul, a, X::S(Arg::F(-1.0)))?.into_py(py),
         }
     }
     fn __pos__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
@@ -689,23 +412,6 @@ impl PyVar {
     }
 }
 
-/// Arrays up to this many elements are handed to NumPy by copying into a new NumPy array; a
-/// longer one is moved into NumPy without a copy, behind an owner object (measured: making
-/// that object costs more than copying 256 floats).
-const SMALL_ARRAY: usize = 256;
-
-/// An array of adjoints (already copied out of the tape) as a new float64 NumPy array.
-pub(crate) fn adj_array<D: ndarray::Dimension>(
-    py: Python<'_>,
-    a: ndarray::ArcArray<f64, D>,
-) -> Py<PyAny> {
-    if a.len() <= SMALL_ARRAY {
-        a.to_pyarray(py).into_any().unbind()
-    } else {
-        a.into_owned().into_pyarray(py).into_any().unbind()
-    }
-}
-
 /// Python's `repr` of a float.
 fn float_repr(x: f64) -> String {
     Python::attach(|py| {
@@ -714,4 +420,8 @@ fn float_repr(x: f64) -> String {
             .map(|r| r.to_string())
             .unwrap_or_else(|_| x.to_string())
     })
+}
+
+family! {
+    classes: [PyVar],
 }

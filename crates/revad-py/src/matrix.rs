@@ -7,57 +7,14 @@
 use ndarray::Array1;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyAny, PyBytes, PyString};
+use pyo3::types::PyAny;
 use revad::{matrix, Matrix, Var, Vector};
 
-use crate::array::{
-    arr1, arr2, array_arg, finish, finish_scalar, from_row, matmul, shape_str, try_array, Arr, Ax,
-    Op, Res, X,
-};
+use crate::args::{arr1, arr2, finish, finish_scalar, shape_str, Arg, Arr, Ax, Out, Res, X};
+use crate::convert::{arg, array_arg, matrix_arg, try_array, try_x, vector_arg, x_arg};
 use crate::errors::{size_error, to_py};
-use crate::var::{arg, Arg, Out};
-
-/// An array argument: an array Var, a NumPy array, or a sequence of floats and scalar Vars.
-pub(crate) fn array(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
-    if let Some(a) = try_array(obj, function)? {
-        return Ok(a);
-    }
-    if obj.is_instance_of::<pyo3::types::PyList>() || obj.is_instance_of::<pyo3::types::PyTuple>() {
-        let mut args = Vec::new();
-        for (i, item) in obj.try_iter()?.enumerate() {
-            args.push(arg(&item?, function, &format!("{name}[{i}]"))?);
-        }
-        let like: Vector = Array1::from_vec(args.iter().map(|a| a.value()).collect()).into_shared();
-        if args.iter().all(|a| matches!(a, Arg::F(_))) {
-            return Ok(Ax::V(Arr::D(like)));
-        }
-        let vars: Vec<Var> = args
-            .iter()
-            .map(|a| match *a {
-                Arg::V(v) => v,
-                Arg::F(x) => Var::new(x),
-            })
-            .collect();
-        return Ok(Ax::V(Arr::V(Var::from_vars(&like, &vars).map_err(to_py)?)));
-    }
-    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
-        return Err(PyTypeError::new_err(format!(
-            "{function}: argument {name} must be an array, not a string"
-        )));
-    }
-    array_arg(obj, function, name)
-}
-
-/// An argument that must be 1-D.
-fn vector(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Arr<Vector>> {
-    match array(obj, function, name)? {
-        Ax::V(v) => Ok(v),
-        Ax::M(m) => Err(size_error(format!(
-            "{function}: argument {name} must be 1-D, not of shape {}",
-            shape_str(&[m.value().nrows(), m.value().ncols()])
-        ))),
-    }
-}
+use crate::family::family;
+use crate::ops::{as_row, elementwise, from_row, matmul, Op};
 
 /// A scalar result of one array argument: `$var` for a Var (`$x: &Var<S>`), `$data` for data
 /// (`$d: &S`).
@@ -76,21 +33,10 @@ macro_rules! scalar_of {
     };
 }
 
-/// `sum` of an array Var or a NumPy array (any shape), one node.
-pub fn sum_array(py: Python<'_>, a: Ax) -> PyResult<Py<PyAny>> {
-    let out = match a {
-        Ax::V(Arr::V(v)) => Out::V(matrix::sum(&v)),
-        Ax::M(Arr::V(m)) => Out::V(matrix::sum(&m)),
-        Ax::V(Arr::D(d)) => Out::F(d.sum()),
-        Ax::M(Arr::D(d)) => Out::F(d.sum()),
-    };
-    out.into_py(py)
-}
-
 /// `mean(xs)`: Σ xᵢ / n of an array (NaN for an empty one); ∂/∂xᵢ = 1/n.
 #[pyfunction]
-pub fn mean(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let out = match array(xs, "mean", "xs")? {
+fn mean(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let out = match array_arg(xs, "mean", "xs")? {
         Ax::V(Arr::V(v)) => Out::V(matrix::mean(&v)),
         Ax::M(Arr::V(m)) => Out::V(matrix::mean(&m)),
         Ax::V(Arr::D(d)) => Out::F(d.sum() / d.len() as f64),
@@ -101,8 +47,8 @@ pub fn mean(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 
 /// `dot_self(x)`: Σ xᵢ² of an array; ∂/∂xᵢ = 2xᵢ.
 #[pyfunction]
-pub fn dot_self(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let out = match array(x, "dot_self", "x")? {
+fn dot_self(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let out = match array_arg(x, "dot_self", "x")? {
         Ax::V(Arr::V(v)) => Out::V(matrix::dot_self(&v)),
         Ax::M(Arr::V(m)) => Out::V(matrix::dot_self(&m)),
         Ax::V(Arr::D(d)) => Out::F(d.iter().map(|x| x * x).sum()),
@@ -113,89 +59,83 @@ pub fn dot_self(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 
 /// `variance(x)`: the sample variance Σ (xᵢ − x̄)²/(n − 1) of an array (n ≥ 1).
 #[pyfunction]
-pub fn variance(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array(x, "variance", "x")?;
+fn variance(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array_arg(x, "variance", "x")?;
     let r = scalar_of!(a, |x| matrix::variance(x).map_err(to_py)?);
     r.into_py(py)
 }
 
 /// `sd(x)`: the sample standard deviation √variance(x) of an array.
 #[pyfunction]
-pub fn sd(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array(x, "sd", "x")?;
+fn sd(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array_arg(x, "sd", "x")?;
     let r = scalar_of!(a, |x| matrix::sd(x).map_err(to_py)?);
     r.into_py(py)
 }
 
 /// `prod(x)`: Π xᵢ of an array; ∂/∂xᵢ = Π_{j≠i} xⱼ.
 #[pyfunction]
-pub fn prod(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array(x, "prod", "x")?;
+fn prod(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array_arg(x, "prod", "x")?;
     let r = scalar_of!(a, |x| matrix::prod(x));
-    r.into_py(py)
-}
-
-/// `log_sum_exp` of an array (one node): ln Σ e^xᵢ without overflow; ∂/∂xᵢ = softmax(x)ᵢ.
-pub fn log_sum_exp_array(py: Python<'_>, a: Ax) -> PyResult<Py<PyAny>> {
-    let r = scalar_of!(a, |x| matrix::log_sum_exp(x));
     r.into_py(py)
 }
 
 /// `softmax(v)` of a 1-D array: e^v / Σ e^v; the reverse pass is v̄ += s ∘ (ḡ − ⟨ḡ, s⟩).
 #[pyfunction]
-pub fn softmax(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector(v, "softmax", "v")?;
+fn softmax(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector_arg(v, "softmax", "v")?;
     let (r, d) = arr1!(a, |x| matrix::softmax(x));
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
 
 /// `log_softmax(v)` of a 1-D array: v − log_sum_exp(v); v̄ += ḡ − softmax(v)·Σḡ.
 #[pyfunction]
-pub fn log_softmax(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector(v, "log_softmax", "v")?;
+fn log_softmax(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector_arg(v, "log_softmax", "v")?;
     let (r, d) = arr1!(a, |x| matrix::log_softmax(x));
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
 
 /// `cumulative_sum(v)` of a 1-D array: cᵢ = v₀ + … + vᵢ.
 #[pyfunction]
-pub fn cumulative_sum(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector(v, "cumulative_sum", "v")?;
+fn cumulative_sum(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector_arg(v, "cumulative_sum", "v")?;
     let (r, d) = arr1!(a, |x| matrix::cumulative_sum(x));
     Res::V(finish(r, d)).into_py(py)
 }
 
 /// `dot_product(a, b)`: Σ aᵢbᵢ of two 1-D arrays of equal length; ∂/∂a = b, ∂/∂b = a.
 #[pyfunction]
-pub fn dot_product(
+fn dot_product(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = vector(a, "dot_product", "a")?;
-    let y = vector(b, "dot_product", "b")?;
+    let x = vector_arg(a, "dot_product", "a")?;
+    let y = vector_arg(b, "dot_product", "b")?;
     let (r, d) = arr2!(x, y, |p, q| matrix::dot_product(p, q));
     finish_scalar(r.map_err(to_py)?, d).into_py(py)
 }
 
 /// `squared_distance(a, b)`: Σ (aᵢ − bᵢ)² of two 1-D arrays of equal length.
 #[pyfunction]
-pub fn squared_distance(
+fn squared_distance(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = vector(a, "squared_distance", "a")?;
-    let y = vector(b, "squared_distance", "b")?;
+    let x = vector_arg(a, "squared_distance", "a")?;
+    let y = vector_arg(b, "squared_distance", "b")?;
     let (r, d) = arr2!(x, y, |p, q| matrix::squared_distance(p, q));
     finish_scalar(r.map_err(to_py)?, d).into_py(py)
 }
 
 /// `distance(a, b)`: the Euclidean distance ‖a − b‖ of two 1-D arrays of equal length.
 #[pyfunction]
-pub fn distance(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = vector(a, "distance", "a")?;
-    let y = vector(b, "distance", "b")?;
+fn distance(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = vector_arg(a, "distance", "a")?;
+    let y = vector_arg(b, "distance", "b")?;
     let (r, d) = arr2!(x, y, |p, q| matrix::distance(p, q));
     finish_scalar(r.map_err(to_py)?, d).into_py(py)
 }
@@ -203,43 +143,43 @@ pub fn distance(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> P
 /// `multiply(a, b)`: Stan's multiply — the matrix product for two arrays (as ``a @ b``), the
 /// product for a scalar and anything.
 #[pyfunction]
-pub fn multiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = crate::array::x_arg(a, "multiply", "a")?;
-    let y = crate::array::x_arg(b, "multiply", "b")?;
+fn multiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = x_arg(a, "multiply", "a")?;
+    let y = x_arg(b, "multiply", "b")?;
     match (x, y) {
         (X::A(x), X::A(y)) => matmul(x, y)?.into_py(py),
-        (x, y) => crate::array::elementwise(Op::Mul, x, y)?.into_py(py),
+        (x, y) => elementwise(Op::Mul, x, y)?.into_py(py),
     }
 }
 
 /// `a ∘ b` (elementwise product, as ``a * b``, with NumPy broadcasting).
 #[pyfunction]
-pub fn elt_multiply(
+fn elt_multiply(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = X::A(array(a, "elt_multiply", "a")?);
-    let y = X::A(array(b, "elt_multiply", "b")?);
-    crate::array::elementwise(Op::Mul, x, y)?.into_py(py)
+    let x = X::A(array_arg(a, "elt_multiply", "a")?);
+    let y = X::A(array_arg(b, "elt_multiply", "b")?);
+    elementwise(Op::Mul, x, y)?.into_py(py)
 }
 
 /// `a ⊘ b` (elementwise quotient, as ``a / b``, with NumPy broadcasting).
 #[pyfunction]
-pub fn elt_divide(
+fn elt_divide(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = X::A(array(a, "elt_divide", "a")?);
-    let y = X::A(array(b, "elt_divide", "b")?);
-    crate::array::elementwise(Op::Div, x, y)?.into_py(py)
+    let x = X::A(array_arg(a, "elt_divide", "a")?);
+    let y = X::A(array_arg(b, "elt_divide", "b")?);
+    elementwise(Op::Div, x, y)?.into_py(py)
 }
 
 /// `transpose(a)`: a 2-D array's transpose (one node); a 1-D array itself (NumPy's ``.T``).
 #[pyfunction]
-pub fn transpose(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    match array(a, "transpose", "a")? {
+fn transpose(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    match array_arg(a, "transpose", "a")? {
         Ax::M(m) => {
             let (r, d) = arr1!(m, |x| matrix::transpose(x));
             Res::M(finish(r, d)).into_py(py)
@@ -252,45 +192,34 @@ pub fn transpose(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     }
 }
 
-/// A 2-D argument.
-fn matrix_arg(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Arr<revad::Matrix>> {
-    match array(obj, function, "a")? {
-        Ax::M(m) => Ok(m),
-        Ax::V(v) => Err(size_error(format!(
-            "{function}: argument a must be 2-D, not of shape ({},)",
-            v.value().len()
-        ))),
-    }
-}
-
 /// `crossprod(a)`: aᵀa of a 2-D array.
 #[pyfunction]
-pub fn crossprod(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let m = matrix_arg(a, "crossprod")?;
+fn crossprod(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let m = matrix_arg(a, "crossprod", "a")?;
     let (r, d) = arr1!(m, |x| matrix::crossprod(x));
     Res::M(finish(r, d)).into_py(py)
 }
 
 /// `tcrossprod(a)`: a·aᵀ of a 2-D array.
 #[pyfunction]
-pub fn tcrossprod(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let m = matrix_arg(a, "tcrossprod")?;
+fn tcrossprod(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let m = matrix_arg(a, "tcrossprod", "a")?;
     let (r, d) = arr1!(m, |x| matrix::tcrossprod(x));
     Res::M(finish(r, d)).into_py(py)
 }
 
 /// `diagonal(a)`: the diagonal of a 2-D array as a 1-D array.
 #[pyfunction]
-pub fn diagonal(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let m = matrix_arg(a, "diagonal")?;
+fn diagonal(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let m = matrix_arg(a, "diagonal", "a")?;
     let (r, d) = arr1!(m, |x| matrix::diagonal(x));
     Res::V(finish(r, d)).into_py(py)
 }
 
 /// `diag_matrix(v)`: the square 2-D array with the 1-D array v on its diagonal.
 #[pyfunction]
-pub fn diag_matrix(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector(v, "diag_matrix", "v")?;
+fn diag_matrix(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector_arg(v, "diag_matrix", "v")?;
     let (r, d) = arr1!(a, |x| matrix::diag_matrix(x));
     Res::M(finish(r, d)).into_py(py)
 }
@@ -300,8 +229,8 @@ macro_rules! vector_slice {
     ($name:ident($($n:ident),*) => $call:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        pub fn $name(py: Python<'_>, v: &Bound<'_, PyAny>, $($n: usize),*) -> PyResult<Py<PyAny>> {
-            let a = vector(v, stringify!($name), "v")?;
+        fn $name(py: Python<'_>, v: &Bound<'_, PyAny>, $($n: usize),*) -> PyResult<Py<PyAny>> {
+            let a = vector_arg(v, stringify!($name), "v")?;
             let (r, d) = arr1!(a, |x| $call(x, $($n),*));
             Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
         }
@@ -318,7 +247,7 @@ vector_slice!(
 /// `block(m, i, j, nrows, ncols)`: the nrows × ncols block of a 2-D array whose top-left
 /// element is (i, j), 0-based (unlike Stan): m[i:i + nrows, j:j + ncols].
 #[pyfunction]
-pub fn block(
+fn block(
     py: Python<'_>,
     m: &Bound<'_, PyAny>,
     i: usize,
@@ -326,23 +255,23 @@ pub fn block(
     nrows: usize,
     ncols: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "block")?;
+    let a = matrix_arg(m, "block", "a")?;
     let (r, d) = arr1!(a, |x| matrix::block(x, i, j, nrows, ncols));
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
 }
 
 /// `row(m, i)`: row i (0-based, unlike Stan) of a 2-D array, as a 1-D array.
 #[pyfunction]
-pub fn row(py: Python<'_>, m: &Bound<'_, PyAny>, i: usize) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "row")?;
+fn row(py: Python<'_>, m: &Bound<'_, PyAny>, i: usize) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "row", "a")?;
     let (r, d) = arr1!(a, |x| matrix::row(x, i));
     Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
 }
 
 /// `col(m, j)`: column j (0-based, unlike Stan) of a 2-D array, as a 1-D array.
 #[pyfunction]
-pub fn col(py: Python<'_>, m: &Bound<'_, PyAny>, j: usize) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "col")?;
+fn col(py: Python<'_>, m: &Bound<'_, PyAny>, j: usize) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "col", "a")?;
     let (r, d) = arr1!(a, |x| matrix::col(x, j));
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
@@ -350,8 +279,8 @@ pub fn col(py: Python<'_>, m: &Bound<'_, PyAny>, j: usize) -> PyResult<Py<PyAny>
 /// `to_vector(a)`: the elements as a 1-D array in column-major order (Stan's order: a 2-D
 /// `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`).
 #[pyfunction]
-pub fn to_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let (r, d) = match array(a, "to_vector", "a")? {
+fn to_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let (r, d) = match array_arg(a, "to_vector", "a")? {
         Ax::V(v) => arr1!(v, |x| matrix::to_vector(x)),
         Ax::M(m) => arr1!(m, |x| matrix::to_vector(x)),
     };
@@ -360,23 +289,23 @@ pub fn to_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 
 /// `rows_dot_self(m)`: Σⱼ mᵢⱼ² for each row of a 2-D array, as a 1-D array.
 #[pyfunction]
-pub fn rows_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "rows_dot_self")?;
+fn rows_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "rows_dot_self", "a")?;
     let (r, d) = arr1!(a, |x| matrix::rows_dot_self(x));
     Res::V(finish(r, d)).into_py(py)
 }
 
 /// `columns_dot_self(m)`: Σᵢ mᵢⱼ² for each column of a 2-D array, as a 1-D array.
 #[pyfunction]
-pub fn columns_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "columns_dot_self")?;
+fn columns_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = matrix_arg(m, "columns_dot_self", "a")?;
     let (r, d) = arr1!(a, |x| matrix::columns_dot_self(x));
     Res::V(from_row(finish(r, d))).into_py(py)
 }
 
 /// `rep_vector(x, n)`: a 1-D array of n copies of x (a float or a scalar Var).
 #[pyfunction]
-pub fn rep_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py<PyAny>> {
+fn rep_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py<PyAny>> {
     match arg(x, "rep_vector", "x")? {
         Arg::F(c) => Res::V(Arr::D(Array1::from_elem(n, c).into_shared())),
         Arg::V(v) => Res::V(Arr::V(matrix::rep_vector(v, n))),
@@ -389,7 +318,7 @@ pub fn rep_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py
 /// column is v (one node; each vᵢ gets the sum of its copies' adjoints).
 #[pyfunction]
 #[pyo3(signature = (x, m, n = None))]
-pub fn rep_matrix(
+fn rep_matrix(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     m: usize,
@@ -424,16 +353,16 @@ pub fn rep_matrix(
 
 /// `sort_asc(v)`: the elements of a 1-D array in ascending order (NaN is an error).
 #[pyfunction]
-pub fn sort_asc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector(v, "sort_asc", "v")?;
+fn sort_asc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector_arg(v, "sort_asc", "v")?;
     let (r, d) = arr1!(a, |x| matrix::sort_asc(x));
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
 
 /// `sort_desc(v)`: the elements of a 1-D array in descending order (NaN is an error).
 #[pyfunction]
-pub fn sort_desc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector(v, "sort_desc", "v")?;
+fn sort_desc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = vector_arg(v, "sort_desc", "v")?;
     let (r, d) = arr1!(a, |x| matrix::sort_desc(x));
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
@@ -441,7 +370,7 @@ pub fn sort_desc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 /// `quad_form(a, b)`: bᵀ·a·b for a square 2-D `a`; a 2-D `b` gives a 2-D array, a 1-D `b` a
 /// scalar.
 #[pyfunction]
-pub fn quad_form(
+fn quad_form(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
@@ -451,7 +380,7 @@ pub fn quad_form(
 
 /// `quad_form_sym(a, b)`: bᵀ·a·b for a symmetric 2-D `a` (checked), made exactly symmetric.
 #[pyfunction]
-pub fn quad_form_sym(
+fn quad_form_sym(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
@@ -466,8 +395,8 @@ fn quad(
     function: &'static str,
     sym: bool,
 ) -> PyResult<Py<PyAny>> {
-    let m = matrix_arg(a, function)?;
-    match array(b, function, "b")? {
+    let m = matrix_arg(a, function, "a")?;
+    match array_arg(b, function, "b")? {
         Ax::M(bm) => {
             let (r, d) = if sym {
                 arr2!(m, bm, |x, y| matrix::quad_form_sym(x, y))
@@ -489,66 +418,66 @@ fn quad(
 
 /// `quad_form_diag(m, v)`: diag(v)·m·diag(v) for a square 2-D `m` and a 1-D `v`.
 #[pyfunction]
-pub fn quad_form_diag(
+fn quad_form_diag(
     py: Python<'_>,
     m: &Bound<'_, PyAny>,
     v: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "quad_form_diag")?;
-    let b = vector(v, "quad_form_diag", "v")?;
+    let a = matrix_arg(m, "quad_form_diag", "a")?;
+    let b = vector_arg(v, "quad_form_diag", "v")?;
     let (r, d) = arr2!(a, b, |x, y| matrix::quad_form_diag(x, y));
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
 }
 
 /// `diag_pre_multiply(v, m)`: diag(v)·m (row i of m scaled by vᵢ).
 #[pyfunction]
-pub fn diag_pre_multiply(
+fn diag_pre_multiply(
     py: Python<'_>,
     v: &Bound<'_, PyAny>,
     m: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let b = vector(v, "diag_pre_multiply", "v")?;
-    let a = matrix_arg(m, "diag_pre_multiply")?;
+    let b = vector_arg(v, "diag_pre_multiply", "v")?;
+    let a = matrix_arg(m, "diag_pre_multiply", "a")?;
     let (r, d) = arr2!(b, a, |x, y| matrix::diag_pre_multiply(x, y));
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
 }
 
 /// `diag_post_multiply(m, v)`: m·diag(v) (column j of m scaled by vⱼ).
 #[pyfunction]
-pub fn diag_post_multiply(
+fn diag_post_multiply(
     py: Python<'_>,
     m: &Bound<'_, PyAny>,
     v: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "diag_post_multiply")?;
-    let b = vector(v, "diag_post_multiply", "v")?;
+    let a = matrix_arg(m, "diag_post_multiply", "a")?;
+    let b = vector_arg(v, "diag_post_multiply", "v")?;
     let (r, d) = arr2!(a, b, |x, y| matrix::diag_post_multiply(x, y));
     Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
 }
 
 /// `add(a, b)`: a + b elementwise (as ``a + b``): arrays with NumPy broadcasting, scalars.
 #[pyfunction]
-pub fn add(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = crate::array::x_arg(a, "add", "a")?;
-    let y = crate::array::x_arg(b, "add", "b")?;
-    crate::array::elementwise(Op::Add, x, y)?.into_py(py)
+fn add(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = x_arg(a, "add", "a")?;
+    let y = x_arg(b, "add", "b")?;
+    elementwise(Op::Add, x, y)?.into_py(py)
 }
 
 /// `subtract(a, b)`: a − b elementwise (as ``a - b``), with NumPy broadcasting.
 #[pyfunction]
-pub fn subtract(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = crate::array::x_arg(a, "subtract", "a")?;
-    let y = crate::array::x_arg(b, "subtract", "b")?;
-    crate::array::elementwise(Op::Sub, x, y)?.into_py(py)
+fn subtract(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = x_arg(a, "subtract", "a")?;
+    let y = x_arg(b, "subtract", "b")?;
+    elementwise(Op::Sub, x, y)?.into_py(py)
 }
 
 /// `divide(a, b)`: a / b elementwise (as ``a / b``; Stan's ``divide(matrix, real)``), with
 /// NumPy broadcasting.
 #[pyfunction]
-pub fn divide(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = crate::array::x_arg(a, "divide", "a")?;
-    let y = crate::array::x_arg(b, "divide", "b")?;
-    crate::array::elementwise(Op::Div, x, y)?.into_py(py)
+fn divide(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = x_arg(a, "divide", "a")?;
+    let y = x_arg(b, "divide", "b")?;
+    elementwise(Op::Div, x, y)?.into_py(py)
 }
 
 /// Two array arguments of one kind.
@@ -573,13 +502,13 @@ fn same_kind(a: Ax, b: Ax, function: &'static str) -> PyResult<Pair> {
 /// `columns_dot_product(a, b)`: Σᵢ aᵢⱼbᵢⱼ for each column j of two arrays of one shape (a
 /// 1-D array is one column), as a 1-D array.
 #[pyfunction]
-pub fn columns_dot_product(
+fn columns_dot_product(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     let f = "columns_dot_product";
-    let (r, d) = match same_kind(array(a, f, "a")?, array(b, f, "b")?, f)? {
+    let (r, d) = match same_kind(array_arg(a, f, "a")?, array_arg(b, f, "b")?, f)? {
         Pair::V(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
         Pair::M(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
     };
@@ -589,13 +518,13 @@ pub fn columns_dot_product(
 /// `rows_dot_product(a, b)`: Σⱼ aᵢⱼbᵢⱼ for each row i of two arrays of one shape (a 1-D
 /// array is a column: each row is one element), as a 1-D array.
 #[pyfunction]
-pub fn rows_dot_product(
+fn rows_dot_product(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     let f = "rows_dot_product";
-    let (r, d) = match same_kind(array(a, f, "a")?, array(b, f, "b")?, f)? {
+    let (r, d) = match same_kind(array_arg(a, f, "a")?, array_arg(b, f, "b")?, f)? {
         Pair::V(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
         Pair::M(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
     };
@@ -604,11 +533,11 @@ pub fn rows_dot_product(
 
 /// `multiply_lower_tri_self_transpose(m)`: L·Lᵀ with L the lower triangle of the 2-D m.
 #[pyfunction]
-pub fn multiply_lower_tri_self_transpose(
+fn multiply_lower_tri_self_transpose(
     py: Python<'_>,
     m: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "multiply_lower_tri_self_transpose")?;
+    let a = matrix_arg(m, "multiply_lower_tri_self_transpose", "a")?;
     let (r, d) = arr1!(a, |x| matrix::multiply_lower_tri_self_transpose(x));
     Res::M(finish(r, d)).into_py(py)
 }
@@ -616,16 +545,16 @@ pub fn multiply_lower_tri_self_transpose(
 /// `max(x)`: the largest element of an array or sequence (−∞ for an empty one); ∂/∂xᵢ = 1
 /// for the largest element, shared equally among ties (as in Stan).
 #[pyfunction]
-pub fn max(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array(x, "max", "x")?;
+fn max(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array_arg(x, "max", "x")?;
     scalar_of!(a, |x| matrix::max(x)).into_py(py)
 }
 
 /// `min(x)`: the smallest element of an array or sequence (+∞ for an empty one); ∂/∂xᵢ = 1
 /// for the smallest element, shared equally among ties.
 #[pyfunction]
-pub fn min(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array(x, "min", "x")?;
+fn min(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = array_arg(x, "min", "x")?;
     scalar_of!(a, |x| matrix::min(x)).into_py(py)
 }
 
@@ -642,22 +571,22 @@ fn one_element(x: Arg) -> PyResult<Arr<Vector>> {
 
 /// An argument of `append_row`: an array, or a scalar as a 1-element vector.
 fn array_or_scalar(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
-    match crate::array::try_x(obj, function)? {
+    match try_x(obj, function)? {
         Some(X::S(s)) => Ok(Ax::V(one_element(s)?)),
-        _ => array(obj, function, name),
+        _ => array_arg(obj, function, name),
     }
 }
 
 /// `append_col(a, b)`: the columns of a followed by those of b (``np.hstack`` of columns); a
 /// 1-D array is a column, so two 1-D arrays give an n × 2 array. The row counts must agree.
 #[pyfunction]
-pub fn append_col(
+fn append_col(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     let f = "append_col";
-    let (r, d) = match (array(a, f, "a")?, array(b, f, "b")?) {
+    let (r, d) = match (array_arg(a, f, "a")?, array_arg(b, f, "b")?) {
         (Ax::M(x), Ax::M(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
         (Ax::M(x), Ax::V(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
         (Ax::V(x), Ax::M(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
@@ -670,12 +599,11 @@ pub fn append_col(
 /// 1-D array) give their concatenation (Stan's vectors); with a 2-D array, a 1-D array is one
 /// row (``np.vstack``). The column counts must agree.
 #[pyfunction]
-pub fn append_row(
+fn append_row(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    use crate::array::as_row;
     let f = "append_row";
     match (array_or_scalar(a, f, "a")?, array_or_scalar(b, f, "b")?) {
         (Ax::V(x), Ax::V(y)) => {
@@ -705,13 +633,13 @@ pub fn append_row(
 /// and a 2-D array stays as it is.
 #[pyfunction]
 #[pyo3(signature = (a, m = None, n = None))]
-pub fn to_matrix(
+fn to_matrix(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     m: Option<usize>,
     n: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
-    let x = array(a, "to_matrix", "a")?;
+    let x = array_arg(a, "to_matrix", "a")?;
     let (rows, cols) = match (m, n, &x) {
         (Some(m), Some(n), _) => (m, n),
         (None, None, Ax::V(v)) => (v.value().len(), 1),
@@ -732,8 +660,8 @@ pub fn to_matrix(
 /// `to_row_vector(a)`: the elements in column-major order (Stan's order) as a 1-D array (1-D
 /// arrays have no orientation in Python, so this equals ``to_vector``).
 #[pyfunction]
-pub fn to_row_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let (r, d) = match array(a, "to_row_vector", "a")? {
+fn to_row_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let (r, d) = match array_arg(a, "to_row_vector", "a")? {
         Ax::V(v) => arr1!(v, |x| matrix::to_row_vector(x)),
         Ax::M(m) => arr1!(m, |x| matrix::to_row_vector(x)),
     };
@@ -743,8 +671,8 @@ pub fn to_row_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>
 /// `to_array_1d(a)`: the elements in column-major order (Stan's order) as a list: scalar Vars
 /// that share the array Var's adjoint run (no node), or floats for data.
 #[pyfunction]
-pub fn to_array_1d(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
-    let out: Vec<Out> = match array(a, "to_array_1d", "a")? {
+fn to_array_1d(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAny>>> {
+    let out: Vec<Out> = match array_arg(a, "to_array_1d", "a")? {
         Ax::V(Arr::V(v)) => matrix::to_array_1d(&v).into_iter().map(Out::V).collect(),
         Ax::M(Arr::V(m)) => matrix::to_array_1d(&m).into_iter().map(Out::V).collect(),
         Ax::V(Arr::D(d)) => d.iter().map(|&x| Out::F(x)).collect(),
@@ -755,21 +683,21 @@ pub fn to_array_1d(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Vec<Py<PyAn
 
 /// `rep_row_vector(x, n)`: n copies of x as a 1-D array (as ``rep_vector``).
 #[pyfunction]
-pub fn rep_row_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py<PyAny>> {
+fn rep_row_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py<PyAny>> {
     rep_vector(py, x, n)
 }
 
 /// `sub_col(m, i, j, nrows)`: the nrows elements of column j of a 2-D array from row i on
 /// (0-based, unlike Stan): m[i:i + nrows, j], as a 1-D array.
 #[pyfunction]
-pub fn sub_col(
+fn sub_col(
     py: Python<'_>,
     m: &Bound<'_, PyAny>,
     i: usize,
     j: usize,
     nrows: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "sub_col")?;
+    let a = matrix_arg(m, "sub_col", "a")?;
     let (r, d) = arr1!(a, |x| matrix::sub_col(x, i, j, nrows));
     Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
 }
@@ -777,14 +705,14 @@ pub fn sub_col(
 /// `sub_row(m, i, j, ncols)`: the ncols elements of row i of a 2-D array from column j on
 /// (0-based, unlike Stan): m[i, j:j + ncols], as a 1-D array.
 #[pyfunction]
-pub fn sub_row(
+fn sub_row(
     py: Python<'_>,
     m: &Bound<'_, PyAny>,
     i: usize,
     j: usize,
     ncols: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "sub_row")?;
+    let a = matrix_arg(m, "sub_row", "a")?;
     let (r, d) = arr1!(a, |x| matrix::sub_row(x, i, j, ncols));
     Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
 }
@@ -792,8 +720,8 @@ pub fn sub_row(
 /// `sort_indices_asc(v)`: the indices (0-based, unlike Stan) that sort a 1-D array ascending;
 /// ties keep their order.
 #[pyfunction]
-pub fn sort_indices_asc(v: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    Ok(match vector(v, "sort_indices_asc", "v")? {
+fn sort_indices_asc(v: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    Ok(match vector_arg(v, "sort_indices_asc", "v")? {
         Arr::V(x) => matrix::sort_indices_asc(&x),
         Arr::D(x) => matrix::sort_indices_asc(&x),
     })
@@ -802,8 +730,8 @@ pub fn sort_indices_asc(v: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
 /// `sort_indices_desc(v)`: the indices (0-based) that sort a 1-D array descending; ties keep
 /// their order.
 #[pyfunction]
-pub fn sort_indices_desc(v: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    Ok(match vector(v, "sort_indices_desc", "v")? {
+fn sort_indices_desc(v: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    Ok(match vector_arg(v, "sort_indices_desc", "v")? {
         Arr::V(x) => matrix::sort_indices_desc(&x),
         Arr::D(x) => matrix::sort_indices_desc(&x),
     })
@@ -811,8 +739,8 @@ pub fn sort_indices_desc(v: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
 
 /// `rank(v, s)`: the number of elements of a 1-D array less than v[s] (s 0-based).
 #[pyfunction]
-pub fn rank(v: &Bound<'_, PyAny>, s: usize) -> PyResult<usize> {
-    match vector(v, "rank", "v")? {
+fn rank(v: &Bound<'_, PyAny>, s: usize) -> PyResult<usize> {
+    match vector_arg(v, "rank", "v")? {
         Arr::V(x) => matrix::rank(&x, s),
         Arr::D(x) => matrix::rank(&x, s),
     }
@@ -821,44 +749,40 @@ pub fn rank(v: &Bound<'_, PyAny>, s: usize) -> PyResult<usize> {
 
 /// The NumPy shape of an argument: a float or scalar Var has `[]`.
 fn shape_of(x: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Vec<usize>> {
-    match crate::array::try_x(x, function)? {
+    match try_x(x, function)? {
         Some(X::S(_)) => Ok(vec![]),
         Some(X::A(a)) => Ok(a.shape()),
-        None => Ok(array(x, function, "x")?.shape()),
+        None => Ok(array_arg(x, function, "x")?.shape()),
     }
 }
 
 /// `dims(x)`: the dimensions, as Stan gives them: `[]` for a scalar, `[n]` for a 1-D array,
 /// `[rows, cols]` for a 2-D one.
 #[pyfunction]
-pub fn dims(x: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+fn dims(x: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
     shape_of(x, "dims")
 }
 
 /// `num_elements(x)`: the number of elements of an array (1 for a scalar).
 #[pyfunction]
-pub fn num_elements(x: &Bound<'_, PyAny>) -> PyResult<usize> {
+fn num_elements(x: &Bound<'_, PyAny>) -> PyResult<usize> {
     Ok(shape_of(x, "num_elements")?.iter().product())
 }
 
 /// `rows(x)`: the number of rows: n for a 1-D array (a column vector), r for an r × c one.
 #[pyfunction]
-pub fn rows(x: &Bound<'_, PyAny>) -> PyResult<usize> {
-    Ok(array(x, "rows", "x")?.shape()[0])
+fn rows(x: &Bound<'_, PyAny>) -> PyResult<usize> {
+    Ok(array_arg(x, "rows", "x")?.shape()[0])
 }
 
 /// `cols(x)`: the number of columns: 1 for a 1-D array (a column vector), c for an r × c one.
 #[pyfunction]
-pub fn cols(x: &Bound<'_, PyAny>) -> PyResult<usize> {
-    Ok(*array(x, "cols", "x")?.shape().get(1).unwrap_or(&1))
+fn cols(x: &Bound<'_, PyAny>) -> PyResult<usize> {
+    Ok(*array_arg(x, "cols", "x")?.shape().get(1).unwrap_or(&1))
 }
 
-/// Adds the functions to the module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    macro_rules! add {
-        ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
-    }
-    add!(
+family! {
+    functions: [
         mean,
         dot_self,
         variance,
@@ -919,6 +843,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         num_elements,
         rows,
         cols,
-    );
-    Ok(())
+    ],
 }

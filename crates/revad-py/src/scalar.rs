@@ -7,9 +7,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyFloat};
 use revad::Var;
 
-use crate::array::{arr1, finish, try_array, Arr, Ax, Op, Res, X};
+use crate::args::{arr1, binop, finish, Arg, Arr, Ax, Out, Res, X};
+use crate::convert::{arg, try_array, x_arg};
 use crate::errors::to_py;
-use crate::var::{arg, binop, Arg, Out, PyVar};
+use crate::family::family;
+use crate::handle::PyVar;
+use crate::ops::{elementwise, log_sum_exp_array, sum_array, Op};
 
 /// The argument of a unary function: a float, a Var (checked once, scalar or array) or a NumPy
 /// array; otherwise the `TypeError` of [`arg`].
@@ -33,7 +36,7 @@ macro_rules! unary {
         #[doc = ""]
         #[doc = "For an array Var or a NumPy array: elementwise, as one node."]
         #[pyfunction]
-        pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             let a = match unary_arg(x, stringify!($name))? {
                 X::S(Arg::F(x)) => return Out::F(revad::$name(x)).into_py(py),
                 X::S(Arg::V(v)) => return Out::V(revad::$name(v)).into_py(py),
@@ -57,7 +60,7 @@ macro_rules! unary_checked {
         #[doc = ""]
         #[doc = "For an array Var or a NumPy array: elementwise, as one node."]
         #[pyfunction]
-        pub fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             let a = match unary_arg(x, stringify!($name))? {
                 X::S(Arg::F(x)) => return Out::F(revad::$name(x).map_err(to_py)?).into_py(py),
                 X::S(Arg::V(v)) => return Out::V(revad::$name(v).map_err(to_py)?).into_py(py),
@@ -83,7 +86,7 @@ macro_rules! binary {
     ($($name:ident($a:ident, $b:ident): $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
         #[pyfunction]
-        pub fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             let a = arg($a, stringify!($name), stringify!($a))?;
             let b = arg($b, stringify!($name), stringify!($b))?;
             binop!(a, b, revad::$name).into_py(py)
@@ -96,7 +99,7 @@ macro_rules! binary_checked {
     ($($name:ident($a:ident, $b:ident): $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
         #[pyfunction]
-        pub fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             let a = arg($a, stringify!($name), stringify!($a))?;
             let b = arg($b, stringify!($name), stringify!($b))?;
             match (a, b) {
@@ -115,7 +118,7 @@ macro_rules! int_first {
     ($($name:ident($n:ident, $x:ident): $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
         #[pyfunction]
-        pub fn $name(py: Python<'_>, $n: i32, $x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        fn $name(py: Python<'_>, $n: i32, $x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             match arg($x, stringify!($name), stringify!($x))? {
                 Arg::F(x) => Out::F(revad::$name($n, x).map_err(to_py)?),
                 Arg::V(v) => Out::V(revad::$name($n, v).map_err(to_py)?),
@@ -130,7 +133,7 @@ macro_rules! int_second {
     ($($name:ident($x:ident, $n:ident): $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
         #[pyfunction]
-        pub fn $name(py: Python<'_>, $x: &Bound<'_, PyAny>, $n: i32) -> PyResult<Py<PyAny>> {
+        fn $name(py: Python<'_>, $x: &Bound<'_, PyAny>, $n: i32) -> PyResult<Py<PyAny>> {
             match arg($x, stringify!($name), stringify!($x))? {
                 Arg::F(x) => Out::F(revad::$name(x, $n).map_err(to_py)?),
                 Arg::V(v) => Out::V(revad::$name(v, $n).map_err(to_py)?),
@@ -145,7 +148,7 @@ macro_rules! predicate {
     ($($name:ident -> $ty:ty: $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
         #[pyfunction]
-        pub fn $name(x: &Bound<'_, PyAny>) -> PyResult<$ty> {
+        fn $name(x: &Bound<'_, PyAny>) -> PyResult<$ty> {
             Ok(revad::$name(arg(x, stringify!($name), "x")?.value()))
         }
     )*};
@@ -156,7 +159,7 @@ macro_rules! logical2 {
     ($($name:ident: $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
         #[pyfunction]
-        pub fn $name(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
+        fn $name(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
             let a = arg(a, stringify!($name), "a")?.value();
             let b = arg(b, stringify!($name), "b")?.value();
             Ok(revad::$name(a, b))
@@ -278,18 +281,18 @@ logical2! {
 /// With an array argument (an array Var or a NumPy array): elementwise with NumPy broadcasting,
 /// as ``x ** y``, one node.
 #[pyfunction]
-pub fn pow(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = crate::array::x_arg(x, "pow", "x")?;
-    let b = crate::array::x_arg(y, "pow", "y")?;
+fn pow(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let a = x_arg(x, "pow", "x")?;
+    let b = x_arg(y, "pow", "y")?;
     match (a, b) {
         (X::S(a), X::S(b)) => binop!(a, b, revad::pow).into_py(py),
-        (a, b) => crate::array::elementwise(Op::Pow, a, b)?.into_py(py),
+        (a, b) => elementwise(Op::Pow, a, b)?.into_py(py),
     }
 }
 
 /// `fma(x, y, z) = x·y + z` in one rounding; ∂x = y, ∂y = x, ∂z = 1.
 #[pyfunction]
-pub fn fma(
+fn fma(
     py: Python<'_>,
     x: &Bound<'_, PyAny>,
     y: &Bound<'_, PyAny>,
@@ -316,7 +319,7 @@ pub fn fma(
 
 /// `log_mix(θ, λ₁, λ₂) = log(θ e^λ₁ + (1 − θ) e^λ₂)` for θ in [0, 1].
 #[pyfunction]
-pub fn log_mix(
+fn log_mix(
     py: Python<'_>,
     theta: &Bound<'_, PyAny>,
     lambda1: &Bound<'_, PyAny>,
@@ -365,7 +368,7 @@ fn ternary(
 
 /// `if_else(cond, a, b)`: `a` if `cond` else `b` (the chosen argument itself).
 #[pyfunction]
-pub fn if_else(
+fn if_else(
     py: Python<'_>,
     cond: bool,
     a: &Bound<'_, PyAny>,
@@ -408,7 +411,7 @@ fn as_vars(args: &[Arg]) -> Option<Vec<Var>> {
 /// log(Σ e^xᵢ) without overflow; ∂/∂xᵢ = softmax(x)ᵢ.
 #[pyfunction]
 #[pyo3(signature = (a, b=None))]
-pub fn log_sum_exp(
+fn log_sum_exp(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: Option<&Bound<'_, PyAny>>,
@@ -419,7 +422,7 @@ pub fn log_sum_exp(
         return binop!(x, y, revad::log_sum_exp).into_py(py);
     }
     if let Some(a) = try_array(a, "log_sum_exp")? {
-        return crate::matfun::log_sum_exp_array(py, a);
+        return log_sum_exp_array(a).into_py(py);
     }
     let args = elements(a, "log_sum_exp")?;
     match as_vars(&args) {
@@ -434,9 +437,9 @@ pub fn log_sum_exp(
 /// `sum(xs)`: Σ xᵢ of a sequence, an array Var or a NumPy array (any shape) as one node;
 /// ∂/∂xᵢ = 1.
 #[pyfunction]
-pub fn sum(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+fn sum(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     if let Some(a) = try_array(xs, "sum")? {
-        return crate::matfun::sum_array(py, a);
+        return sum_array(a).into_py(py);
     }
     let args = elements(xs, "sum")?;
     match as_vars(&args) {
@@ -445,12 +448,8 @@ pub fn sum(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     }
 }
 
-/// Adds every function to the module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    macro_rules! add {
-        ($($f:ident),* $(,)?) => {$( m.add_function(wrap_pyfunction!($f, m)?)?; )*};
-    }
-    add!(
+family! {
+    functions: [
         exp,
         exp2,
         expm1,
@@ -542,6 +541,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         if_else,
         log_sum_exp,
         sum,
-    );
-    Ok(())
+    ],
 }
