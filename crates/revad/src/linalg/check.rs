@@ -63,6 +63,13 @@ fn elementwise(
     ok: impl Fn(f64) -> bool,
     requirement: &str,
 ) -> Result<()> {
+    // Both requirements (not NaN, finite) hold for every element when the (SIMD) sum is
+    // finite; the search for the first offender runs only when it is not.
+    if let Some(s) = a.as_slice() {
+        if crate::kernels::sum(s).is_finite() {
+            return Ok(());
+        }
+    }
     match a.indexed_iter().find(|(_, &x)| !ok(x)) {
         None => Ok(()),
         Some(((i, j), &x)) => Err(element_error(
@@ -129,6 +136,11 @@ pub(crate) fn symmetric(
     a: &ArrayView2<f64>,
 ) -> Result<()> {
     let n = a.nrows();
+    if let Some(s) = a.as_slice() {
+        if symmetric_within(s, n) {
+            return Ok(());
+        }
+    }
     for i in 0..n {
         for j in (i + 1)..n {
             let (x, y) = (a[[i, j]], a[[j, i]]);
@@ -152,6 +164,20 @@ pub(crate) fn symmetric(
     Ok(())
 }
 
+/// Whether the row-major n×n `s` is symmetric to [`SYMMETRY_TOLERANCE`] (NaN fails): each row
+/// right of the diagonal against the column below it, whose cache lines the next row reuses.
+fn symmetric_within(s: &[f64], n: usize) -> bool {
+    let mut ok = true;
+    for i in 0..n.saturating_sub(1) {
+        let row = &s[i * n + i + 1..(i + 1) * n];
+        let column = s[(i + 1) * n + i..].iter().step_by(n);
+        for (&x, &y) in row.iter().zip(column) {
+            ok &= (x - y).abs() <= SYMMETRY_TOLERANCE;
+        }
+    }
+    ok
+}
+
 /// The error of a matrix that is not positive definite (Stan's `check_pos_definite`).
 pub(crate) fn not_positive_definite(function: &'static str, argument: &'static str) -> Error {
     Error::Matrix {
@@ -159,6 +185,43 @@ pub(crate) fn not_positive_definite(function: &'static str, argument: &'static s
         argument,
         detail: "is not positive definite.".to_string(),
     }
+}
+
+/// The error of a Cholesky factorisation that failed (Stan's `check_pos_definite` on a
+/// factorisation): "cholesky_decompose: Matrix m is not positive definite".
+pub(crate) fn not_positive_definite_factor(function: &'static str, argument: &str) -> Error {
+    Error::Matrix {
+        function,
+        argument: "Matrix",
+        detail: format!("{argument} is not positive definite"),
+    }
+}
+
+/// `a` has only zeros above its diagonal (Stan's `check_lower_triangular`): "chol2inv: L is
+/// not lower triangular; L[1,2]=2", the first offender column by column.
+pub(crate) fn lower_triangular(
+    function: &'static str,
+    argument: &'static str,
+    a: &ArrayView2<f64>,
+) -> Result<()> {
+    let (r, c) = a.dim();
+    for j in 1..c {
+        for i in 0..j.min(r) {
+            let x = a[[i, j]];
+            if x != 0.0 {
+                return Err(Error::Matrix {
+                    function,
+                    argument,
+                    detail: format!(
+                        "is not lower triangular; {argument}[{},{}]={x}",
+                        i + 1,
+                        j + 1
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The error of a singular matrix ("f: m is singular.").

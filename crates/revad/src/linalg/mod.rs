@@ -27,6 +27,7 @@
 // The checks and helpers are used by the families as they land.
 #[allow(dead_code)]
 pub(crate) mod check;
+mod cholesky;
 #[allow(dead_code)]
 mod convert;
 mod determinant;
@@ -40,11 +41,13 @@ mod matrix_power;
 pub(crate) mod node;
 mod qr;
 mod solve;
+mod spd;
 mod structure;
 mod svd;
 mod trace;
 mod triangular;
 
+pub use cholesky::cholesky_decompose;
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
 pub use determinant::{determinant, log_determinant};
 pub use eigen::{eigendecompose_sym, eigenvalues_sym, eigenvectors_sym};
@@ -58,6 +61,7 @@ pub use matrix_exp::{matrix_exp, matrix_exp_multiply, scale_matrix_exp_multiply}
 pub use matrix_power::matrix_power;
 pub use qr::{qr, qr_Q, qr_R, qr_thin, qr_thin_Q, qr_thin_R};
 pub use solve::{mdivide_left, mdivide_right};
+pub use spd::{chol2inv, inverse_spd, log_determinant_spd, mdivide_left_spd, mdivide_right_spd};
 pub use structure::{add_diag, symmetrize_from_lower_tri, DiagonalAddend};
 pub use svd::{singular_values, svd, svd_U, svd_V};
 pub use trace::trace;
