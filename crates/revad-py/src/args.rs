@@ -6,6 +6,9 @@
 //! Nothing here touches Python: reading arguments is `convert`'s job, and so is handing results
 //! back.
 
+use std::borrow::Cow;
+
+use revad::matrix::Operand;
 use revad::{Matrix, Storage, Var, Vector};
 
 /// A real argument: a float (or anything with `__float__`) or a scalar variable.
@@ -41,6 +44,23 @@ impl<S: Storage> Arr<S> {
         match self {
             Arr::V(v) => v.value(),
             Arr::D(d) => d,
+        }
+    }
+}
+
+/// Either kind of operand goes to a core function as it is: one call serves a variable and
+/// data alike, and data gets no reverse-pass work there.
+impl<S: Storage> Operand<S> for Arr<S> {
+    fn value(&self) -> Cow<'_, S> {
+        match self {
+            Arr::V(v) => Operand::value(v),
+            Arr::D(d) => Operand::value(d),
+        }
+    }
+    fn key(&self) -> Option<u64> {
+        match self {
+            Arr::V(v) => Operand::key(v),
+            Arr::D(d) => Operand::key(d),
         }
     }
 }

@@ -12,9 +12,11 @@
 //! - `handle`: what a `revad.Var` and a `revad.Data` hold, and the checked way to the core;
 //! - `convert`: Python object → argument, result → Python object;
 //! - `ops`: NumPy-style arithmetic and `@` on arguments; `index`: indexing and assignment;
+//! - `gil`: core calls on data with the GIL released, and core results as Python objects
+//!   (`call!`);
 //! - `family`: the `family!` table that makes a family's `register`;
 //! - the families, which use the modules above and never each other: `var` and `data` (the
-//!   classes), `scalar`, `matrix`, `prob`, `functional`;
+//!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `functional`;
 //! - this file, which registers the families.
 //!
 //! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
@@ -40,6 +42,7 @@ mod args;
 mod convert;
 mod errors;
 mod family;
+mod gil;
 mod handle;
 mod index;
 mod ops;
@@ -63,6 +66,8 @@ macro_rules! families {
 families! {
     scalar,
     matrix,
+    linalg,
+    gp,
     prob,
     var,
     data,

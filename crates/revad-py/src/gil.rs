@@ -1,0 +1,183 @@
+//! Core calls that may run without the GIL, and their results as Python objects.
+//!
+//! A call whose operands are all data does not touch the tape's variables, so once its
+//! arguments have been read out of their Python objects it needs nothing from Python: from a
+//! size on ([`RELEASE_AT`]) it runs with the GIL released, on the calling thread, and other
+//! Python threads run meanwhile. A call with a variable records on this thread's tape and
+//! keeps the GIL (a `Var` is bound to its thread; the work stays on it in both cases).
+
+use numpy::ToPyArray;
+use pyo3::marker::Ungil;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use revad::{Matrix, RowVector, Var, Vector};
+
+use crate::args::{Arr, Out, Res};
+
+/// Data-only calls of size `n` ≥ `RELEASE_AT` release the GIL, where `n` is the largest
+/// dimension of the matrices (the number of points for a covariance function). Below it a
+/// call takes a few microseconds, and releasing the GIL would only let another thread take
+/// it over for the length of a switch interval.
+pub const RELEASE_AT: usize = 64;
+
+/// Runs `f` (a core call on data moved out of Python objects) with the GIL released when its
+/// size `n` reaches [`RELEASE_AT`], else with the GIL held.
+pub fn on_data<T: Ungil>(py: Python<'_>, n: usize, f: impl Ungil + FnOnce() -> T) -> T {
+    if n >= RELEASE_AT {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+/// The result of a core function: a `Var` of some kind, or a tuple of them.
+pub trait Output: Sized {
+    /// Its value as data (sendable across the GIL release).
+    type Data: IntoData;
+    /// The value, for a call on data only.
+    fn data(self) -> Self::Data;
+    /// The Python object of a recorded result: a Var, or a tuple of Vars.
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
+}
+
+/// A result's value as a Python object: a float or a new NumPy array (a tuple of them).
+pub trait IntoData: Send + Sized {
+    /// The Python object.
+    fn into_data(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
+}
+
+impl Output for Var {
+    type Data = f64;
+    fn data(self) -> f64 {
+        self.value()
+    }
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Out::V(self).into_py(py)
+    }
+}
+
+impl IntoData for f64 {
+    fn into_data(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Out::F(self).into_py(py)
+    }
+}
+
+impl Output for Var<Vector> {
+    type Data = Vector;
+    fn data(self) -> Vector {
+        self.value().clone()
+    }
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Res::V(Arr::V(self)).into_py(py)
+    }
+}
+
+impl IntoData for Vector {
+    fn into_data(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(self.to_pyarray(py).into_any().unbind())
+    }
+}
+
+impl Output for Var<RowVector> {
+    type Data = RowVector;
+    fn data(self) -> RowVector {
+        self.value().clone()
+    }
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let (value, key) = self.to_array_bits();
+        Output::into_py(Var::<Vector>::from_array_bits(value.0, key), py)
+    }
+}
+
+impl IntoData for RowVector {
+    fn into_data(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.0.into_data(py)
+    }
+}
+
+impl Output for Var<Matrix> {
+    type Data = Matrix;
+    fn data(self) -> Matrix {
+        self.value().clone()
+    }
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Res::M(Arr::V(self)).into_py(py)
+    }
+}
+
+impl IntoData for Matrix {
+    fn into_data(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(self.to_pyarray(py).into_any().unbind())
+    }
+}
+
+impl<A: Output, B: Output> Output for (A, B) {
+    type Data = (A::Data, B::Data);
+    fn data(self) -> Self::Data {
+        (self.0.data(), self.1.data())
+    }
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let items = [self.0.into_py(py)?, self.1.into_py(py)?];
+        Ok(PyTuple::new(py, items)?.into_any().unbind())
+    }
+}
+
+impl<A: IntoData, B: IntoData> IntoData for (A, B) {
+    fn into_data(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let items = [self.0.into_data(py)?, self.1.into_data(py)?];
+        Ok(PyTuple::new(py, items)?.into_any().unbind())
+    }
+}
+
+impl<A: Output, B: Output, C: Output> Output for (A, B, C) {
+    type Data = (A::Data, B::Data, C::Data);
+    fn data(self) -> Self::Data {
+        (self.0.data(), self.1.data(), self.2.data())
+    }
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let items = [
+            self.0.into_py(py)?,
+            self.1.into_py(py)?,
+            self.2.into_py(py)?,
+        ];
+        Ok(PyTuple::new(py, items)?.into_any().unbind())
+    }
+}
+
+impl<A: IntoData, B: IntoData, C: IntoData> IntoData for (A, B, C) {
+    fn into_data(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let items = [
+            self.0.into_data(py)?,
+            self.1.into_data(py)?,
+            self.2.into_data(py)?,
+        ];
+        Ok(PyTuple::new(py, items)?.into_any().unbind())
+    }
+}
+
+/// `call!(py, n, [a, b, ...] => body)`: the Python result of `body`, a core call
+/// (`revad::Result<impl Output>`) on the array operands `a, b, ...` (each an [`Arr`]).
+///
+/// When every operand is data, `body` runs on their values (`&Matrix`, `&Vector`, ...) through
+/// [`on_data`] (the GIL released from size `n` on) and gives data; otherwise on the operands
+/// themselves (`&Arr<_>`, each passed to the core as it is), recording one node.
+macro_rules! call {
+    ($py:expr, $n:expr, [$($x:ident),+ $(,)?] => $body:expr) => {{
+        #[allow(unused_parens)]
+        match ($(&$x,)+) {
+            ($($crate::args::Arr::D($x),)+) => {
+                let ($($x,)+) = ($($x.clone(),)+);
+                let data = $crate::gil::on_data($py, $n, move || {
+                    $(let $x = &$x;)+
+                    ($body).map($crate::gil::Output::data)
+                });
+                $crate::gil::IntoData::into_data(data.map_err($crate::errors::to_py)?, $py)
+            }
+            _ => {
+                $(let $x = &$x;)+
+                $crate::gil::Output::into_py(($body).map_err($crate::errors::to_py)?, $py)
+            }
+        }
+    }};
+}
+pub(crate) use call;
