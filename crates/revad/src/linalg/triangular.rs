@@ -37,6 +37,25 @@ pub(crate) struct Tri {
     pub(crate) unit: bool,
 }
 
+impl Tri {
+    /// The lower triangle, as is.
+    pub(crate) const LOWER: Tri = Tri::new(true, false, false);
+    /// The lower triangle, transposed.
+    pub(crate) const LOWER_T: Tri = Tri::new(true, true, false);
+    /// The lower triangle with a unit diagonal (an LU factor's `L`), as is.
+    pub(crate) const UNIT_LOWER: Tri = Tri::new(true, false, true);
+    /// The lower triangle with a unit diagonal, transposed.
+    pub(crate) const UNIT_LOWER_T: Tri = Tri::new(true, true, true);
+    /// The upper triangle, as is.
+    pub(crate) const UPPER: Tri = Tri::new(false, false, false);
+    /// The upper triangle, transposed.
+    pub(crate) const UPPER_T: Tri = Tri::new(false, true, false);
+
+    const fn new(lower: bool, trans: bool, unit: bool) -> Tri {
+        Tri { lower, trans, unit }
+    }
+}
+
 /// Solves `op(T)·X = B` in place (`B` becomes `X`), where `op(T)` is the triangle `tri` of the
 /// square matrix `t` (standard layout), transposed if `tri.trans`. `b` has `t`'s rows and any
 /// number of columns, in any layout. A zero on the diagonal gives infinities or NaN, as in
@@ -272,7 +291,7 @@ pub fn mdivide_left_tri_low<B: Storage>(
     check_args(F, &lv.view(), "rows of B", b_rows)?;
     let n = lv.nrows();
     let mut c = bv.view2().to_owned();
-    tri_solve(lv.view(), LOWER, c.view_mut());
+    tri_solve(lv.view(), Tri::LOWER, c.view_mut());
     let value = B::from2(c);
     let l_val = lv.into_owned();
     let c_val = l.key().map(|_| value.clone());
@@ -281,7 +300,7 @@ pub fn mdivide_left_tri_low<B: Storage>(
         let mut y = ArrayView2::from_shape((n, m), g)
             .expect("result shape")
             .to_owned();
-        tri_solve(l_val.view(), LOWER_T, y.view_mut());
+        tri_solve(l_val.view(), Tri::LOWER_T, y.view_mut());
         if let Some(mut b_bar) = bars.matrix(1, (n, m)) {
             b_bar += &y;
         }
@@ -316,7 +335,7 @@ pub fn mdivide_right_tri_low<B: Storage>(
     let n = lv.nrows();
     // Cᵀ = L⁻ᵀBᵀ, solved on a row-major copy of Bᵀ.
     let mut ct = bv.view2().t().as_standard_layout().into_owned();
-    tri_solve(lv.view(), LOWER_T, ct.view_mut());
+    tri_solve(lv.view(), Tri::LOWER_T, ct.view_mut());
     let value = B::from2(ct.t().as_standard_layout().into_owned());
     let l_val = lv.into_owned();
     let c_val = l.key().map(|_| value.clone());
@@ -324,7 +343,7 @@ pub fn mdivide_right_tri_low<B: Storage>(
         // Zᵀ = L⁻¹C̄ᵀ.
         let g = ArrayView2::from_shape((r, n), g).expect("result shape");
         let mut zt = g.t().as_standard_layout().into_owned();
-        tri_solve(l_val.view(), LOWER, zt.view_mut());
+        tri_solve(l_val.view(), Tri::LOWER, zt.view_mut());
         if let Some(mut b_bar) = bars.matrix(0, (r, n)) {
             b_bar += &zt.t();
         }
@@ -335,16 +354,3 @@ pub fn mdivide_right_tri_low<B: Storage>(
     }))
 }
 
-/// The lower triangle of a stored matrix, solved with as is.
-const LOWER: Tri = Tri {
-    lower: true,
-    trans: false,
-    unit: false,
-};
-
-/// The lower triangle of a stored matrix, solved with its transpose.
-const LOWER_T: Tri = Tri {
-    lower: true,
-    trans: true,
-    unit: false,
-};
