@@ -96,7 +96,11 @@ impl Lu {
         for j0 in (0..n).step_by(INVERSE_BLOCK) {
             let j1 = (j0 + INVERSE_BLOCK).min(n);
             let mut block = x.slice_mut(s![j0.., j0..j1]);
-            tri_solve(self.lu.slice(s![j0.., j0..]), Tri::UNIT_LOWER, block.view_mut());
+            tri_solve(
+                self.lu.slice(s![j0.., j0..]),
+                Tri::UNIT_LOWER,
+                block.view_mut(),
+            );
         }
         tri_solve(self.lu.view(), Tri::UPPER, x.view_mut());
         for (i, &p) in self.piv.iter().enumerate().rev() {

@@ -394,4 +394,3 @@ pub fn mdivide_right_tri_low<B: Storage>(
         }
     }))
 }
-
