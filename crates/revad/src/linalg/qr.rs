@@ -172,6 +172,19 @@ struct Parts {
     full: bool,
 }
 
+impl Parts {
+    const THIN_Q: Parts = Parts::new(true, false, false);
+    const THIN_R: Parts = Parts::new(false, true, false);
+    const THIN: Parts = Parts::new(true, true, false);
+    const FULL_Q: Parts = Parts::new(true, false, true);
+    const FULL_R: Parts = Parts::new(false, true, true);
+    const FULL: Parts = Parts::new(true, true, true);
+
+    const fn new(q: bool, r: bool, full: bool) -> Parts {
+        Parts { q, r, full }
+    }
+}
+
 /// Decomposes `a` and records one node returning `parts` (`Q` first in its run). Returns the
 /// factors and the keys of `Q` and `R`.
 fn record_qr(a: &impl Operand<Matrix>, parts: Parts) -> Result<(Matrix, Matrix, [Option<u64>; 2])> {
@@ -203,12 +216,6 @@ fn record_qr(a: &impl Operand<Matrix>, parts: Parts) -> Result<(Matrix, Matrix, 
     Ok((q, r, [key, offset_key(key, lens[0])]))
 }
 
-const THIN_Q: Parts = Parts {
-    q: true,
-    r: false,
-    full: false,
-};
-
 /// The orthogonal factor of the thin QR decomposition: m×min(m, n) with orthonormal columns,
 /// signed so that `R`'s diagonal is nonnegative (Stan's `qr_thin_Q`).
 ///
@@ -217,7 +224,7 @@ const THIN_Q: Parts = Parts {
 ///
 /// Never fails (the `Result` is for uniformity with the other decompositions).
 pub fn qr_thin_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let (q, _, keys) = record_qr(a, THIN_Q)?;
+    let (q, _, keys) = record_qr(a, Parts::THIN_Q)?;
     Ok(q.wrap(keys[0]))
 }
 
@@ -229,12 +236,7 @@ pub fn qr_thin_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 ///
 /// Never fails.
 pub fn qr_thin_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        q: false,
-        r: true,
-        full: false,
-    };
-    let (_, r, keys) = record_qr(a, parts)?;
+    let (_, r, keys) = record_qr(a, Parts::THIN_R)?;
     Ok(r.wrap(keys[1]))
 }
 
@@ -246,12 +248,7 @@ pub fn qr_thin_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 ///
 /// Never fails.
 pub fn qr_thin(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Matrix>)> {
-    let parts = Parts {
-        q: true,
-        r: true,
-        full: false,
-    };
-    let (q, r, keys) = record_qr(a, parts)?;
+    let (q, r, keys) = record_qr(a, Parts::THIN)?;
     Ok((q.wrap(keys[0]), r.wrap(keys[1])))
 }
 
@@ -265,12 +262,7 @@ pub fn qr_thin(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Matrix>)> {
 ///
 /// Never fails.
 pub fn qr_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        q: true,
-        r: false,
-        full: true,
-    };
-    let (q, _, keys) = record_qr(a, parts)?;
+    let (q, _, keys) = record_qr(a, Parts::FULL_Q)?;
     Ok(q.wrap(keys[0]))
 }
 
@@ -282,12 +274,7 @@ pub fn qr_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 ///
 /// Never fails.
 pub fn qr_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        q: false,
-        r: true,
-        full: true,
-    };
-    let (_, r, keys) = record_qr(a, parts)?;
+    let (_, r, keys) = record_qr(a, Parts::FULL_R)?;
     Ok(r.wrap(keys[1]))
 }
 
@@ -299,11 +286,6 @@ pub fn qr_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 ///
 /// Never fails.
 pub fn qr(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Matrix>)> {
-    let parts = Parts {
-        q: true,
-        r: true,
-        full: true,
-    };
-    let (q, r, keys) = record_qr(a, parts)?;
+    let (q, r, keys) = record_qr(a, Parts::FULL)?;
     Ok((q.wrap(keys[0]), r.wrap(keys[1])))
 }

@@ -339,6 +339,17 @@ struct Parts {
     v: bool,
 }
 
+impl Parts {
+    const VALUES: Parts = Parts::new(false, true, false);
+    const U: Parts = Parts::new(true, false, false);
+    const V: Parts = Parts::new(false, false, true);
+    const ALL: Parts = Parts::new(true, true, true);
+
+    const fn new(u: bool, s: bool, v: bool) -> Parts {
+        Parts { u, s, v }
+    }
+}
+
 /// Decomposes `a` and records one node returning `parts`. Returns the factors and the key of
 /// each returned part (`None` for data or parts not returned).
 fn record_svd(
@@ -404,12 +415,7 @@ fn record_svd(
 /// assert_eq!(linalg::singular_values(&a).unwrap().value().to_vec(), vec![4.0, 3.0]);
 /// ```
 pub fn singular_values(a: &impl Operand<Matrix>) -> Result<Var<Vector>> {
-    let parts = Parts {
-        u: false,
-        s: true,
-        v: false,
-    };
-    let (_, s, _, keys) = record_svd("singular_values", a, parts)?;
+    let (_, s, _, keys) = record_svd("singular_values", a, Parts::VALUES)?;
     Ok(s.wrap(keys[1]))
 }
 
@@ -423,12 +429,7 @@ pub fn singular_values(a: &impl Operand<Matrix>) -> Result<Var<Vector>> {
 /// # Errors
 /// As [`singular_values`].
 pub fn svd_U(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        u: true,
-        s: false,
-        v: false,
-    };
-    let (u, _, _, keys) = record_svd("svd_U", a, parts)?;
+    let (u, _, _, keys) = record_svd("svd_U", a, Parts::U)?;
     Ok(u.wrap(keys[0]))
 }
 
@@ -441,12 +442,7 @@ pub fn svd_U(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// # Errors
 /// As [`singular_values`].
 pub fn svd_V(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        u: false,
-        s: false,
-        v: true,
-    };
-    let (_, _, v, keys) = record_svd("svd_V", a, parts)?;
+    let (_, _, v, keys) = record_svd("svd_V", a, Parts::V)?;
     Ok(v.wrap(keys[2]))
 }
 
@@ -460,12 +456,7 @@ pub fn svd_V(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// # Errors
 /// As [`singular_values`].
 pub fn svd(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Vector>, Var<Matrix>)> {
-    let parts = Parts {
-        u: true,
-        s: true,
-        v: true,
-    };
-    let (u, s, v, keys) = record_svd("svd", a, parts)?;
+    let (u, s, v, keys) = record_svd("svd", a, Parts::ALL)?;
     Ok((u.wrap(keys[0]), s.wrap(keys[1]), v.wrap(keys[2])))
 }
 
