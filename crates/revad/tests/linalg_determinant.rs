@@ -118,7 +118,7 @@ fn gradients() {
 
 #[test]
 fn bad_input_and_singular_matrices() {
-    let wide = data_matrix(2, 3, &vec![1.0; 6]);
+    let wide = data_matrix(2, 3, &[1.0; 6]);
     let e = linalg::determinant(&wide).unwrap_err();
     assert_eq!(
         e.to_string(),

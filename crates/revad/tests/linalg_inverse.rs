@@ -207,7 +207,7 @@ fn generalized_inverse_gradients() {
 
 #[test]
 fn bad_input_and_singular_matrices() {
-    let e = linalg::inverse(&data_matrix(2, 3, &vec![1.0; 6])).unwrap_err();
+    let e = linalg::inverse(&data_matrix(2, 3, &[1.0; 6])).unwrap_err();
     assert_eq!(
         e.to_string(),
         "inverse: columns of m has size 3, but must have size 2"

@@ -71,7 +71,7 @@ fn values_against_residuals_and_an_independent_solve() {
     // Empty systems.
     let e = linalg::mdivide_left(
         &Array2::<f64>::zeros((0, 0)).into_shared(),
-        &data_matrix(0, 3, &vec![]),
+        &data_matrix(0, 3, &[]),
     );
     assert_eq!(e.unwrap().shape(), (0, 3));
     tape::reset();
@@ -103,23 +103,17 @@ fn bad_input() {
     let sq = data_matrix(3, 3, &pivoting_points(3, 1));
     let cases: Vec<(revad::Error, &str)> = vec![
         (
-            linalg::mdivide_left(
-                &data_matrix(2, 3, &vec![1.0; 6]),
-                &data_matrix(2, 1, &vec![1.0; 2]),
-            )
-            .unwrap_err(),
+            linalg::mdivide_left(&data_matrix(2, 3, &[1.0; 6]), &data_matrix(2, 1, &[1.0; 2]))
+                .unwrap_err(),
             "mdivide_left: columns of A has size 3, but must have size 2",
         ),
         (
-            linalg::mdivide_left(&sq, &data_matrix(2, 2, &vec![1.0; 4])).unwrap_err(),
+            linalg::mdivide_left(&sq, &data_matrix(2, 2, &[1.0; 4])).unwrap_err(),
             "mdivide_left: rows of B has size 2, but must have size 3",
         ),
         (
-            linalg::mdivide_right(
-                &data_matrix(1, 2, &vec![1.0; 2]),
-                &data_matrix(2, 3, &vec![1.0; 6]),
-            )
-            .unwrap_err(),
+            linalg::mdivide_right(&data_matrix(1, 2, &[1.0; 2]), &data_matrix(2, 3, &[1.0; 6]))
+                .unwrap_err(),
             "mdivide_right: columns of A has size 3, but must have size 2",
         ),
         (
@@ -131,11 +125,11 @@ fn bad_input() {
         assert_eq!(e.to_string(), msg);
     }
     // Neither a singular matrix nor NaN is an error, as in Stan: the result is not finite.
-    let singular = data_matrix(2, 2, &vec![1.0, 2.0, 2.0, 4.0]);
+    let singular = data_matrix(2, 2, &[1.0, 2.0, 2.0, 4.0]);
     let c = linalg::mdivide_left(&singular, &array![1.0, 1.0].into_shared()).unwrap();
     assert!(c.value().iter().any(|x| !x.is_finite()));
-    let nan = data_matrix(2, 2, &vec![1.0, f64::NAN, 0.0, 1.0]);
-    let c = linalg::mdivide_right(&data_matrix(1, 2, &vec![1.0, 1.0]), &nan).unwrap();
+    let nan = data_matrix(2, 2, &[1.0, f64::NAN, 0.0, 1.0]);
+    let c = linalg::mdivide_right(&data_matrix(1, 2, &[1.0, 1.0]), &nan).unwrap();
     assert!(c.value().iter().any(|x| x.is_nan()));
     let a = Var::array(singular);
     let c = linalg::mdivide_left(&a, &array![1.0, 1.0].into_shared()).unwrap();

@@ -117,8 +117,8 @@ fn bad_input() {
     let cases: Vec<(revad::Error, &str)> = vec![
         (
             linalg::mdivide_left_tri_low(
-                &data_matrix(2, 3, &vec![1.0; 6]),
-                &data_matrix(2, 1, &vec![1.0; 2]),
+                &data_matrix(2, 3, &[1.0; 6]),
+                &data_matrix(2, 1, &[1.0; 2]),
             )
             .unwrap_err(),
             "mdivide_left_tri_low: columns of L has size 3, but must have size 2",
@@ -129,14 +129,14 @@ fn bad_input() {
         ),
         (
             linalg::mdivide_right_tri_low(
-                &data_matrix(1, 2, &vec![1.0; 2]),
-                &data_matrix(2, 3, &vec![1.0; 6]),
+                &data_matrix(1, 2, &[1.0; 2]),
+                &data_matrix(2, 3, &[1.0; 6]),
             )
             .unwrap_err(),
             "mdivide_right_tri_low: columns of L has size 3, but must have size 2",
         ),
         (
-            linalg::mdivide_right_tri_low(&data_matrix(2, 2, &vec![1.0; 4]), &sq).unwrap_err(),
+            linalg::mdivide_right_tri_low(&data_matrix(2, 2, &[1.0; 4]), &sq).unwrap_err(),
             "mdivide_right_tri_low: columns of B has size 2, but must have size 3",
         ),
     ];
@@ -144,11 +144,11 @@ fn bad_input() {
         assert_eq!(e.to_string(), msg);
     }
     // A zero on the diagonal or a NaN is not an error, as in Stan: the result is not finite.
-    let zero = data_matrix(2, 2, &vec![1.0, 0.0, 1.0, 0.0]);
+    let zero = data_matrix(2, 2, &[1.0, 0.0, 1.0, 0.0]);
     let c = linalg::mdivide_left_tri_low(&zero, &array![1.0, 1.0].into_shared()).unwrap();
     assert!(c.value().iter().any(|x| !x.is_finite()));
-    let nan = data_matrix(2, 2, &vec![1.0, 0.0, f64::NAN, 1.0]);
-    let c = linalg::mdivide_right_tri_low(&data_matrix(3, 2, &vec![1.0; 6]), &nan).unwrap();
+    let nan = data_matrix(2, 2, &[1.0, 0.0, f64::NAN, 1.0]);
+    let c = linalg::mdivide_right_tri_low(&data_matrix(3, 2, &[1.0; 6]), &nan).unwrap();
     assert!(c.value().iter().any(|x| x.is_nan()));
     tape::reset();
 }
