@@ -419,7 +419,7 @@ pub fn assert_orthonormal_columns<'a>(q: impl AsArray<'a, f64, Ix2>, tol: f64) {
 ///
 /// ```
 /// use ndarray::array;
-/// revad::testing::assert_sign_rule(&array![[0.6, -0.8], [-0.8, -0.6]]);
+/// revad::testing::assert_sign_rule(&array![[0.8, -0.6], [0.6, 0.8]]);
 /// ```
 #[track_caller]
 pub fn assert_sign_rule<'a>(q: impl AsArray<'a, f64, Ix2>) {
