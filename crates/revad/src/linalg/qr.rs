@@ -219,7 +219,7 @@ fn record_qr(a: &impl Operand<Matrix>, parts: Parts) -> Result<(Matrix, Matrix, 
 /// The orthogonal factor of the thin QR decomposition: m×min(m, n) with orthonormal columns,
 /// signed so that `R`'s diagonal is nonnegative (Stan's `qr_thin_Q`).
 ///
-/// Reverse pass: `Ā += (Q̄ + Q·copyltu(−Q̄ᵀQ))·R₁⁻ᵀ` for m ≥ n (see the [module](self)
+/// Reverse pass: `Ā += (Q̄ + Q·copyltu(−Q̄ᵀQ))·R₁⁻ᵀ` for m ≥ n (see the module
 /// documentation for m < n). A matrix of size zero gives a 0×0 matrix.
 ///
 /// Never fails (the `Result` is for uniformity with the other decompositions).
@@ -231,7 +231,7 @@ pub fn qr_thin_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// The upper-trapezoidal factor of the thin QR decomposition: min(m, n)×n with a nonnegative
 /// diagonal (Stan's `qr_thin_R`).
 ///
-/// Reverse pass: `Ā += Q·copyltu(R·R̄ᵀ)·R⁻ᵀ` for m ≥ n (see the [module](self) documentation
+/// Reverse pass: `Ā += Q·copyltu(R·R̄ᵀ)·R⁻ᵀ` for m ≥ n (see the module documentation
 /// for m < n). A matrix of size zero gives a 0×0 matrix.
 ///
 /// Never fails.
@@ -243,7 +243,7 @@ pub fn qr_thin_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// The thin QR decomposition `(Q, R)` from one decomposition (Stan's `qr_thin`), the factors
 /// as [`qr_thin_Q`] and [`qr_thin_R`] give them; `A = Q·R`.
 ///
-/// Reverse pass: the rule of the [module](self) documentation (one node; an unused factor
+/// Reverse pass: the rule of the module documentation (one node; an unused factor
 /// costs nothing). A matrix of size zero gives two 0×0 matrices.
 ///
 /// Never fails.
@@ -257,7 +257,7 @@ pub fn qr_thin(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Matrix>)> {
 ///
 /// Reverse pass: as [`qr_thin_Q`]; for m > n the last m − n columns are differentiated as the
 /// basis of the complement that moves least, exact for functions that do not depend on the
-/// choice of that basis (see the [module](self) documentation). A matrix of size zero gives a
+/// choice of that basis (see the module documentation). A matrix of size zero gives a
 /// 0×0 matrix.
 ///
 /// Never fails.
@@ -281,7 +281,7 @@ pub fn qr_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// The full QR decomposition `(Q, R)` from one decomposition (Stan's `qr`), the factors as
 /// [`qr_Q`] and [`qr_R`] give them; `A = Q·R`.
 ///
-/// Reverse pass: the rule of the [module](self) documentation. A matrix of size zero gives two
+/// Reverse pass: the rule of the module documentation. A matrix of size zero gives two
 /// 0×0 matrices.
 ///
 /// Never fails.

@@ -216,8 +216,8 @@ pub fn inverse_spd(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 ///
 /// # Errors
 /// [`Error::Size`](crate::Error::Size) if `l` is not square; [`Error::Matrix`](crate::Error::Matrix)
-/// if it has a nonzero element above its diagonal ("chol2inv: L is not lower triangular;
-/// L[1,2]=0.5").
+/// if it has a nonzero element above its diagonal (`chol2inv: L is not lower triangular;
+/// L[1,2]=0.5`).
 pub fn chol2inv(l: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     const F: &str = "chol2inv";
     let lv = l.value();

@@ -420,7 +420,7 @@ pub fn singular_values(a: &impl Operand<Matrix>) -> Result<Var<Vector>> {
 }
 
 /// The left singular vectors `U` (m×min(m, n), orthonormal columns) of a matrix, in the order
-/// of the descending singular values and with the sign rule of the [module](self)
+/// of the descending singular values and with the sign rule of the module
 /// documentation (Stan's `svd_U`).
 ///
 /// Reverse pass: `Ā += U·(½(a + b) ∘ (J − Jᵀ))·Vᵀ + (I − UUᵀ)·Ū·Σ⁻¹·Vᵀ` with `J = UᵀŪ`. A
@@ -450,7 +450,7 @@ pub fn svd_V(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// `A = U·diag(σ)·Vᵀ`, with the factors as [`svd_U`], [`singular_values`] and [`svd_V`] give
 /// them.
 ///
-/// Reverse pass: the full formula of the [module](self) documentation (one node; unused
+/// Reverse pass: the full formula of the module documentation (one node; unused
 /// results cost nothing). A matrix of size zero gives two 0×0 matrices and an empty vector.
 ///
 /// # Errors
