@@ -1,9 +1,14 @@
 //! Test helpers shared by every derivative test: a finite-difference gradient (Ridders'
 //! extrapolation of central differences), a check that compares it with revad's gradient, and
-//! the varmat/matvar agreement check of Stan Math's varmat design for array functions.
+//! the varmat/matvar agreement check of Stan Math's varmat design for array functions; for the
+//! linear-algebra functions, matrices to test at (well conditioned, positive definite,
+//! needing row swaps), factor checks (reconstruction, orthonormal columns, the sign rule), a
+//! check of every data/variable mix of a two-argument function, and a check of error
+//! messages.
 
-use ndarray::{Array1, Array2};
+use ndarray::{Array1, Array2, AsArray, Ix2};
 
+use crate::error::Error;
 use crate::functional::gradient;
 use crate::matrix;
 use crate::tape;
@@ -262,6 +267,289 @@ pub fn test_points(n: usize, seed: u64) -> Vec<f64> {
     (0..n)
         .map(|i| (((i as u64 + 1) * 2654435761 + seed) % 1000) as f64 / 250.0 - 2.0)
         .collect()
+}
+
+/// `n` pseudo-random values, uniform in (−1, 1) (splitmix64), different for each `seed`:
+/// unlike [`test_points`], whose values follow the index modulo 1000, a matrix of them has full
+/// rank and distinct singular values.
+///
+/// ```
+/// let x = revad::testing::random_points(100, 3);
+/// assert!(x.iter().all(|v| v.abs() < 1.0));
+/// assert_ne!(x, revad::testing::random_points(100, 4));
+/// ```
+pub fn random_points(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        })
+        .collect()
+}
+
+/// `k×k` values (row-major) of a well-conditioned matrix that needs row swaps: [`test_points`]
+/// in (−2, 2) plus `2k` at `(i, i+1 mod k)`, a row permutation of a diagonally dominant
+/// matrix.
+///
+/// ```
+/// let a = revad::testing::pivoting_points(3, 1);
+/// assert!(a[1] > 4.0 && a[5] > 4.0 && a[6] > 4.0);
+/// ```
+pub fn pivoting_points(k: usize, seed: u64) -> Vec<f64> {
+    let mut a = test_points(k * k, seed);
+    for i in 0..k {
+        a[i * k + (i + 1) % k] += 2.0 * k as f64;
+    }
+    a
+}
+
+/// `k×k` values (row-major) of size about `1/√k`: a matrix of them has a spectral radius of
+/// about 1.
+///
+/// ```
+/// let a = revad::testing::unit_radius_points(100, 1);
+/// assert!(a.iter().all(|x| x.abs() <= 0.2));
+/// ```
+pub fn unit_radius_points(k: usize, seed: u64) -> Vec<f64> {
+    let s = 1.0 / (k as f64).sqrt();
+    test_points(k * k, seed).iter().map(|x| x * s).collect()
+}
+
+/// An `r×c` data matrix from row-major values.
+///
+/// ```
+/// let a = revad::testing::data_matrix(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+/// assert_eq!(a[[1, 0]], 4.0);
+/// ```
+pub fn data_matrix(r: usize, c: usize, x: &[f64]) -> Matrix {
+    Array2::from_shape_vec((r, c), x.to_vec())
+        .expect("r·c values")
+        .into_shared()
+}
+
+/// `XXᵀ + kI` for the `k×k` `X` of [`test_points`]`(k², seed)`: a well-conditioned symmetric
+/// positive-definite matrix.
+///
+/// ```
+/// let a = revad::testing::spd_matrix(4, 1);
+/// assert_eq!(a, a.t());
+/// assert!(revad::linalg::cholesky_decompose(&a).is_ok());
+/// ```
+pub fn spd_matrix(k: usize, seed: u64) -> Matrix {
+    let x = data_matrix(k, k, &test_points(k * k, seed));
+    let mut a = x.dot(&x.t());
+    for i in 0..k {
+        a[[i, i]] += k as f64;
+    }
+    a.into_shared()
+}
+
+/// `XXᵀ + kI` from the `k²` variables of `X` (row-major): the variable counterpart of
+/// [`spd_matrix`].
+///
+/// ```
+/// use revad::testing::{check_gradient, spd_from, test_points};
+/// use revad::{linalg, Var};
+/// let f = |v: &[Var]| linalg::log_determinant_spd(&spd_from(2, v)).unwrap();
+/// check_gradient(f, &[&test_points(4, 1)]);
+/// ```
+pub fn spd_from(k: usize, v: &[Var]) -> Var<Matrix> {
+    let x = matrix_from(k, k, v);
+    let shift: Matrix = (Array2::eye(k) * k as f64).into_shared();
+    matrix::add(&matrix::tcrossprod(&x), &shift).expect("k×k")
+}
+
+/// The largest absolute value among `values` (0 for none).
+///
+/// ```
+/// use ndarray::array;
+/// assert_eq!(revad::testing::max_abs(&array![[1.0, -3.0], [2.0, 0.5]]), 3.0);
+/// ```
+pub fn max_abs<'a>(values: impl IntoIterator<Item = &'a f64>) -> f64 {
+    values.into_iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+/// Asserts `max|actual − expected| ≤ tol·max|expected|` (elementwise, relative to the
+/// largest element of `expected`), e.g. that factors multiply back to the matrix.
+///
+/// ```
+/// use ndarray::array;
+/// let a = array![[4.0, 2.0], [2.0, 5.0]];
+/// let l = array![[2.0, 0.0], [1.0, 2.0]];
+/// revad::testing::assert_matrix_close(&l.dot(&l.t()), &a, 1e-15);
+/// ```
+#[track_caller]
+pub fn assert_matrix_close<'a, 'b>(
+    actual: impl AsArray<'a, f64, Ix2>,
+    expected: impl AsArray<'b, f64, Ix2>,
+    tol: f64,
+) {
+    let (actual, expected) = (actual.into(), expected.into());
+    assert_eq!(actual.dim(), expected.dim(), "shapes");
+    let scale = max_abs(expected).max(1e-300);
+    let diff = max_abs(&(&actual - &expected));
+    assert!(
+        diff <= tol * scale,
+        "matrices differ by {diff:e}, more than {tol:e} times their largest element {scale:e}"
+    );
+}
+
+/// Asserts `QᵀQ = I` to `tol` (elementwise): the columns of `q` are orthonormal.
+///
+/// ```
+/// use ndarray::array;
+/// let q = array![[0.6, -0.8], [0.8, 0.6], [0.0, 0.0]];
+/// revad::testing::assert_orthonormal_columns(&q, 1e-15);
+/// ```
+#[track_caller]
+pub fn assert_orthonormal_columns<'a>(q: impl AsArray<'a, f64, Ix2>, tol: f64) {
+    let q = q.into();
+    let c = q.ncols();
+    let err = max_abs(&(q.t().dot(&q) - Array2::<f64>::eye(c)));
+    assert!(err <= tol, "QᵀQ = I: off by {err:e}, more than {tol:e}");
+}
+
+/// Asserts the sign rule of revad's eigenvectors and singular vectors: in every column of
+/// `q`, the first element of largest magnitude (to 1e-8, relative) is positive.
+///
+/// ```
+/// use ndarray::array;
+/// revad::testing::assert_sign_rule(&array![[0.8, -0.6], [0.6, 0.8]]);
+/// ```
+#[track_caller]
+pub fn assert_sign_rule<'a>(q: impl AsArray<'a, f64, Ix2>) {
+    for col in q.into().columns() {
+        let largest = max_abs(col);
+        let first = col
+            .iter()
+            .find(|x| x.abs() >= largest * (1.0 - 1e-8))
+            .expect("a nonempty column");
+        assert!(*first > 0.0, "sign rule");
+    }
+}
+
+/// Asserts that one central difference of `f` at `x`, with step `h` along a fixed direction
+/// `t`, matches revad's `⟨∇f, t⟩` to `tol`, relative: the check for sizes where each of the
+/// dozen evaluations of [`check_directional`] would cost a large decomposition.
+///
+/// ```
+/// use revad::testing::check_central_difference;
+/// check_central_difference(|v| v[0] * v[1] + v[1], &[2.0, 3.0], 1e-6, 1e-8);
+/// ```
+#[track_caller]
+pub fn check_central_difference(f: impl Fn(&[Var]) -> Var, x: &[f64], h: f64, tol: f64) {
+    let (_, g) = gradient(&f, x);
+    let t = test_points(x.len(), 1000);
+    let at = |s: f64| {
+        let xs: Vec<f64> = x.iter().zip(&t).map(|(a, b)| a + s * b).collect();
+        value_of(&f, &xs)
+    };
+    let fd = (at(h) - at(-h)) / (2.0 * h);
+    let ad: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+    assert!(
+        (fd - ad).abs() <= tol * fd.abs(),
+        "revad {ad:e}, central difference {fd:e}"
+    );
+}
+
+/// Which arguments of a two-argument function [`check_mix`] makes variables (the others
+/// enter as data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mix {
+    /// Both arguments.
+    Both,
+    /// The first argument (the matrix) only.
+    FirstOnly,
+    /// The second argument only.
+    SecondOnly,
+}
+
+impl Mix {
+    /// Every mix with at least one variable.
+    pub const ALL: [Mix; 3] = [Mix::Both, Mix::FirstOnly, Mix::SecondOnly];
+}
+
+/// Checks the gradient of `⟨f(A, B), c⟩` (the fixed weights `c` of [`weighted_sum`] with
+/// `weights`) at a square matrix `a` and an array `b`, with the arguments that `mix` makes
+/// variables: along `dirs` random directions ([`check_directional`]), and by finite
+/// differences of every coordinate as well when `full`. A data argument enters as a constant,
+/// as revad's data arrays do.
+///
+/// ```
+/// use revad::testing::{check_mix, data_matrix, Mix};
+/// use revad::{linalg, Vector};
+/// let a = data_matrix(2, 2, &[3.0, 1.0, 1.0, 2.0]);
+/// let b = Vector::from(vec![1.0, -1.0]);
+/// for mix in Mix::ALL {
+///     check_mix(&a, &b, mix, 2, true, 5, |a, b| linalg::mdivide_left(a, b).unwrap());
+/// }
+/// ```
+#[track_caller]
+pub fn check_mix<S: Storage, T: Storage>(
+    a: &Matrix,
+    b: &S,
+    mix: Mix,
+    dirs: usize,
+    full: bool,
+    weights: u64,
+    f: impl Fn(&Var<Matrix>, &Var<S>) -> Var<T>,
+) {
+    let (k, c) = a.dim();
+    let kk = k * c;
+    let a0: Vec<f64> = a.iter().copied().collect();
+    let b0: Vec<f64> = b.view2().iter().copied().collect();
+    let x: Vec<f64> = match mix {
+        Mix::Both => a0.iter().chain(&b0).copied().collect(),
+        Mix::FirstOnly => a0,
+        Mix::SecondOnly => b0,
+    };
+    let g = |v: &[Var]| {
+        let av = match mix {
+            Mix::SecondOnly => Var::array(a.clone()),
+            _ => matrix_from(k, c, &v[..kk]),
+        };
+        let bv = match mix {
+            Mix::FirstOnly => Var::array(b.clone()),
+            Mix::Both => Var::from_vars(b, &v[kk..]).expect("b's size"),
+            Mix::SecondOnly => Var::from_vars(b, v).expect("b's size"),
+        };
+        weighted_sum(&f(&av, &bv), weights)
+    };
+    check_directional(g, &x, dirs, GradCheck::default());
+    if full {
+        check_gradient(g, &[&x]);
+    }
+}
+
+/// Asserts that every call in `errors` failed with the message `template`, its leading `F`
+/// replaced by the call's function name: the check of a table of invalid arguments.
+///
+/// ```
+/// use ndarray::array;
+/// use revad::linalg;
+/// let m = array![[1.0, 2.0, 3.0]].into_shared();
+/// revad::testing::assert_messages(
+///     "F: columns of m has size 3, but must have size 1",
+///     [
+///         ("eigenvalues_sym", linalg::eigenvalues_sym(&m).err()),
+///         ("eigenvectors_sym", linalg::eigenvectors_sym(&m).err()),
+///     ],
+/// );
+/// ```
+#[track_caller]
+pub fn assert_messages<'a>(
+    template: &str,
+    errors: impl IntoIterator<Item = (&'a str, Option<Error>)>,
+) {
+    for (name, e) in errors {
+        let e = e.unwrap_or_else(|| panic!("{name} did not fail (expected {template:?})"));
+        assert_eq!(e.to_string(), template.replacen('F', name, 1));
+    }
 }
 
 #[cfg(test)]

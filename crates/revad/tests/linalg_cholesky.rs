@@ -5,23 +5,12 @@
 use nalgebra::DMatrix;
 use ndarray::{array, Array2};
 use revad::testing::{check_directional, check_gradient, matrix_from, test_points, weighted_sum};
+use revad::testing::{max_abs, spd_from, spd_matrix};
 use revad::{linalg, matrix, tape, Matrix, Var};
 
-/// `XXᵀ + kI` for the k×k `X` of `test_points(k², seed)`, as nalgebra computes it.
+/// [`spd_matrix`] as a nalgebra matrix.
 fn spd(k: usize, seed: u64) -> DMatrix<f64> {
-    let x = DMatrix::from_row_slice(k, k, &test_points(k * k, seed));
-    &x * x.transpose() + DMatrix::identity(k, k) * k as f64
-}
-
-fn to_matrix(m: &DMatrix<f64>) -> Matrix {
-    linalg::from_nalgebra(m)
-}
-
-/// `XXᵀ + kI` from the k² variables of `X`.
-fn spd_from(v: &[Var], k: usize) -> Var<Matrix> {
-    let x = matrix_from(k, k, v);
-    let shift: Matrix = (Array2::eye(k) * k as f64).into_shared();
-    matrix::add(&matrix::tcrossprod(&x), &shift).unwrap()
+    linalg::to_nalgebra(&spd_matrix(k, seed))
 }
 
 /// The symmetric k×k matrix whose lower triangle (row by row) is `v`: each off-diagonal
@@ -44,15 +33,11 @@ fn lower(a: &DMatrix<f64>) -> Vec<f64> {
         .collect()
 }
 
-fn max_abs(m: &DMatrix<f64>) -> f64 {
-    m.iter().fold(0.0f64, |s, x| s.max(x.abs()))
-}
-
 #[test]
 fn values_reconstruct_the_matrix_and_match_nalgebra() {
     for k in [1, 2, 5, 30, 36, 130] {
         let a = spd(k, 1);
-        let l = linalg::cholesky_decompose(&to_matrix(&a)).unwrap();
+        let l = linalg::cholesky_decompose(&linalg::from_nalgebra(&a)).unwrap();
         let l = linalg::to_nalgebra(l.value());
         for i in 0..k {
             for j in i + 1..k {
@@ -101,7 +86,7 @@ fn gradient_matches_finite_differences() {
     // Through A = XXᵀ + kI.
     for k in [1, 2, 5] {
         let f =
-            move |v: &[Var]| weighted_sum(&linalg::cholesky_decompose(&spd_from(v, k)).unwrap(), 7);
+            move |v: &[Var]| weighted_sum(&linalg::cholesky_decompose(&spd_from(k, v)).unwrap(), 7);
         check_gradient(f, &[&test_points(k * k, 4)]);
     }
     tape::reset();
@@ -112,7 +97,7 @@ fn random_directions_across_the_block_switch() {
     // 35 and below: unblocked; 36 and 130: blocked (blocks of 8 and 16 rows).
     for k in [1, 2, 5, 30, 36, 130] {
         let f =
-            move |v: &[Var]| weighted_sum(&linalg::cholesky_decompose(&spd_from(v, k)).unwrap(), 9);
+            move |v: &[Var]| weighted_sum(&linalg::cholesky_decompose(&spd_from(k, v)).unwrap(), 9);
         check_directional(f, &test_points(k * k, 6), 2, Default::default());
     }
     tape::reset();
@@ -124,7 +109,7 @@ fn log_determinant_gradient_is_the_inverse() {
     // (A⁻¹)ᵢⱼ below it (the pair Aᵢⱼ = Aⱼᵢ); nothing above.
     for k in [3, 36, 130] {
         let a = spd(k, 8);
-        let av = Var::array(to_matrix(&a));
+        let av = Var::array(linalg::from_nalgebra(&a));
         let l = linalg::cholesky_decompose(&av).unwrap();
         matrix::sum(&matrix::log(&matrix::diagonal(&l))).grad();
         let adj = linalg::to_nalgebra(&av.adj());
@@ -170,7 +155,7 @@ fn ill_conditioned_matrix_gives_finite_accurate_results() {
     // stable), and the gradient of Σ log Lᵢᵢ matches ½A⁻¹ to about cond·ε relative to ‖A⁻¹‖.
     for k in [5, 40] {
         let (a, inv) = ill_conditioned(k);
-        let av = Var::array(to_matrix(&a));
+        let av = Var::array(linalg::from_nalgebra(&a));
         let l = linalg::cholesky_decompose(&av).unwrap();
         let lv = linalg::to_nalgebra(l.value());
         assert!(lv.iter().all(|x| x.is_finite()));
@@ -243,7 +228,7 @@ fn bad_input_fails_with_stan_messages() {
     // A large matrix that fails late in the blocked factorisation.
     let mut a = spd(60, 1);
     a[(59, 59)] = -1.0;
-    let e = linalg::cholesky_decompose(&to_matrix(&a)).unwrap_err();
+    let e = linalg::cholesky_decompose(&linalg::from_nalgebra(&a)).unwrap_err();
     assert_eq!(
         e.to_string(),
         "cholesky_decompose: Matrix m is not positive definite"

@@ -5,20 +5,14 @@
 use nalgebra::DMatrix;
 use ndarray::{array, Array2};
 use revad::testing::{check_directional, check_gradient, matrix_from, test_points};
+use revad::testing::{data_matrix, pivoting_points};
 use revad::{linalg, tape, Matrix, Var};
 
 /// A well-conditioned `k×k` matrix that needs row swaps, scaled so its determinant is of
 /// order one: irregular entries in (−2, 2) plus `2k` at `(i, i+1 mod k)`, all over `2k`.
 fn pivoting(k: usize, seed: u64) -> Vec<f64> {
-    let mut a = test_points(k * k, seed);
-    for i in 0..k {
-        a[i * k + (i + 1) % k] += 2.0 * k as f64;
-    }
+    let a = pivoting_points(k, seed);
     a.iter().map(|x| x / (2.0 * k as f64)).collect()
-}
-
-fn mat(r: usize, c: usize, x: Vec<f64>) -> Matrix {
-    Array2::from_shape_vec((r, c), x).unwrap().into_shared()
 }
 
 fn to_na(a: &Matrix) -> DMatrix<f64> {
@@ -54,8 +48,8 @@ fn values() {
     assert_eq!(det(&t), -3.0);
     assert!(close(log_det(&t), 3f64.ln(), 1e-15));
     for k in [1, 2, 5, 30, 130] {
-        let a = mat(k, k, pivoting(k, 1));
-        let b = mat(k, k, pivoting(k, 2));
+        let a = data_matrix(k, k, &pivoting(k, 1));
+        let b = data_matrix(k, k, &pivoting(k, 2));
         let na = to_na(&a);
         assert!(close(det(&a), na.determinant(), 1e-12), "k={k}");
         assert!(
@@ -124,7 +118,7 @@ fn gradients() {
 
 #[test]
 fn bad_input_and_singular_matrices() {
-    let wide = mat(2, 3, vec![1.0; 6]);
+    let wide = data_matrix(2, 3, &[1.0; 6]);
     let e = linalg::determinant(&wide).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -155,7 +149,7 @@ fn bad_input_and_singular_matrices() {
 #[test]
 fn ill_conditioned_matrix() {
     let k = 20;
-    let q = to_na(&mat(k, k, test_points(k * k, 9))).qr().q();
+    let q = to_na(&data_matrix(k, k, &test_points(k * k, 9))).qr().q();
     let d: Vec<f64> = (0..k)
         .map(|i| 10f64.powf(-10.0 * i as f64 / (k - 1) as f64))
         .collect();

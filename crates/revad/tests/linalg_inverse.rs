@@ -6,14 +6,12 @@
 use nalgebra::DMatrix;
 use ndarray::{array, Array2};
 use revad::testing::{check_directional, check_gradient, matrix_from, test_points, weighted_sum};
-use revad::{linalg, matrix, tape, Matrix, Var};
+use revad::testing::{data_matrix, pivoting_points};
+use revad::{linalg, matrix, tape, Var};
 
 /// A well-conditioned `k×k` matrix that needs row swaps, scaled to entries of order one.
 fn pivoting(k: usize, seed: u64) -> Vec<f64> {
-    let mut a = test_points(k * k, seed);
-    for i in 0..k {
-        a[i * k + (i + 1) % k] += 2.0 * k as f64;
-    }
+    let a = pivoting_points(k, seed);
     a.iter().map(|x| x / k as f64).collect()
 }
 
@@ -34,10 +32,6 @@ fn generic(r: usize, c: usize, seed: f64) -> Vec<f64> {
     (0..r * c)
         .map(|p| (1.3 * (p / c) as f64 + 0.7 * (p % c) as f64 + seed).sin())
         .collect()
-}
-
-fn mat(r: usize, c: usize, x: Vec<f64>) -> Matrix {
-    Array2::from_shape_vec((r, c), x).unwrap().into_shared()
 }
 
 fn to_na(a: &Array2<f64>) -> DMatrix<f64> {
@@ -64,7 +58,7 @@ fn assert_penrose(g: &Array2<f64>, p: &Array2<f64>, tol: f64) {
 #[test]
 fn inverse_values() {
     for k in [1, 2, 5, 30, 64, 130] {
-        let a = mat(k, k, pivoting(k, 1));
+        let a = data_matrix(k, k, &pivoting(k, 1));
         let inv = linalg::inverse(&a).unwrap();
         let inv = inv.value();
         let err = max_abs(&(a.dot(inv) - Array2::<f64>::eye(k)));
@@ -118,7 +112,7 @@ fn generalized_inverse_values() {
         (33, 30),
         (6, 6),
     ] {
-        let g = mat(m, n, full_rank(m, n, 7));
+        let g = data_matrix(m, n, &full_rank(m, n, 7));
         let p = linalg::generalized_inverse(&g);
         let p = p.value().to_owned();
         assert_eq!(p.dim(), (n, m));
@@ -129,7 +123,7 @@ fn generalized_inverse_values() {
         }
     }
     // A square matrix of full rank gives exactly `inverse`.
-    let a = mat(4, 4, pivoting(4, 5));
+    let a = data_matrix(4, 4, &pivoting(4, 5));
     assert_eq!(
         linalg::generalized_inverse(&a).value(),
         linalg::inverse(&a).unwrap().value()
@@ -213,7 +207,7 @@ fn generalized_inverse_gradients() {
 
 #[test]
 fn bad_input_and_singular_matrices() {
-    let e = linalg::inverse(&mat(2, 3, vec![1.0; 6])).unwrap_err();
+    let e = linalg::inverse(&data_matrix(2, 3, &[1.0; 6])).unwrap_err();
     assert_eq!(
         e.to_string(),
         "inverse: columns of m has size 3, but must have size 2"
@@ -233,7 +227,9 @@ fn bad_input_and_singular_matrices() {
 #[test]
 fn ill_conditioned_matrix() {
     let k = 12;
-    let q = to_na(&mat(k, k, test_points(k * k, 9)).to_owned()).qr().q();
+    let q = to_na(&data_matrix(k, k, &test_points(k * k, 9)).to_owned())
+        .qr()
+        .q();
     let d: Vec<f64> = (0..k)
         .map(|i| 10f64.powf(-10.0 * i as f64 / (k - 1) as f64))
         .collect();

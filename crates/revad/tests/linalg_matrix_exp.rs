@@ -8,18 +8,8 @@ use revad::testing::{
     assert_close, check_directional, check_gradient, check_gradient_with, matrix_from, test_points,
     weighted_sum, GradCheck,
 };
-use revad::{linalg, matrix, tape, Matrix, Var};
-
-/// An r×c data matrix from row-major values.
-fn data(r: usize, c: usize, x: &[f64]) -> Matrix {
-    Array2::from_shape_vec((r, c), x.to_vec())
-        .unwrap()
-        .into_shared()
-}
-
-fn nal(m: &Matrix) -> DMatrix<f64> {
-    linalg::to_nalgebra(m)
-}
+use revad::testing::{data_matrix, unit_radius_points};
+use revad::{linalg, matrix, tape, Var};
 
 /// ‖X − Y‖_F / ‖Y‖_F.
 fn rel_err(x: &DMatrix<f64>, y: &DMatrix<f64>) -> f64 {
@@ -43,13 +33,7 @@ fn taylor_exp(a: &DMatrix<f64>, k: i32) -> DMatrix<f64> {
 }
 
 fn exp_value(a: &DMatrix<f64>) -> DMatrix<f64> {
-    nal(&linalg::matrix_exp(a).unwrap().value().clone())
-}
-
-/// A K×K matrix with entries of size about 1/√K (spectral radius about 1).
-fn tame(k: usize, seed: u64) -> Vec<f64> {
-    let s = 1.0 / (k as f64).sqrt();
-    test_points(k * k, seed).iter().map(|x| x * s).collect()
+    linalg::to_nalgebra(&linalg::matrix_exp(a).unwrap().value().clone())
 }
 
 #[test]
@@ -115,23 +99,24 @@ fn values_against_taylor_and_identities() {
         }
     }
     // matrix_exp_multiply and scale_matrix_exp_multiply agree with exp(A)·B, exp(tA)·B.
-    let a = data(3, 3, &tame(3, 7));
-    let b = data(3, 2, &test_points(6, 8));
-    let want = exp_value(&nal(&a)) * nal(&b);
+    let a = data_matrix(3, 3, &unit_radius_points(3, 7));
+    let b = data_matrix(3, 2, &test_points(6, 8));
+    let want = exp_value(&linalg::to_nalgebra(&a)) * linalg::to_nalgebra(&b);
     let got = linalg::matrix_exp_multiply(&a, &b).unwrap();
-    assert!(rel_err(&nal(got.value()), &want) < 1e-15);
+    assert!(rel_err(&linalg::to_nalgebra(got.value()), &want) < 1e-15);
     let t = -1.7;
-    let want = exp_value(&(nal(&a) * t)) * nal(&b);
+    let want = exp_value(&(linalg::to_nalgebra(&a) * t)) * linalg::to_nalgebra(&b);
     let got = linalg::scale_matrix_exp_multiply(t, &a, &b).unwrap();
-    assert!(rel_err(&nal(got.value()), &want) < 1e-15);
+    assert!(rel_err(&linalg::to_nalgebra(got.value()), &want) < 1e-15);
     let got = linalg::scale_matrix_exp_multiply(0.0, &a, &b).unwrap();
-    assert_eq!(nal(got.value()), nal(&b));
+    assert_eq!(linalg::to_nalgebra(got.value()), linalg::to_nalgebra(&b));
 }
 
 /// A K×K matrix `S·diag(λ)·S⁻¹` (K ≥ 2) with eigenvalues from 2 down to −48 and a
 /// well-conditioned `S`, so that ‖A‖₁ is about 50 and `exp(A) = S·diag(e^λ)·S⁻¹` is known.
 fn large_norm(k: usize) -> (DMatrix<f64>, DMatrix<f64>) {
-    let s = DMatrix::identity(k, k) + DMatrix::from_row_slice(k, k, &tame(k, 11)) * 0.3;
+    let s =
+        DMatrix::identity(k, k) + DMatrix::from_row_slice(k, k, &unit_radius_points(k, 11)) * 0.3;
     let lambda: Vec<f64> = (0..k)
         .map(|i| 2.0 - 50.0 * i as f64 / (k - 1) as f64)
         .collect();
@@ -186,17 +171,19 @@ fn adjoint_is_the_block_frechet_derivative() {
         (5, 8.0),
     ] {
         let x: Vec<f64> = test_points(k * k, 21).iter().map(|v| v * scale).collect();
-        let a = Var::array(data(k, k, &x));
-        let c = data(k, k, &test_points(k * k, 22));
+        let a = Var::array(data_matrix(k, k, &x));
+        let c = data_matrix(k, k, &test_points(k * k, 22));
         let e = linalg::matrix_exp(&a).unwrap();
         matrix::dot_product(&e, &c).unwrap().grad();
-        let a_bar = nal(&a.adj());
+        let a_bar = linalg::to_nalgebra(&a.adj());
         tape::reset();
-        let at = nal(&data(k, k, &x)).transpose();
+        let at = linalg::to_nalgebra(&data_matrix(k, k, &x)).transpose();
         let mut block = DMatrix::zeros(2 * k, 2 * k);
         block.view_mut((0, 0), (k, k)).copy_from(&at);
         block.view_mut((k, k), (k, k)).copy_from(&at);
-        block.view_mut((0, k), (k, k)).copy_from(&nal(&c));
+        block
+            .view_mut((0, k), (k, k))
+            .copy_from(&linalg::to_nalgebra(&c));
         let want = exp_value(&block).view((0, k), (k, k)).clone_owned();
         assert!(rel_err(&a_bar, &want) < 1e-13, "k={k}, scale={scale}");
     }
@@ -211,7 +198,7 @@ fn gradients_by_finite_differences() {
         check_gradient(f, &[&x]);
     }
     let x = test_points(9 + 6, 6);
-    let (ad, bd) = (data(3, 3, &x[..9]), data(3, 2, &x[9..]));
+    let (ad, bd) = (data_matrix(3, 3, &x[..9]), data_matrix(3, 2, &x[9..]));
     let var_var = |v: &[Var]| {
         let (a, b) = (matrix_from(3, 3, &v[..9]), matrix_from(3, 2, &v[9..]));
         weighted_sum(&linalg::matrix_exp_multiply(&a, &b).unwrap(), 2)
@@ -263,7 +250,7 @@ fn gradients_by_finite_differences() {
 #[test]
 fn gradients_along_random_directions() {
     for k in [1, 2, 5, 30, 130] {
-        let x = tame(k, 31 + k as u64);
+        let x = unit_radius_points(k, 31 + k as u64);
         let f = |v: &[Var]| weighted_sum(&linalg::matrix_exp(&matrix_from(k, k, v)).unwrap(), 4);
         check_directional(f, &x, if k > 30 { 1 } else { 2 }, GradCheck::default());
         // exp(A)·B with B of three columns, both variables.
@@ -283,9 +270,9 @@ fn gradients_along_random_directions() {
 
 #[test]
 fn bad_input() {
-    let sq = data(2, 2, &[1.0, 2.0, 3.0, 4.0]);
-    let wide = data(2, 3, &[1.0; 6]);
-    let tall = data(3, 1, &[1.0; 3]);
+    let sq = data_matrix(2, 2, &[1.0, 2.0, 3.0, 4.0]);
+    let wide = data_matrix(2, 3, &[1.0; 6]);
+    let tall = data_matrix(3, 1, &[1.0; 3]);
     let cases: Vec<(revad::Error, &str)> = vec![
         (
             linalg::matrix_exp(&wide).unwrap_err(),
@@ -313,8 +300,8 @@ fn bad_input() {
     }
     // NaN or ±∞ inside: a NaN result and NaN adjoints, no error (Stan does not check).
     for bad in [f64::NAN, f64::INFINITY] {
-        let a = Var::array(data(2, 2, &[1.0, bad, 0.0, 1.0]));
-        let b = Var::array(data(2, 1, &[1.0, 2.0]));
+        let a = Var::array(data_matrix(2, 2, &[1.0, bad, 0.0, 1.0]));
+        let b = Var::array(data_matrix(2, 1, &[1.0, 2.0]));
         let c = linalg::matrix_exp_multiply(&a, &b).unwrap();
         assert!(c.value().iter().all(|x| x.is_nan()));
         matrix::sum(&c).grad();

@@ -7,17 +7,8 @@ use revad::testing::{
     assert_close, check_directional, check_gradient, matrix_from, test_points, weighted_sum,
     GradCheck,
 };
-use revad::{linalg, matrix, tape, Matrix, Var};
-
-fn data(r: usize, c: usize, x: &[f64]) -> Matrix {
-    Array2::from_shape_vec((r, c), x.to_vec())
-        .unwrap()
-        .into_shared()
-}
-
-fn nal(m: &Matrix) -> DMatrix<f64> {
-    linalg::to_nalgebra(m)
-}
+use revad::testing::{data_matrix, unit_radius_points};
+use revad::{linalg, matrix, tape, Var};
 
 /// Aⁿ by n − 1 multiplications.
 fn naive_power(a: &DMatrix<f64>, n: usize) -> DMatrix<f64> {
@@ -28,26 +19,20 @@ fn naive_power(a: &DMatrix<f64>, n: usize) -> DMatrix<f64> {
     p
 }
 
-/// A K×K matrix with entries of size about 1/√K (spectral radius about 1).
-fn tame(k: usize, seed: u64) -> Vec<f64> {
-    let s = 1.0 / (k as f64).sqrt();
-    test_points(k * k, seed).iter().map(|x| x * s).collect()
-}
-
 #[test]
 fn values() {
-    let x = tame(4, 1);
-    let a = data(4, 4, &x);
+    let x = unit_radius_points(4, 1);
+    let a = data_matrix(4, 4, &x);
     for n in (0..=10).chain([17, 30, 64]) {
-        let p = nal(linalg::matrix_power(&a, n).unwrap().value());
-        let want = naive_power(&nal(&a), n as usize);
+        let p = linalg::to_nalgebra(linalg::matrix_power(&a, n).unwrap().value());
+        let want = naive_power(&linalg::to_nalgebra(&a), n as usize);
         assert!(
             (&p - &want).norm() <= 1e-13 * want.norm().max(1.0),
             "n = {n}"
         );
     }
     // A Jordan block: [[λ, 1], [0, λ]]ⁿ = [[λⁿ, nλⁿ⁻¹], [0, λⁿ]].
-    let j = data(2, 2, &[0.9, 1.0, 0.0, 0.9]);
+    let j = data_matrix(2, 2, &[0.9, 1.0, 0.0, 0.9]);
     for n in [1, 2, 5, 13] {
         let p = linalg::matrix_power(&j, n).unwrap();
         let p = p.value();
@@ -58,7 +43,7 @@ fn values() {
     // n = 0 gives I (and nothing to differentiate), a 0×0 matrix a 0×0 power.
     let v = Var::array(a.clone());
     let id = linalg::matrix_power(&v, 0).unwrap();
-    assert_eq!(nal(id.value()), DMatrix::identity(4, 4));
+    assert_eq!(linalg::to_nalgebra(id.value()), DMatrix::identity(4, 4));
     matrix::sum(&id).grad();
     assert!(v.adj().iter().all(|&g| g == 0.0));
     tape::reset();
@@ -70,17 +55,19 @@ fn values() {
 fn gradient_is_the_sum_formula() {
     // Ā = Σₖ₌₀ⁿ⁻¹ (Aᵀ)ᵏ Ḡ (Aᵀ)ⁿ⁻¹⁻ᵏ, written out.
     let k = 4;
-    let x = tame(k, 2);
-    let c = data(k, k, &test_points(k * k, 3));
+    let x = unit_radius_points(k, 2);
+    let c = data_matrix(k, k, &test_points(k * k, 3));
     for n in [1, 2, 3, 6, 13] {
-        let a = Var::array(data(k, k, &x));
+        let a = Var::array(data_matrix(k, k, &x));
         let p = linalg::matrix_power(&a, n).unwrap();
         matrix::dot_product(&p, &c).unwrap().grad();
-        let got = nal(&a.adj());
+        let got = linalg::to_nalgebra(&a.adj());
         tape::reset();
-        let at = nal(&data(k, k, &x)).transpose();
+        let at = linalg::to_nalgebra(&data_matrix(k, k, &x)).transpose();
         let want = (0..n as usize)
-            .map(|j| naive_power(&at, j) * nal(&c) * naive_power(&at, n as usize - 1 - j))
+            .map(|j| {
+                naive_power(&at, j) * linalg::to_nalgebra(&c) * naive_power(&at, n as usize - 1 - j)
+            })
             .fold(DMatrix::zeros(k, k), |s, t| s + t);
         assert!((&got - &want).norm() <= 1e-13 * want.norm(), "n = {n}");
     }
@@ -91,10 +78,10 @@ fn gradients() {
     for n in 1..=7 {
         let f =
             |v: &[Var]| weighted_sum(&linalg::matrix_power(&matrix_from(3, 3, v), n).unwrap(), 1);
-        check_gradient(f, &[&test_points(9, 4), &tame(3, 5)]);
+        check_gradient(f, &[&test_points(9, 4), &unit_radius_points(3, 5)]);
     }
     for k in [1, 2, 5, 30, 130] {
-        let x = tame(k, 6 + k as u64);
+        let x = unit_radius_points(k, 6 + k as u64);
         for n in [2, 7] {
             let f = |v: &[Var]| {
                 weighted_sum(&linalg::matrix_power(&matrix_from(k, k, v), n).unwrap(), 7)
@@ -108,8 +95,10 @@ fn gradients() {
 fn large_and_ill_conditioned() {
     // Spectral radius about 10 and n = 12: elements about 1e12, still accurate; and a matrix
     // of condition number 1e10 (singular values 1 … 1e-10), whose powers stay finite.
-    let big: Vec<f64> = tame(5, 8).iter().map(|v| v * 10.0).collect();
-    let q = nal(&data(5, 5, &tame(5, 9))).qr().q();
+    let big: Vec<f64> = unit_radius_points(5, 8).iter().map(|v| v * 10.0).collect();
+    let q = linalg::to_nalgebra(&data_matrix(5, 5, &unit_radius_points(5, 9)))
+        .qr()
+        .q();
     let s = DMatrix::from_diagonal(&nalgebra::DVector::from_row_slice(&[
         1.0, 1e-3, 1e-5, 1e-8, 1e-10,
     ]));
@@ -119,9 +108,9 @@ fn large_and_ill_conditioned() {
         .copied()
         .collect();
     for x in [big, ill] {
-        let a = data(5, 5, &x);
-        let p = nal(linalg::matrix_power(&a, 12).unwrap().value());
-        let want = naive_power(&nal(&a), 12);
+        let a = data_matrix(5, 5, &x);
+        let p = linalg::to_nalgebra(linalg::matrix_power(&a, 12).unwrap().value());
+        let want = naive_power(&linalg::to_nalgebra(&a), 12);
         assert!((&p - &want).norm() <= 1e-13 * want.norm());
         let f =
             |v: &[Var]| weighted_sum(&linalg::matrix_power(&matrix_from(5, 5, v), 12).unwrap(), 9);
@@ -135,10 +124,10 @@ fn large_and_ill_conditioned() {
 
 #[test]
 fn bad_input() {
-    let wide = data(2, 3, &[1.0; 6]);
-    let sq = data(2, 2, &[1.0, 2.0, 3.0, 4.0]);
-    let nan = data(2, 2, &[1.0, f64::NAN, 3.0, 4.0]);
-    let inf = data(2, 2, &[1.0, 2.0, f64::INFINITY, 4.0]);
+    let wide = data_matrix(2, 3, &[1.0; 6]);
+    let sq = data_matrix(2, 2, &[1.0, 2.0, 3.0, 4.0]);
+    let nan = data_matrix(2, 2, &[1.0, f64::NAN, 3.0, 4.0]);
+    let inf = data_matrix(2, 2, &[1.0, 2.0, f64::INFINITY, 4.0]);
     let cases = [
         (
             linalg::matrix_power(&wide, 2),

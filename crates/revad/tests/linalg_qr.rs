@@ -6,28 +6,11 @@
 
 use ndarray::{array, s, Array1, Array2};
 use revad::testing::{
-    check_directional, check_gradient, matrix_from, test_points, value_of, weighted_sum, GradCheck,
+    assert_matrix_close, assert_orthonormal_columns, check_central_difference, max_abs,
+    random_points,
 };
+use revad::testing::{check_directional, check_gradient, matrix_from, weighted_sum, GradCheck};
 use revad::{gradient, linalg, matrix, tape, Matrix, Var};
-
-fn max_abs(a: &Array2<f64>) -> f64 {
-    a.iter().fold(0.0f64, |m, x| m.max(x.abs()))
-}
-
-/// `n` pseudo-random values, uniform in (−1, 1) (splitmix64), for matrices of full rank.
-fn random_points(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-        })
-        .collect()
-}
 
 fn plain(m: usize, n: usize, x: &[f64]) -> Array2<f64> {
     Array2::from_shape_vec((m, n), x.to_vec()).unwrap()
@@ -35,13 +18,8 @@ fn plain(m: usize, n: usize, x: &[f64]) -> Array2<f64> {
 
 /// Checks `A = Q·R`, `QᵀQ = I`, `R` upper trapezoidal with a nonnegative diagonal.
 fn check_factors(a: &Array2<f64>, q: &Matrix, r: &Matrix, tol: f64) {
-    let scale = max_abs(a).max(1e-300);
-    assert!(max_abs(&(q.dot(r) - a)) <= tol * scale, "A = QR");
-    let c = q.ncols();
-    assert!(
-        max_abs(&(q.t().dot(q) - Array2::<f64>::eye(c))) <= tol,
-        "QᵀQ = I"
-    );
+    assert_matrix_close(&q.dot(r), a, tol);
+    assert_orthonormal_columns(q, tol);
     for ((i, j), x) in r.indexed_iter() {
         assert!(i <= j || *x == 0.0, "R upper trapezoidal");
         assert!(i != j || *x >= 0.0, "R's diagonal nonnegative");
@@ -237,19 +215,7 @@ fn gradient_at_size_130() {
     let k = 130;
     let x = random_points(k * k, 25);
     let f = thin_both(k, k);
-    let (_, g) = gradient(&f, &x);
-    let t = test_points(x.len(), 1000);
-    let h = 1e-6;
-    let at = |s: f64| {
-        let xs: Vec<f64> = x.iter().zip(&t).map(|(a, b)| a + s * b).collect();
-        value_of(&f, &xs)
-    };
-    let fd = (at(h) - at(-h)) / (2.0 * h);
-    let ad: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
-    assert!(
-        (fd - ad).abs() <= 1e-6 * fd.abs(),
-        "revad {ad:e}, central {fd:e}"
-    );
+    check_central_difference(f, &x, 1e-6, 1e-6);
     tape::reset();
 }
 

@@ -4,72 +4,12 @@
 
 use nalgebra::DMatrix;
 use ndarray::{array, Array2};
-use revad::testing::{check_directional, check_gradient, matrix_from, test_points, weighted_sum};
+use revad::testing::test_points;
+use revad::testing::{check_mix, data_matrix, pivoting_points, Mix};
 use revad::{linalg, tape, Matrix, RowVector, Storage, Var, Vector};
-
-/// A well-conditioned `k×k` matrix that needs row swaps: irregular entries in (−2, 2), plus
-/// `2k` at `(i, i+1 mod k)` (a row permutation of a diagonally dominant matrix).
-fn pivoting(k: usize, seed: u64) -> Vec<f64> {
-    let mut a = test_points(k * k, seed);
-    for i in 0..k {
-        a[i * k + (i + 1) % k] += 2.0 * k as f64;
-    }
-    a
-}
-
-fn mat(r: usize, c: usize, x: Vec<f64>) -> Matrix {
-    Array2::from_shape_vec((r, c), x).unwrap().into_shared()
-}
 
 fn to_na(a: &Array2<f64>) -> DMatrix<f64> {
     DMatrix::from_fn(a.nrows(), a.ncols(), |i, j| a[[i, j]])
-}
-
-/// Which arguments are variables.
-#[derive(Clone, Copy, Debug)]
-enum Mix {
-    Both,
-    MatrixOnly,
-    RhsOnly,
-}
-
-const MIXES: [Mix; 3] = [Mix::Both, Mix::MatrixOnly, Mix::RhsOnly];
-
-/// Checks the gradient of `⟨f(A, B), c⟩` for a `k×k` `A` and a right-hand side shaped like
-/// `like`, with the arguments that `mix` makes variables; finite differences of every
-/// coordinate as well when `full`.
-fn check_mix<S: Storage>(
-    k: usize,
-    like: &S,
-    mix: Mix,
-    dirs: usize,
-    full: bool,
-    f: fn(&Var<Matrix>, &Var<S>) -> Var<S>,
-) {
-    let (a0, b0) = (pivoting(k, 11), test_points(like.len(), 12));
-    let kk = k * k;
-    let x: Vec<f64> = match mix {
-        Mix::Both => a0.iter().chain(&b0).copied().collect(),
-        Mix::MatrixOnly => a0.clone(),
-        Mix::RhsOnly => b0.clone(),
-    };
-    let g = |v: &[Var]| {
-        // Data arguments enter as constants (no adjoint work), as revad's data arrays would.
-        let a = match mix {
-            Mix::RhsOnly => Var::array(mat(k, k, a0.clone())),
-            _ => matrix_from(k, k, &v[..kk]),
-        };
-        let b = match mix {
-            Mix::MatrixOnly => Var::array(like.with_data(b0.clone())),
-            Mix::Both => Var::from_vars(like, &v[kk..]).unwrap(),
-            Mix::RhsOnly => Var::from_vars(like, v).unwrap(),
-        };
-        weighted_sum(&f(&a, &b), 5)
-    };
-    check_directional(g, &x, dirs, Default::default());
-    if full {
-        check_gradient(g, &[&x]);
-    }
 }
 
 fn left<S: Storage>(a: &Var<Matrix>, b: &Var<S>) -> Var<S> {
@@ -83,8 +23,8 @@ fn right<S: Storage>(a: &Var<Matrix>, b: &Var<S>) -> Var<S> {
 #[test]
 fn values_against_residuals_and_an_independent_solve() {
     for k in [1, 2, 5, 30, 130] {
-        let a = mat(k, k, pivoting(k, 3));
-        let b = mat(k, 4, test_points(4 * k, 4));
+        let a = data_matrix(k, k, &pivoting_points(k, 3));
+        let b = data_matrix(k, 4, &test_points(4 * k, 4));
         let c = linalg::mdivide_left(&a, &b).unwrap();
         let c = c.value();
         let want = to_na(&a.to_owned())
@@ -131,7 +71,7 @@ fn values_against_residuals_and_an_independent_solve() {
     // Empty systems.
     let e = linalg::mdivide_left(
         &Array2::<f64>::zeros((0, 0)).into_shared(),
-        &mat(0, 3, vec![]),
+        &data_matrix(0, 3, &[]),
     );
     assert_eq!(e.unwrap().shape(), (0, 3));
     tape::reset();
@@ -141,19 +81,17 @@ fn values_against_residuals_and_an_independent_solve() {
 fn gradients_for_each_mix_and_size() {
     for k in [1, 2, 5, 30, 130] {
         let (dirs, full) = (if k > 30 { 1 } else { 2 }, k <= 2);
-        let m = mat(k, 3, vec![0.0; 3 * k]);
-        let v: Vector = Array2::<f64>::zeros((k, 1))
-            .column(0)
-            .to_owned()
-            .into_shared();
-        let mt = mat(3, k, vec![0.0; 3 * k]);
+        let a = data_matrix(k, k, &pivoting_points(k, 11));
+        let m = data_matrix(k, 3, &test_points(3 * k, 12));
+        let mt = data_matrix(3, k, &test_points(3 * k, 12));
+        let v = Vector::from(test_points(k, 12));
         let rv = RowVector(v.clone());
-        for mix in MIXES {
-            check_mix(k, &m, mix, dirs, full, left);
-            check_mix(k, &mt, mix, dirs, full, right);
+        for mix in Mix::ALL {
+            check_mix(&a, &m, mix, dirs, full, 5, left);
+            check_mix(&a, &mt, mix, dirs, full, 5, right);
             if k <= 30 {
-                check_mix(k, &v, mix, dirs, full, left);
-                check_mix(k, &rv, mix, dirs, full, right);
+                check_mix(&a, &v, mix, dirs, full, 5, left);
+                check_mix(&a, &rv, mix, dirs, full, 5, right);
             }
         }
         tape::reset();
@@ -162,18 +100,20 @@ fn gradients_for_each_mix_and_size() {
 
 #[test]
 fn bad_input() {
-    let sq = mat(3, 3, pivoting(3, 1));
+    let sq = data_matrix(3, 3, &pivoting_points(3, 1));
     let cases: Vec<(revad::Error, &str)> = vec![
         (
-            linalg::mdivide_left(&mat(2, 3, vec![1.0; 6]), &mat(2, 1, vec![1.0; 2])).unwrap_err(),
+            linalg::mdivide_left(&data_matrix(2, 3, &[1.0; 6]), &data_matrix(2, 1, &[1.0; 2]))
+                .unwrap_err(),
             "mdivide_left: columns of A has size 3, but must have size 2",
         ),
         (
-            linalg::mdivide_left(&sq, &mat(2, 2, vec![1.0; 4])).unwrap_err(),
+            linalg::mdivide_left(&sq, &data_matrix(2, 2, &[1.0; 4])).unwrap_err(),
             "mdivide_left: rows of B has size 2, but must have size 3",
         ),
         (
-            linalg::mdivide_right(&mat(1, 2, vec![1.0; 2]), &mat(2, 3, vec![1.0; 6])).unwrap_err(),
+            linalg::mdivide_right(&data_matrix(1, 2, &[1.0; 2]), &data_matrix(2, 3, &[1.0; 6]))
+                .unwrap_err(),
             "mdivide_right: columns of A has size 3, but must have size 2",
         ),
         (
@@ -185,11 +125,11 @@ fn bad_input() {
         assert_eq!(e.to_string(), msg);
     }
     // Neither a singular matrix nor NaN is an error, as in Stan: the result is not finite.
-    let singular = mat(2, 2, vec![1.0, 2.0, 2.0, 4.0]);
+    let singular = data_matrix(2, 2, &[1.0, 2.0, 2.0, 4.0]);
     let c = linalg::mdivide_left(&singular, &array![1.0, 1.0].into_shared()).unwrap();
     assert!(c.value().iter().any(|x| !x.is_finite()));
-    let nan = mat(2, 2, vec![1.0, f64::NAN, 0.0, 1.0]);
-    let c = linalg::mdivide_right(&mat(1, 2, vec![1.0, 1.0]), &nan).unwrap();
+    let nan = data_matrix(2, 2, &[1.0, f64::NAN, 0.0, 1.0]);
+    let c = linalg::mdivide_right(&data_matrix(1, 2, &[1.0, 1.0]), &nan).unwrap();
     assert!(c.value().iter().any(|x| x.is_nan()));
     let a = Var::array(singular);
     let c = linalg::mdivide_left(&a, &array![1.0, 1.0].into_shared()).unwrap();
@@ -207,7 +147,7 @@ fn bad_input() {
 fn ill_conditioned_system() {
     let k = 20;
     let q = {
-        let x = to_na(&mat(k, k, test_points(k * k, 9)).to_owned());
+        let x = to_na(&data_matrix(k, k, &test_points(k * k, 9)).to_owned());
         x.qr().q()
     };
     let d = DMatrix::from_diagonal(&nalgebra::DVector::from_fn(k, |i, _| {

@@ -8,27 +8,12 @@ use revad::testing::{
     check_directional, check_gradient, matrix_from, row_vector_from, test_points, vector_from,
     weighted_sum,
 };
+use revad::testing::{max_abs, spd_from, spd_matrix, Mix};
 use revad::{linalg, matrix, tape, Matrix, RowVector, Var, Vector};
 
-/// `XXᵀ + kI` for the k×k `X` of `test_points(k², seed)`.
+/// [`spd_matrix`] as a nalgebra matrix.
 fn spd(k: usize, seed: u64) -> DMatrix<f64> {
-    let x = DMatrix::from_row_slice(k, k, &test_points(k * k, seed));
-    &x * x.transpose() + DMatrix::identity(k, k) * k as f64
-}
-
-fn to_matrix(m: &DMatrix<f64>) -> Matrix {
-    linalg::from_nalgebra(m)
-}
-
-fn max_abs(m: &DMatrix<f64>) -> f64 {
-    m.iter().fold(0.0f64, |s, x| s.max(x.abs()))
-}
-
-/// `XXᵀ + kI` from the k² variables of `X`.
-fn spd_from(v: &[Var], k: usize) -> Var<Matrix> {
-    let x = matrix_from(k, k, v);
-    let shift: Matrix = (Array2::eye(k) * k as f64).into_shared();
-    matrix::add(&matrix::tcrossprod(&x), &shift).unwrap()
+    linalg::to_nalgebra(&spd_matrix(k, seed))
 }
 
 /// The k×k lower-triangular matrix whose lower triangle (row by row) is `v`.
@@ -58,23 +43,15 @@ fn factor_params(k: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-/// The operands of a two-argument test, each a variable made from `v` or data at `x`.
-#[derive(Clone, Copy, Debug)]
-enum Mix {
-    Both,
-    AOnly,
-    BOnly,
-}
-
-const MIXES: [Mix; 3] = [Mix::Both, Mix::AOnly, Mix::BOnly];
-
 #[test]
 fn log_determinant_spd_values_and_gradients() {
     let exact = linalg::log_determinant_spd(&array![[4.0, 2.0], [2.0, 5.0]].into_shared()).unwrap();
     assert!((exact.value() - 16f64.ln()).abs() < 1e-15);
     for k in [1, 5, 36] {
         let a = spd(k, 1);
-        let v = linalg::log_determinant_spd(&to_matrix(&a)).unwrap().value();
+        let v = linalg::log_determinant_spd(&linalg::from_nalgebra(&a))
+            .unwrap()
+            .value();
         let reference = a.clone().lu().determinant().ln();
         assert!(
             (v - reference).abs() <= 1e-12 * reference.abs().max(1.0),
@@ -85,18 +62,18 @@ fn log_determinant_spd_values_and_gradients() {
     assert_eq!(empty.value(), 0.0);
     // Ā = ḡA⁻¹, both triangles.
     let a = spd(4, 2);
-    let av = Var::array(to_matrix(&a));
+    let av = Var::array(linalg::from_nalgebra(&a));
     (linalg::log_determinant_spd(&av).unwrap() * 3.0).grad();
     let adj = linalg::to_nalgebra(&av.adj());
     let inv = a.try_inverse().unwrap();
     assert!(max_abs(&(adj - inv * 3.0)) <= 1e-14);
     tape::reset();
     for k in [1, 2, 4] {
-        let f = move |v: &[Var]| linalg::log_determinant_spd(&spd_from(v, k)).unwrap();
+        let f = move |v: &[Var]| linalg::log_determinant_spd(&spd_from(k, v)).unwrap();
         check_gradient(f, &[&test_points(k * k, 3)]);
     }
     for k in [1, 2, 5, 30, 130] {
-        let f = move |v: &[Var]| linalg::log_determinant_spd(&spd_from(v, k)).unwrap();
+        let f = move |v: &[Var]| linalg::log_determinant_spd(&spd_from(k, v)).unwrap();
         check_directional(f, &test_points(k * k, 4), 2, Default::default());
     }
     tape::reset();
@@ -109,12 +86,12 @@ fn solve(v: &[Var], k: usize, m: usize, mix: Mix, right: bool) -> Var {
     let nb = if m == 0 { k } else { k * m };
     let (a_is_var, b_is_var) = match mix {
         Mix::Both => (true, true),
-        Mix::AOnly => (true, false),
-        Mix::BOnly => (false, true),
+        Mix::FirstOnly => (true, false),
+        Mix::SecondOnly => (false, true),
     };
     let (xv, bv) = v.split_at(if a_is_var { k * k } else { 0 });
-    let a_var = a_is_var.then(|| spd_from(xv, k));
-    let a_data = to_matrix(&spd(k, 21));
+    let a_var = a_is_var.then(|| spd_from(k, xv));
+    let a_data = linalg::from_nalgebra(&spd(k, 21));
     let b_data = test_points(nb, 22);
     macro_rules! go {
         ($b:expr) => {{
@@ -145,8 +122,8 @@ fn solve_len(k: usize, m: usize, mix: Mix) -> usize {
     let nb = if m == 0 { k } else { k * m };
     match mix {
         Mix::Both => k * k + nb,
-        Mix::AOnly => k * k,
-        Mix::BOnly => nb,
+        Mix::FirstOnly => k * k,
+        Mix::SecondOnly => nb,
     }
 }
 
@@ -154,9 +131,9 @@ fn solve_len(k: usize, m: usize, mix: Mix) -> usize {
 fn mdivide_spd_values() {
     for k in [1, 5, 40] {
         let a = spd(k, 1);
-        let am = to_matrix(&a);
+        let am = linalg::from_nalgebra(&a);
         let b = DMatrix::from_row_slice(k, 3, &test_points(3 * k, 2));
-        let x = linalg::mdivide_left_spd(&am, &to_matrix(&b)).unwrap();
+        let x = linalg::mdivide_left_spd(&am, &linalg::from_nalgebra(&b)).unwrap();
         let x = linalg::to_nalgebra(x.value());
         let scale = max_abs(&a) * max_abs(&x);
         assert!(max_abs(&(&a * &x - &b)) <= 1e-13 * scale, "k = {k}");
@@ -168,7 +145,7 @@ fn mdivide_spd_values() {
             "k = {k}"
         );
         let bt = b.transpose();
-        let y = linalg::mdivide_right_spd(&to_matrix(&bt), &am).unwrap();
+        let y = linalg::mdivide_right_spd(&linalg::from_nalgebra(&bt), &am).unwrap();
         let y = linalg::to_nalgebra(y.value());
         assert!(
             max_abs(&(&y - x.transpose())) <= 1e-13 * max_abs(&x),
@@ -192,7 +169,7 @@ fn mdivide_spd_values() {
 #[test]
 fn mdivide_spd_gradients_for_each_mix() {
     for right in [false, true] {
-        for mix in MIXES {
+        for mix in Mix::ALL {
             for (k, m) in [(1, 0), (2, 0), (2, 2), (3, 1)] {
                 let x = test_points(solve_len(k, m, mix), 5);
                 check_gradient(move |v: &[Var]| solve(v, k, m, mix, right), &[&x]);
@@ -211,7 +188,7 @@ fn mdivide_spd_gradients_for_each_mix() {
 fn inverse_spd_values_and_gradients() {
     for k in [1, 5, 40] {
         let a = spd(k, 1);
-        let s = linalg::inverse_spd(&to_matrix(&a)).unwrap();
+        let s = linalg::inverse_spd(&linalg::from_nalgebra(&a)).unwrap();
         let sv = s.value();
         for i in 0..k {
             for j in 0..k {
@@ -237,11 +214,11 @@ fn inverse_spd_values_and_gradients() {
     let empty = linalg::inverse_spd(&Array2::<f64>::zeros((0, 0)).into_shared()).unwrap();
     assert_eq!(empty.value().dim(), (0, 0));
     for k in [1, 2, 4] {
-        let f = move |v: &[Var]| weighted_sum(&linalg::inverse_spd(&spd_from(v, k)).unwrap(), 8);
+        let f = move |v: &[Var]| weighted_sum(&linalg::inverse_spd(&spd_from(k, v)).unwrap(), 8);
         check_gradient(f, &[&test_points(k * k, 9)]);
     }
     for k in [1, 2, 5, 30, 130] {
-        let f = move |v: &[Var]| weighted_sum(&linalg::inverse_spd(&spd_from(v, k)).unwrap(), 8);
+        let f = move |v: &[Var]| weighted_sum(&linalg::inverse_spd(&spd_from(k, v)).unwrap(), 8);
         check_directional(f, &test_points(k * k, 10), 2, Default::default());
     }
     tape::reset();
@@ -252,7 +229,7 @@ fn chol2inv_values_and_gradients() {
     for k in [1, 5, 40] {
         let a = spd(k, 1);
         let l = nalgebra::Cholesky::new(a.clone()).unwrap().l();
-        let x = linalg::chol2inv(&to_matrix(&l)).unwrap();
+        let x = linalg::chol2inv(&linalg::from_nalgebra(&l)).unwrap();
         let xv = x.value();
         for i in 0..k {
             for j in 0..k {
@@ -269,9 +246,13 @@ fn chol2inv_values_and_gradients() {
     assert_eq!(x.value()[[0, 0]], 0.25);
     // The inverse of an SPD matrix from its factor equals inverse_spd of the matrix.
     let a = spd(6, 3);
-    let l = linalg::cholesky_decompose(&to_matrix(&a)).unwrap();
+    let l = linalg::cholesky_decompose(&linalg::from_nalgebra(&a)).unwrap();
     let x = linalg::to_nalgebra(linalg::chol2inv(&l).unwrap().value());
-    let s = linalg::to_nalgebra(linalg::inverse_spd(&to_matrix(&a)).unwrap().value());
+    let s = linalg::to_nalgebra(
+        linalg::inverse_spd(&linalg::from_nalgebra(&a))
+            .unwrap()
+            .value(),
+    );
     assert!(max_abs(&(x - s)) <= 1e-15);
     tape::reset();
     for k in [1, 2, 4] {
@@ -285,7 +266,7 @@ fn chol2inv_values_and_gradients() {
     // chol2inv ∘ cholesky_decompose has inverse_spd's gradient.
     let a = spd(5, 13);
     let g = |via_factor: bool| {
-        let av = Var::array(to_matrix(&a));
+        let av = Var::array(linalg::from_nalgebra(&a));
         let s = if via_factor {
             linalg::chol2inv(&linalg::cholesky_decompose(&av).unwrap()).unwrap()
         } else {
@@ -330,7 +311,7 @@ fn ill_conditioned_matrix_gives_finite_accurate_results() {
     // to ‖A⁻¹‖; the solve's residual stays at rounding level (backward stability).
     for k in [5, 40] {
         let (a, inv, log_det) = ill_conditioned(k);
-        let am = to_matrix(&a);
+        let am = linalg::from_nalgebra(&a);
         let av = Var::array(am.clone());
         let ld = linalg::log_determinant_spd(&av).unwrap();
         assert!((ld.value() - log_det).abs() <= 1e-4, "k = {k}");

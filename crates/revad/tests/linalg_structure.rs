@@ -2,21 +2,16 @@
 //! data/variable mix, random directions, bad input.
 
 use ndarray::{array, Array2};
+use revad::testing::data_matrix;
 use revad::testing::{
     check_directional, check_gradient, matrix_from, row_vector_from, test_points, vector_from,
     weighted_sum, GradCheck,
 };
-use revad::{linalg, matrix, tape, Matrix, RowVector, Var};
-
-fn data(r: usize, c: usize, x: &[f64]) -> Matrix {
-    Array2::from_shape_vec((r, c), x.to_vec())
-        .unwrap()
-        .into_shared()
-}
+use revad::{linalg, matrix, tape, RowVector, Var};
 
 #[test]
 fn add_diag_values() {
-    let a = data(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let a = data_matrix(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     let want = array![[1.5, 2.0, 3.0], [4.0, 5.5, 6.0]].into_shared();
     assert_eq!(*linalg::add_diag(&a, 0.5).unwrap().value(), want);
     assert_eq!(*linalg::add_diag(&a, Var::new(0.5)).unwrap().value(), want);
@@ -49,7 +44,10 @@ fn add_diag_gradients() {
     let x = test_points(12 + 3, 1);
     let (xa, xd) = (&x[..12], &x[12..]);
     for (r, c) in [(3, 4), (4, 3)] {
-        let (a, dvec) = (data(r, c, xa), array![xd[0], xd[1], xd[2]].into_shared());
+        let (a, dvec) = (
+            data_matrix(r, c, xa),
+            array![xd[0], xd[1], xd[2]].into_shared(),
+        );
         // Scalar addend: both variables, matrix variable, scalar variable.
         check_gradient(
             |v: &[Var]| {
@@ -102,13 +100,13 @@ fn add_diag_gradients() {
 
 #[test]
 fn symmetrize_values_and_gradients() {
-    let a = data(3, 3, &[1.0, 9.0, 9.0, 2.0, 3.0, 9.0, 4.0, 5.0, 6.0]);
+    let a = data_matrix(3, 3, &[1.0, 9.0, 9.0, 2.0, 3.0, 9.0, 4.0, 5.0, 6.0]);
     let want = array![[1.0, 2.0, 4.0], [2.0, 3.0, 5.0], [4.0, 5.0, 6.0]].into_shared();
     let av = Var::array(a.clone());
     let s = linalg::symmetrize_from_lower_tri(&av).unwrap();
     assert_eq!(*s.value(), want);
     // The upper triangle gets nothing; the lower both mirrored adjoints.
-    let c = data(3, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    let c = data_matrix(3, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
     matrix::dot_product(&s, &c).unwrap().grad();
     let g = array![[1.0, 0.0, 0.0], [6.0, 5.0, 0.0], [10.0, 14.0, 9.0]].into_shared();
     assert_eq!(av.adj(), g);
@@ -142,7 +140,7 @@ fn symmetrize_values_and_gradients() {
 
 #[test]
 fn bad_input() {
-    let a = data(3, 2, &[1.0; 6]);
+    let a = data_matrix(3, 2, &[1.0; 6]);
     let cases = [
         (
             linalg::add_diag(&a, &array![1.0, 2.0, 3.0].into_shared()),

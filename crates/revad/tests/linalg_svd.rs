@@ -5,30 +5,13 @@
 
 use ndarray::{array, Array1, Array2};
 use revad::testing::{
-    check_directional, check_gradient, matrix_from, test_points, value_of, weighted_sum, GradCheck,
+    assert_matrix_close, assert_messages, assert_orthonormal_columns, assert_sign_rule,
+    check_central_difference, random_points,
+};
+use revad::testing::{
+    check_directional, check_gradient, matrix_from, test_points, weighted_sum, GradCheck,
 };
 use revad::{gradient, linalg, matrix, tape, Matrix, Var};
-
-fn max_abs(a: &Array2<f64>) -> f64 {
-    a.iter().fold(0.0f64, |m, x| m.max(x.abs()))
-}
-
-/// `n` pseudo-random values, uniform in (−1, 1) (splitmix64): unlike
-/// [`test_points`](revad::testing::test_points), whose values follow the index modulo 1000, a
-/// matrix of them has full rank and distinct singular values.
-fn random_points(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-        })
-        .collect()
-}
 
 fn plain(m: usize, n: usize, x: &[f64]) -> Array2<f64> {
     Array2::from_shape_vec((m, n), x.to_vec()).unwrap()
@@ -40,25 +23,11 @@ fn check_factors(a: &Array2<f64>, u: &Matrix, s: &Array1<f64>, v: &Matrix, tol: 
     let k = m.min(n);
     assert_eq!((u.dim(), s.len(), v.dim()), ((m, k), k, (n, k)));
     let us = Array2::from_shape_fn((m, k), |(i, j)| u[[i, j]] * s[j]);
-    let scale = max_abs(a).max(1e-300);
-    assert!(max_abs(&(us.dot(&v.t()) - a)) <= tol * scale, "A = UΣVᵀ");
-    assert!(
-        max_abs(&(u.t().dot(u) - Array2::<f64>::eye(k))) <= tol,
-        "UᵀU = I"
-    );
-    assert!(
-        max_abs(&(v.t().dot(v) - Array2::<f64>::eye(k))) <= tol,
-        "VᵀV = I"
-    );
+    assert_matrix_close(&us.dot(&v.t()), a, tol);
+    assert_orthonormal_columns(u, tol);
+    assert_orthonormal_columns(v, tol);
     assert!(s.windows(2).into_iter().all(|w| w[0] >= w[1]) && s[k - 1] >= 0.0);
-    for col in u.columns() {
-        let largest = col.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let first = col
-            .iter()
-            .find(|x| x.abs() >= largest * (1.0 - 1e-8))
-            .unwrap();
-        assert!(*first > 0.0, "sign rule");
-    }
+    assert_sign_rule(u);
 }
 
 /// Points for an m×n matrix at which finite differences are well posed: singular values at
@@ -295,19 +264,7 @@ fn singular_value_gradient_at_size_130() {
     let k = 130;
     let x = random_points(k * k, 25);
     let f = values_only(k, k);
-    let (_, g) = gradient(&f, &x);
-    let t = test_points(x.len(), 1000);
-    let h = 1e-6;
-    let at = |s: f64| {
-        let xs: Vec<f64> = x.iter().zip(&t).map(|(a, b)| a + s * b).collect();
-        value_of(&f, &xs)
-    };
-    let fd = (at(h) - at(-h)) / (2.0 * h);
-    let ad: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
-    assert!(
-        (fd - ad).abs() <= 1e-7 * fd.abs(),
-        "revad {ad:e}, central {fd:e}"
-    );
+    check_central_difference(f, &x, 1e-6, 1e-7);
     tape::reset();
 }
 
@@ -444,9 +401,7 @@ fn bad_input_and_edges() {
             ("svd", linalg::svd(&v).err()),
             ("singular_values", linalg::singular_values(m).err()),
         ];
-        for (name, e) in errors {
-            assert_eq!(e.unwrap().to_string(), message.replacen('F', name, 1));
-        }
+        assert_messages(message, errors);
     }
     // Size zero gives empty results, as in Stan.
     for shape in [(0, 0), (0, 3), (3, 0)] {

@@ -4,30 +4,25 @@
 
 use nalgebra::DMatrix;
 use ndarray::{array, Array2};
+use revad::testing::data_matrix;
 use revad::testing::{
     assert_close, check_directional, check_gradient, matrix_from, test_points, vector_from,
     GradCheck,
 };
-use revad::{linalg, tape, Matrix, Var};
-
-fn data(r: usize, c: usize, x: &[f64]) -> Matrix {
-    Array2::from_shape_vec((r, c), x.to_vec())
-        .unwrap()
-        .into_shared()
-}
-
-fn nal(m: &Matrix) -> DMatrix<f64> {
-    linalg::to_nalgebra(m)
-}
+use revad::{linalg, tape, Var};
 
 #[test]
 fn values() {
     let (a, b, d) = (
-        data(3, 3, &test_points(9, 1)),
-        data(3, 2, &test_points(6, 2)),
-        data(2, 2, &test_points(4, 3)),
+        data_matrix(3, 3, &test_points(9, 1)),
+        data_matrix(3, 2, &test_points(6, 2)),
+        data_matrix(2, 2, &test_points(4, 3)),
     );
-    let (an, bn, dn) = (nal(&a), nal(&b), nal(&d));
+    let (an, bn, dn) = (
+        linalg::to_nalgebra(&a),
+        linalg::to_nalgebra(&b),
+        linalg::to_nalgebra(&d),
+    );
     let q = linalg::trace_quad_form(&a, &b).unwrap().value();
     assert_close(q, (bn.transpose() * &an * &bn).trace(), 1e-14);
     let g = linalg::trace_gen_quad_form(&d, &a, &b).unwrap().value();
@@ -51,7 +46,11 @@ fn values() {
 fn gradients_for_every_mix() {
     let x = test_points(9 + 6 + 4, 4);
     let (xa, xb, xd) = (&x[..9], &x[9..15], &x[15..]);
-    let (a, b, d) = (data(3, 3, xa), data(3, 2, xb), data(2, 2, xd));
+    let (a, b, d) = (
+        data_matrix(3, 3, xa),
+        data_matrix(3, 2, xb),
+        data_matrix(2, 2, xd),
+    );
     // trace_quad_form: A and B each variable or data, B a matrix or a vector.
     check_gradient(
         |v: &[Var]| {
@@ -139,20 +138,26 @@ fn ill_conditioned_a() {
     // A = Q·diag(1 … 1e-10)·Qᵀ (condition number 1e10): the forms only multiply, so values
     // keep full relative accuracy against the products and gradients stay finite and exact.
     let k = 6;
-    let q = nal(&data(k, k, &test_points(k * k, 20))).qr().q();
+    let q = linalg::to_nalgebra(&data_matrix(k, k, &test_points(k * k, 20)))
+        .qr()
+        .q();
     let s = DMatrix::from_diagonal(&nalgebra::DVector::from_row_slice(&[
         1.0, 1e-2, 1e-4, 1e-6, 1e-8, 1e-10,
     ]));
     let an = &q * s * q.transpose();
     let xa: Vec<f64> = an.transpose().iter().copied().collect();
-    let b = data(k, 2, &test_points(2 * k, 21));
-    let got = linalg::trace_quad_form(&data(k, k, &xa), &b)
+    let b = data_matrix(k, 2, &test_points(2 * k, 21));
+    let got = linalg::trace_quad_form(&data_matrix(k, k, &xa), &b)
         .unwrap()
         .value();
-    assert_close(got, (nal(&b).transpose() * &an * nal(&b)).trace(), 1e-13);
+    assert_close(
+        got,
+        (linalg::to_nalgebra(&b).transpose() * &an * linalg::to_nalgebra(&b)).trace(),
+        1e-13,
+    );
     let f = |v: &[Var]| linalg::trace_quad_form(&matrix_from(k, k, v), &b).unwrap();
     check_directional(f, &xa, 2, GradCheck::default());
-    let d = data(2, 2, &[1.0, 0.5, -0.5, 2.0]);
+    let d = data_matrix(2, 2, &[1.0, 0.5, -0.5, 2.0]);
     let g = |v: &[Var]| linalg::trace_gen_quad_form(&d, &matrix_from(k, k, v), &b).unwrap();
     check_directional(g, &xa, 2, GradCheck::default());
     tape::reset();
@@ -160,10 +165,10 @@ fn ill_conditioned_a() {
 
 #[test]
 fn bad_input() {
-    let sq2 = data(2, 2, &[1.0; 4]);
-    let sq3 = data(3, 3, &[1.0; 9]);
-    let wide = data(2, 3, &[1.0; 6]);
-    let b32 = data(3, 2, &[1.0; 6]);
+    let sq2 = data_matrix(2, 2, &[1.0; 4]);
+    let sq3 = data_matrix(3, 3, &[1.0; 9]);
+    let wide = data_matrix(2, 3, &[1.0; 6]);
+    let b32 = data_matrix(3, 2, &[1.0; 6]);
     let cases = [
         (
             linalg::trace_quad_form(&wide, &b32),
@@ -194,7 +199,7 @@ fn bad_input() {
         assert_eq!(r.unwrap_err().to_string(), want);
     }
     // NaN is not checked (as Stan): it comes out in the value.
-    let nan = data(2, 2, &[1.0, f64::NAN, 0.0, 1.0]);
+    let nan = data_matrix(2, 2, &[1.0, f64::NAN, 0.0, 1.0]);
     assert!(linalg::trace_quad_form(&nan, &sq2)
         .unwrap()
         .value()

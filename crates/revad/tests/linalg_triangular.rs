@@ -3,7 +3,8 @@
 //! data/variable mix, bad input, and an ill-conditioned triangle.
 
 use ndarray::{array, Array1, Array2};
-use revad::testing::{check_directional, check_gradient, matrix_from, test_points, weighted_sum};
+use revad::testing::test_points;
+use revad::testing::{check_mix, data_matrix, Mix};
 use revad::{linalg, matrix, tape, Matrix, RowVector, Storage, Var, Vector};
 
 /// A `k×k` matrix whose lower triangle is well conditioned (irregular entries in (−2, 2),
@@ -17,56 +18,8 @@ fn lower_plus_junk(k: usize, seed: u64) -> Vec<f64> {
     a
 }
 
-fn mat(r: usize, c: usize, x: Vec<f64>) -> Matrix {
-    Array2::from_shape_vec((r, c), x).unwrap().into_shared()
-}
-
 fn tril(a: &Matrix) -> Array2<f64> {
     Array2::from_shape_fn(a.dim(), |(i, j)| if j <= i { a[[i, j]] } else { 0.0 })
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Mix {
-    Both,
-    MatrixOnly,
-    RhsOnly,
-}
-
-const MIXES: [Mix; 3] = [Mix::Both, Mix::MatrixOnly, Mix::RhsOnly];
-
-/// The gradient of `⟨f(L, B), c⟩` along random directions (and by finite differences of every
-/// coordinate when `full`), for the arguments that `mix` makes variables.
-fn check_mix<S: Storage>(
-    k: usize,
-    like: &S,
-    mix: Mix,
-    dirs: usize,
-    full: bool,
-    f: fn(&Var<Matrix>, &Var<S>) -> Var<S>,
-) {
-    let (l0, b0) = (lower_plus_junk(k, 21), test_points(like.len(), 22));
-    let kk = k * k;
-    let x: Vec<f64> = match mix {
-        Mix::Both => l0.iter().chain(&b0).copied().collect(),
-        Mix::MatrixOnly => l0.clone(),
-        Mix::RhsOnly => b0.clone(),
-    };
-    let g = |v: &[Var]| {
-        let l = match mix {
-            Mix::RhsOnly => Var::array(mat(k, k, l0.clone())),
-            _ => matrix_from(k, k, &v[..kk]),
-        };
-        let b = match mix {
-            Mix::MatrixOnly => Var::array(like.with_data(b0.clone())),
-            Mix::Both => Var::from_vars(like, &v[kk..]).unwrap(),
-            Mix::RhsOnly => Var::from_vars(like, v).unwrap(),
-        };
-        weighted_sum(&f(&l, &b), 6)
-    };
-    check_directional(g, &x, dirs, Default::default());
-    if full {
-        check_gradient(g, &[&x]);
-    }
 }
 
 fn left<S: Storage>(l: &Var<Matrix>, b: &Var<S>) -> Var<S> {
@@ -81,10 +34,10 @@ fn right<S: Storage>(l: &Var<Matrix>, b: &Var<S>) -> Var<S> {
 fn values_use_only_the_lower_triangle() {
     // Sizes on both sides of the 64-row block and of the recursive halving.
     for k in [1, 2, 5, 30, 64, 65, 130, 200] {
-        let l = mat(k, k, lower_plus_junk(k, 3));
+        let l = data_matrix(k, k, &lower_plus_junk(k, 3));
         let clean = tril(&l).into_shared();
         for m in [1, 3, 70] {
-            let b = mat(k, m, test_points(k * m, 4));
+            let b = data_matrix(k, m, &test_points(k * m, 4));
             let c = linalg::mdivide_left_tri_low(&l, &b).unwrap();
             let c_clean = linalg::mdivide_left_tri_low(&clean, &b).unwrap();
             assert_eq!(c.value(), c_clean.value(), "k={k} m={m}");
@@ -98,7 +51,7 @@ fn values_use_only_the_lower_triangle() {
         // A vector right-hand side (its own code path) agrees with a one-column matrix.
         let v: Vector = Array1::from(test_points(k, 4)).into_shared();
         let cv = linalg::mdivide_left_tri_low(&l, &v).unwrap();
-        let cm = linalg::mdivide_left_tri_low(&l, &mat(k, 1, v.to_vec())).unwrap();
+        let cm = linalg::mdivide_left_tri_low(&l, &data_matrix(k, 1, &v.to_vec())).unwrap();
         assert!(cv
             .value()
             .iter()
@@ -106,7 +59,7 @@ fn values_use_only_the_lower_triangle() {
             .all(|(x, y)| (x - y).abs() < 1e-14));
         let rv = RowVector(v.clone());
         let dv = linalg::mdivide_right_tri_low(&rv, &l).unwrap();
-        let dm = linalg::mdivide_right_tri_low(&mat(1, k, v.to_vec()), &l).unwrap();
+        let dm = linalg::mdivide_right_tri_low(&data_matrix(1, k, &v.to_vec()), &l).unwrap();
         assert!(dv
             .value()
             .0
@@ -126,15 +79,16 @@ fn values_use_only_the_lower_triangle() {
 fn gradients_for_each_mix_and_size() {
     for k in [1, 2, 5, 30, 130] {
         let (dirs, full) = (if k > 30 { 1 } else { 2 }, k <= 2);
-        let m = mat(k, 3, vec![0.0; 3 * k]);
-        let mt = mat(3, k, vec![0.0; 3 * k]);
-        let v: Vector = Array1::zeros(k).into_shared();
+        let l = data_matrix(k, k, &lower_plus_junk(k, 21));
+        let m = data_matrix(k, 3, &test_points(3 * k, 22));
+        let mt = data_matrix(3, k, &test_points(3 * k, 22));
+        let v = Vector::from(test_points(k, 22));
         let rv = RowVector(v.clone());
-        for mix in MIXES {
-            check_mix(k, &m, mix, dirs, full, left);
-            check_mix(k, &mt, mix, dirs, full, right);
-            check_mix(k, &v, mix, dirs, full, left);
-            check_mix(k, &rv, mix, dirs, full, right);
+        for mix in Mix::ALL {
+            check_mix(&l, &m, mix, dirs, full, 6, left);
+            check_mix(&l, &mt, mix, dirs, full, 6, right);
+            check_mix(&l, &v, mix, dirs, full, 6, left);
+            check_mix(&l, &rv, mix, dirs, full, 6, right);
         }
         tape::reset();
     }
@@ -143,8 +97,8 @@ fn gradients_for_each_mix_and_size() {
 #[test]
 fn the_upper_triangle_gets_no_adjoint() {
     let k = 4;
-    let l = Var::array(mat(k, k, lower_plus_junk(k, 8)));
-    let b = Var::array(mat(k, 2, test_points(2 * k, 9)));
+    let l = Var::array(data_matrix(k, k, &lower_plus_junk(k, 8)));
+    let b = Var::array(data_matrix(k, 2, &test_points(2 * k, 9)));
     let c = linalg::mdivide_left_tri_low(&l, &b).unwrap();
     let d = linalg::mdivide_right_tri_low(&matrix::transpose(&b), &l).unwrap();
     (matrix::sum(&c) + matrix::sum(&d)).grad();
@@ -159,11 +113,14 @@ fn the_upper_triangle_gets_no_adjoint() {
 
 #[test]
 fn bad_input() {
-    let sq = mat(3, 3, lower_plus_junk(3, 1));
+    let sq = data_matrix(3, 3, &lower_plus_junk(3, 1));
     let cases: Vec<(revad::Error, &str)> = vec![
         (
-            linalg::mdivide_left_tri_low(&mat(2, 3, vec![1.0; 6]), &mat(2, 1, vec![1.0; 2]))
-                .unwrap_err(),
+            linalg::mdivide_left_tri_low(
+                &data_matrix(2, 3, &[1.0; 6]),
+                &data_matrix(2, 1, &[1.0; 2]),
+            )
+            .unwrap_err(),
             "mdivide_left_tri_low: columns of L has size 3, but must have size 2",
         ),
         (
@@ -171,12 +128,15 @@ fn bad_input() {
             "mdivide_left_tri_low: rows of B has size 2, but must have size 3",
         ),
         (
-            linalg::mdivide_right_tri_low(&mat(1, 2, vec![1.0; 2]), &mat(2, 3, vec![1.0; 6]))
-                .unwrap_err(),
+            linalg::mdivide_right_tri_low(
+                &data_matrix(1, 2, &[1.0; 2]),
+                &data_matrix(2, 3, &[1.0; 6]),
+            )
+            .unwrap_err(),
             "mdivide_right_tri_low: columns of L has size 3, but must have size 2",
         ),
         (
-            linalg::mdivide_right_tri_low(&mat(2, 2, vec![1.0; 4]), &sq).unwrap_err(),
+            linalg::mdivide_right_tri_low(&data_matrix(2, 2, &[1.0; 4]), &sq).unwrap_err(),
             "mdivide_right_tri_low: columns of B has size 2, but must have size 3",
         ),
     ];
@@ -184,11 +144,11 @@ fn bad_input() {
         assert_eq!(e.to_string(), msg);
     }
     // A zero on the diagonal or a NaN is not an error, as in Stan: the result is not finite.
-    let zero = mat(2, 2, vec![1.0, 0.0, 1.0, 0.0]);
+    let zero = data_matrix(2, 2, &[1.0, 0.0, 1.0, 0.0]);
     let c = linalg::mdivide_left_tri_low(&zero, &array![1.0, 1.0].into_shared()).unwrap();
     assert!(c.value().iter().any(|x| !x.is_finite()));
-    let nan = mat(2, 2, vec![1.0, 0.0, f64::NAN, 1.0]);
-    let c = linalg::mdivide_right_tri_low(&mat(3, 2, vec![1.0; 6]), &nan).unwrap();
+    let nan = data_matrix(2, 2, &[1.0, 0.0, f64::NAN, 1.0]);
+    let c = linalg::mdivide_right_tri_low(&data_matrix(3, 2, &[1.0; 6]), &nan).unwrap();
     assert!(c.value().iter().any(|x| x.is_nan()));
     tape::reset();
 }
@@ -201,10 +161,10 @@ fn bad_input() {
 fn ill_conditioned_triangle() {
     let k = 40;
     let junk = test_points(k * k, 5);
-    let l = mat(
+    let l = data_matrix(
         k,
         k,
-        (0..k * k)
+        &(0..k * k)
             .map(|p| {
                 let (i, j) = (p / k, p % k);
                 let d = 10f64.powf(-10.0 * i as f64 / (k - 1) as f64);
@@ -214,7 +174,7 @@ fn ill_conditioned_triangle() {
                     std::cmp::Ordering::Greater => junk[p],
                 }
             })
-            .collect(),
+            .collect::<Vec<f64>>(),
     );
     let clean = tril(&l);
     let lv = Var::array(l.clone());

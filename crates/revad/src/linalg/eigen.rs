@@ -176,7 +176,7 @@ fn empty() -> (Vector, Matrix) {
 
 /// The eigenvalues of a symmetric matrix, in ascending order (Stan's `eigenvalues_sym`).
 ///
-/// Reverse pass: `Ā += Q·diag(λ̄)·Qᵀ`, with `Q` the eigenvectors (see the [module](self)
+/// Reverse pass: `Ā += Q·diag(λ̄)·Qᵀ`, with `Q` the eigenvectors (see the module
 /// documentation for repeated eigenvalues). A matrix of size zero gives an empty vector.
 ///
 /// # Errors
@@ -207,7 +207,7 @@ pub fn eigenvalues_sym(a: &impl Operand<Matrix>) -> Result<Var<Vector>> {
 }
 
 /// The eigenvectors of a symmetric matrix, as the columns of an orthogonal matrix, in the
-/// order of the ascending eigenvalues and with the sign rule of the [module](self)
+/// order of the ascending eigenvalues and with the sign rule of the module
 /// documentation (Stan's `eigenvectors_sym`).
 ///
 /// Reverse pass: `Ā += Q·(F ∘ (QᵀQ̄))·Qᵀ` with `Fᵢⱼ = 1/(λⱼ − λᵢ)` off the diagonal (0 on

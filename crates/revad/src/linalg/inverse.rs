@@ -245,20 +245,13 @@ fn cod_pseudo_inverse(g: &ArrayView2<'_, f64>) -> Array2<f64> {
     for (j, &pj) in second.perm.iter().enumerate() {
         x.row_mut(j).assign(&first.q.column(pj));
     }
-    tri_solve(second.r.view(), UPPER_T, x.view_mut());
+    tri_solve(second.r.view(), Tri::UPPER_T, x.view_mut());
     let y = second.q.dot(&x);
     for (j, &pj) in first.perm.iter().enumerate() {
         out.row_mut(pj).assign(&y.row(j));
     }
     out
 }
-
-/// The upper triangle, solved with its transpose.
-const UPPER_T: Tri = Tri {
-    lower: false,
-    trans: true,
-    unit: false,
-};
 
 /// `Gᵀ(GGᵀ)⁻¹` (wide) or `(GᵀG)⁻¹Gᵀ` (tall), through the Cholesky factor `L` of the Gram
 /// matrix; `None` where this route is not accurate: the Gram matrix is not positive definite,
@@ -279,8 +272,8 @@ fn normal_equations(g: &ArrayView2<'_, f64>) -> Option<Array2<f64>> {
         return None;
     }
     let mut x = b.as_standard_layout().into_owned();
-    tri_solve(l.view(), LOWER, x.view_mut());
-    tri_solve(l.view(), LOWER_T, x.view_mut());
+    tri_solve(l.view(), Tri::LOWER, x.view_mut());
+    tri_solve(l.view(), Tri::LOWER_T, x.view_mut());
     Some(if m < n {
         x.reversed_axes().as_standard_layout().into_owned()
     } else {
@@ -313,18 +306,6 @@ fn cholesky(mut a: Array2<f64>) -> Option<Array2<f64>> {
     }
     Some(a)
 }
-
-/// The lower triangle, solved as is and with its transpose.
-const LOWER: Tri = Tri {
-    lower: true,
-    trans: false,
-    unit: false,
-};
-const LOWER_T: Tri = Tri {
-    lower: true,
-    trans: true,
-    unit: false,
-};
 
 /// `a·b` into a fresh array.
 fn mul(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Array2<f64> {

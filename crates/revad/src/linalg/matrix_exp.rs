@@ -18,12 +18,13 @@
 //! as the forward pass. Since `L(Aᵀ, Ḡ) = L(A, Ḡᵀ)ᵀ` for a function with real coefficients,
 //! the forward pass's state of `A` serves as it is.
 
-use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, Dyn, PermutationSequence, LU};
-use ndarray::Array2;
+use nalgebra::{DMatrix, Dyn, PermutationSequence, LU};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, ShapeBuilder};
 
 use super::check;
 use super::convert;
 use super::node::{arg, node};
+use super::triangular::{tri_solve, Tri};
 use crate::error::Result;
 use crate::matrix::Operand;
 use crate::var::{Matrix, Storage, Var};
@@ -237,17 +238,14 @@ impl Expm {
 }
 
 /// The LU factor `P·(V − U) = L·U` of a Padé denominator, solved against n right-hand sides
-/// with blocked triangular solves: halved down to 48 rows, the off-diagonal blocks applied
-/// as matrix products, so that the solve runs near matrix-product speed (unblocked, it cost
-/// as much as the rest of the exponential at n = 130).
+/// with the blocked triangular solves the other linear-algebra functions use, so that the
+/// solve runs near matrix-product speed (unblocked, it cost as much as the rest of the
+/// exponential at n = 130).
 struct Factor {
     p: PermutationSequence<Dyn>,
     l: Mat,
     u: Mat,
 }
-
-/// Below this many rows a triangular solve is done column by column.
-const BLOCK: usize = 48;
 
 impl Factor {
     fn new(m: Mat) -> Factor {
@@ -257,41 +255,21 @@ impl Factor {
 
     /// `X` with `(V − U)·X = B`, or `None` for a zero pivot.
     fn solve(&self, mut b: Mat) -> Option<Mat> {
+        if self.u.diagonal().iter().any(|&d| d == 0.0) {
+            return None;
+        }
         let (n, c) = b.shape();
         self.p.permute_rows(&mut b);
-        lower_unit(self.l.view((0, 0), (n, n)), b.view_mut((0, 0), (n, c)));
-        upper(self.u.view((0, 0), (n, n)), b.view_mut((0, 0), (n, c))).then_some(b)
+        let mut x = ArrayViewMut2::from_shape((n, c).f(), b.as_mut_slice()).expect("n×c");
+        tri_solve(view(&self.l), Tri::UNIT_LOWER, x.view_mut());
+        tri_solve(view(&self.u), Tri::UPPER, x);
+        Some(b)
     }
 }
 
-/// `B ← L⁻¹B` for a unit lower-triangular `L`.
-fn lower_unit(l: DMatrixView<'_, f64>, mut b: DMatrixViewMut<'_, f64>) {
-    let (n, c) = b.shape();
-    if n <= BLOCK {
-        l.solve_lower_triangular_with_diag_mut(&mut b, 1.0);
-        return;
-    }
-    let k = n / 2;
-    let (mut b1, mut b2) = b.rows_range_pair_mut(0..k, k..n);
-    lower_unit(l.view((0, 0), (k, k)), b1.view_mut((0, 0), (k, c)));
-    b2.gemm(-1.0, &l.view((k, 0), (n - k, k)), &b1, 1.0);
-    lower_unit(l.view((k, k), (n - k, n - k)), b2);
-}
-
-/// `B ← U⁻¹B` for an upper-triangular `U`; `false` for a zero pivot.
-fn upper(u: DMatrixView<'_, f64>, mut b: DMatrixViewMut<'_, f64>) -> bool {
-    let (n, c) = b.shape();
-    if n <= BLOCK {
-        return u.solve_upper_triangular_mut(&mut b);
-    }
-    let k = n / 2;
-    let (mut b1, mut b2) = b.rows_range_pair_mut(0..k, k..n);
-    let ok = upper(
-        u.view((k, k), (n - k, n - k)),
-        b2.view_mut((0, 0), (n - k, c)),
-    );
-    b1.gemm(-1.0, &u.view((0, k), (k, n - k)), &b2, 1.0);
-    ok && upper(u.view((0, 0), (k, k)), b1)
+/// A nalgebra matrix as an ndarray view (nalgebra stores it column by column).
+fn view(m: &Mat) -> ArrayView2<'_, f64> {
+    ArrayView2::from_shape(m.shape().f(), m.as_slice()).expect("column-major storage")
 }
 
 /// `exp(A)` of a square matrix (Stan's `matrix_exp`), by scaling and squaring with a Padé

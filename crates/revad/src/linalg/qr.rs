@@ -172,6 +172,19 @@ struct Parts {
     full: bool,
 }
 
+impl Parts {
+    const THIN_Q: Parts = Parts::new(true, false, false);
+    const THIN_R: Parts = Parts::new(false, true, false);
+    const THIN: Parts = Parts::new(true, true, false);
+    const FULL_Q: Parts = Parts::new(true, false, true);
+    const FULL_R: Parts = Parts::new(false, true, true);
+    const FULL: Parts = Parts::new(true, true, true);
+
+    const fn new(q: bool, r: bool, full: bool) -> Parts {
+        Parts { q, r, full }
+    }
+}
+
 /// Decomposes `a` and records one node returning `parts` (`Q` first in its run). Returns the
 /// factors and the keys of `Q` and `R`.
 fn record_qr(a: &impl Operand<Matrix>, parts: Parts) -> Result<(Matrix, Matrix, [Option<u64>; 2])> {
@@ -203,55 +216,39 @@ fn record_qr(a: &impl Operand<Matrix>, parts: Parts) -> Result<(Matrix, Matrix, 
     Ok((q, r, [key, offset_key(key, lens[0])]))
 }
 
-const THIN_Q: Parts = Parts {
-    q: true,
-    r: false,
-    full: false,
-};
-
 /// The orthogonal factor of the thin QR decomposition: m×min(m, n) with orthonormal columns,
 /// signed so that `R`'s diagonal is nonnegative (Stan's `qr_thin_Q`).
 ///
-/// Reverse pass: `Ā += (Q̄ + Q·copyltu(−Q̄ᵀQ))·R₁⁻ᵀ` for m ≥ n (see the [module](self)
+/// Reverse pass: `Ā += (Q̄ + Q·copyltu(−Q̄ᵀQ))·R₁⁻ᵀ` for m ≥ n (see the module
 /// documentation for m < n). A matrix of size zero gives a 0×0 matrix.
 ///
 /// Never fails (the `Result` is for uniformity with the other decompositions).
 pub fn qr_thin_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let (q, _, keys) = record_qr(a, THIN_Q)?;
+    let (q, _, keys) = record_qr(a, Parts::THIN_Q)?;
     Ok(q.wrap(keys[0]))
 }
 
 /// The upper-trapezoidal factor of the thin QR decomposition: min(m, n)×n with a nonnegative
 /// diagonal (Stan's `qr_thin_R`).
 ///
-/// Reverse pass: `Ā += Q·copyltu(R·R̄ᵀ)·R⁻ᵀ` for m ≥ n (see the [module](self) documentation
+/// Reverse pass: `Ā += Q·copyltu(R·R̄ᵀ)·R⁻ᵀ` for m ≥ n (see the module documentation
 /// for m < n). A matrix of size zero gives a 0×0 matrix.
 ///
 /// Never fails.
 pub fn qr_thin_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        q: false,
-        r: true,
-        full: false,
-    };
-    let (_, r, keys) = record_qr(a, parts)?;
+    let (_, r, keys) = record_qr(a, Parts::THIN_R)?;
     Ok(r.wrap(keys[1]))
 }
 
 /// The thin QR decomposition `(Q, R)` from one decomposition (Stan's `qr_thin`), the factors
 /// as [`qr_thin_Q`] and [`qr_thin_R`] give them; `A = Q·R`.
 ///
-/// Reverse pass: the rule of the [module](self) documentation (one node; an unused factor
+/// Reverse pass: the rule of the module documentation (one node; an unused factor
 /// costs nothing). A matrix of size zero gives two 0×0 matrices.
 ///
 /// Never fails.
 pub fn qr_thin(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Matrix>)> {
-    let parts = Parts {
-        q: true,
-        r: true,
-        full: false,
-    };
-    let (q, r, keys) = record_qr(a, parts)?;
+    let (q, r, keys) = record_qr(a, Parts::THIN)?;
     Ok((q.wrap(keys[0]), r.wrap(keys[1])))
 }
 
@@ -260,17 +257,12 @@ pub fn qr_thin(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Matrix>)> {
 ///
 /// Reverse pass: as [`qr_thin_Q`]; for m > n the last m − n columns are differentiated as the
 /// basis of the complement that moves least, exact for functions that do not depend on the
-/// choice of that basis (see the [module](self) documentation). A matrix of size zero gives a
+/// choice of that basis (see the module documentation). A matrix of size zero gives a
 /// 0×0 matrix.
 ///
 /// Never fails.
 pub fn qr_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        q: true,
-        r: false,
-        full: true,
-    };
-    let (q, _, keys) = record_qr(a, parts)?;
+    let (q, _, keys) = record_qr(a, Parts::FULL_Q)?;
     Ok(q.wrap(keys[0]))
 }
 
@@ -282,28 +274,18 @@ pub fn qr_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 ///
 /// Never fails.
 pub fn qr_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        q: false,
-        r: true,
-        full: true,
-    };
-    let (_, r, keys) = record_qr(a, parts)?;
+    let (_, r, keys) = record_qr(a, Parts::FULL_R)?;
     Ok(r.wrap(keys[1]))
 }
 
 /// The full QR decomposition `(Q, R)` from one decomposition (Stan's `qr`), the factors as
 /// [`qr_Q`] and [`qr_R`] give them; `A = Q·R`.
 ///
-/// Reverse pass: the rule of the [module](self) documentation. A matrix of size zero gives two
+/// Reverse pass: the rule of the module documentation. A matrix of size zero gives two
 /// 0×0 matrices.
 ///
 /// Never fails.
 pub fn qr(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Matrix>)> {
-    let parts = Parts {
-        q: true,
-        r: true,
-        full: true,
-    };
-    let (q, r, keys) = record_qr(a, parts)?;
+    let (q, r, keys) = record_qr(a, Parts::FULL)?;
     Ok((q.wrap(keys[0]), r.wrap(keys[1])))
 }

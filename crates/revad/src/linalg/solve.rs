@@ -55,7 +55,7 @@ impl Lu {
                 let (mut top, mut bottom) = a.view_mut().split_at(Axis(0), k1);
                 let (left, mut a12) = top.slice_mut(s![k0.., ..]).split_at(Axis(1), k1);
                 // U₁₂ = L₁₁⁻¹A₁₂, then A₂₂ −= L₂₁U₁₂.
-                tri_solve(left.slice(s![.., k0..]), UNIT_LOWER, a12.view_mut());
+                tri_solve(left.slice(s![.., k0..]), Tri::UNIT_LOWER, a12.view_mut());
                 let (l21, mut a22) = bottom.view_mut().split_at(Axis(1), k1);
                 general_mat_mul(-1.0, &l21.slice(s![.., k0..]), &a12, 1.0, &mut a22);
             }
@@ -74,14 +74,14 @@ impl Lu {
         for (i, &p) in self.piv.iter().enumerate() {
             swap_rows(&mut b, i, p);
         }
-        tri_solve(self.lu.view(), UNIT_LOWER, b.view_mut());
-        tri_solve(self.lu.view(), UPPER, b);
+        tri_solve(self.lu.view(), Tri::UNIT_LOWER, b.view_mut());
+        tri_solve(self.lu.view(), Tri::UPPER, b);
     }
 
     /// Solves `AᵀX = B` in place: `Aᵀ = UᵀLᵀP`, so `X = Pᵀ·L⁻ᵀ·U⁻ᵀ·B`.
     pub(crate) fn solve_transpose(&self, mut b: ArrayViewMut2<'_, f64>) {
-        tri_solve(self.lu.view(), UPPER_T, b.view_mut());
-        tri_solve(self.lu.view(), UNIT_LOWER_T, b.view_mut());
+        tri_solve(self.lu.view(), Tri::UPPER_T, b.view_mut());
+        tri_solve(self.lu.view(), Tri::UNIT_LOWER_T, b.view_mut());
         for (i, &p) in self.piv.iter().enumerate().rev() {
             swap_rows(&mut b, i, p);
         }
@@ -96,9 +96,13 @@ impl Lu {
         for j0 in (0..n).step_by(INVERSE_BLOCK) {
             let j1 = (j0 + INVERSE_BLOCK).min(n);
             let mut block = x.slice_mut(s![j0.., j0..j1]);
-            tri_solve(self.lu.slice(s![j0.., j0..]), UNIT_LOWER, block.view_mut());
+            tri_solve(
+                self.lu.slice(s![j0.., j0..]),
+                Tri::UNIT_LOWER,
+                block.view_mut(),
+            );
         }
-        tri_solve(self.lu.view(), UPPER, x.view_mut());
+        tri_solve(self.lu.view(), Tri::UPPER, x.view_mut());
         for (i, &p) in self.piv.iter().enumerate().rev() {
             if p != i {
                 let (mut a, mut b) = x.multi_slice_mut((s![.., i], s![.., p]));
@@ -125,28 +129,6 @@ impl Lu {
         (0..self.n()).map(|i| self.lu[[i, i]].abs().ln()).sum()
     }
 }
-
-/// The unit lower triangle (`L`), the upper triangle (`U`) and their transposes.
-const UNIT_LOWER: Tri = Tri {
-    lower: true,
-    trans: false,
-    unit: true,
-};
-const UNIT_LOWER_T: Tri = Tri {
-    lower: true,
-    trans: true,
-    unit: true,
-};
-const UPPER: Tri = Tri {
-    lower: false,
-    trans: false,
-    unit: false,
-};
-const UPPER_T: Tri = Tri {
-    lower: false,
-    trans: true,
-    unit: false,
-};
 
 /// Factors columns `k0..k1` of the square row-major `a` (rows `k0..`), unblocked: for each
 /// column, the largest pivot, a swap of whole rows, the multipliers, and a rank-1 update of

@@ -197,27 +197,7 @@ pub fn inverse_spd(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     Ok(node(value, [arg(a)], move |g, bars| {
         if let Some(a_bar) = bars.run(0) {
             let gs = symmetric_part(g, n, 0.5);
-            let mut t = Square::zeros(n);
-            matmul(
-                t.as_mut(),
-                Accum::Replace,
-                s.as_ref(),
-                gs.as_ref(),
-                1.0,
-                Par::Seq,
-            );
-            let mut u = Square::zeros(n);
-            triangular::matmul(
-                u.as_mut(),
-                BlockStructure::TriangularLower,
-                Accum::Replace,
-                t.as_ref(),
-                BlockStructure::Rectangular,
-                s.as_ref(),
-                BlockStructure::Rectangular,
-                1.0,
-                Par::Seq,
-            );
+            let mut u = lower_of_product(&s, &gs, s.as_ref(), BlockStructure::Rectangular, 1.0);
             u.mirror_lower();
             for i in 0..n {
                 for (y, &x) in a_bar[i * n..(i + 1) * n].iter_mut().zip(u.col(i)) {
@@ -236,8 +216,8 @@ pub fn inverse_spd(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 ///
 /// # Errors
 /// [`Error::Size`](crate::Error::Size) if `l` is not square; [`Error::Matrix`](crate::Error::Matrix)
-/// if it has a nonzero element above its diagonal ("chol2inv: L is not lower triangular;
-/// L[1,2]=0.5").
+/// if it has a nonzero element above its diagonal (`chol2inv: L is not lower triangular;
+/// L[1,2]=0.5`).
 pub fn chol2inv(l: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     const F: &str = "chol2inv";
     let lv = l.value();
@@ -253,30 +233,45 @@ pub fn chol2inv(l: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     Ok(node(value, [arg(l)], move |g, bars| {
         if let Some(l_bar) = bars.run(0) {
             let gs = symmetric_part(g, n, 1.0);
-            let mut t = Square::zeros(n);
-            matmul(
-                t.as_mut(),
-                Accum::Replace,
-                x.as_ref(),
-                gs.as_ref(),
-                1.0,
-                Par::Seq,
-            );
-            let mut u = Square::zeros(n);
-            triangular::matmul(
-                u.as_mut(),
-                BlockStructure::TriangularLower,
-                Accum::Replace,
-                t.as_ref(),
-                BlockStructure::Rectangular,
-                li.as_ref().transpose(),
-                BlockStructure::TriangularUpper,
-                -1.0,
-                Par::Seq,
-            );
+            let lit = li.as_ref().transpose();
+            let u = lower_of_product(&x, &gs, lit, BlockStructure::TriangularUpper, -1.0);
             u.add_lower_to_row_major(l_bar);
         }
     }))
+}
+
+/// The lower triangle (the rest zero) of `α·X·S·R` for n×n `X`, `S` and `R` (`R` of block
+/// structure `r_kind`), computing only that triangle of the second product.
+fn lower_of_product(
+    x: &Square,
+    s: &Square,
+    r: MatRef<'_, f64>,
+    r_kind: BlockStructure,
+    alpha: f64,
+) -> Square {
+    let n = r.nrows();
+    let mut t = Square::zeros(n);
+    matmul(
+        t.as_mut(),
+        Accum::Replace,
+        x.as_ref(),
+        s.as_ref(),
+        1.0,
+        Par::Seq,
+    );
+    let mut u = Square::zeros(n);
+    triangular::matmul(
+        u.as_mut(),
+        BlockStructure::TriangularLower,
+        Accum::Replace,
+        t.as_ref(),
+        BlockStructure::Rectangular,
+        r,
+        r_kind,
+        alpha,
+        Par::Seq,
+    );
+    u
 }
 
 /// `scale·(G + Gᵀ)` of the row-major n×n `g`, column-major.

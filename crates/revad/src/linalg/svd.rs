@@ -339,6 +339,17 @@ struct Parts {
     v: bool,
 }
 
+impl Parts {
+    const VALUES: Parts = Parts::new(false, true, false);
+    const U: Parts = Parts::new(true, false, false);
+    const V: Parts = Parts::new(false, false, true);
+    const ALL: Parts = Parts::new(true, true, true);
+
+    const fn new(u: bool, s: bool, v: bool) -> Parts {
+        Parts { u, s, v }
+    }
+}
+
 /// Decomposes `a` and records one node returning `parts`. Returns the factors and the key of
 /// each returned part (`None` for data or parts not returned).
 fn record_svd(
@@ -404,17 +415,12 @@ fn record_svd(
 /// assert_eq!(linalg::singular_values(&a).unwrap().value().to_vec(), vec![4.0, 3.0]);
 /// ```
 pub fn singular_values(a: &impl Operand<Matrix>) -> Result<Var<Vector>> {
-    let parts = Parts {
-        u: false,
-        s: true,
-        v: false,
-    };
-    let (_, s, _, keys) = record_svd("singular_values", a, parts)?;
+    let (_, s, _, keys) = record_svd("singular_values", a, Parts::VALUES)?;
     Ok(s.wrap(keys[1]))
 }
 
 /// The left singular vectors `U` (m×min(m, n), orthonormal columns) of a matrix, in the order
-/// of the descending singular values and with the sign rule of the [module](self)
+/// of the descending singular values and with the sign rule of the module
 /// documentation (Stan's `svd_U`).
 ///
 /// Reverse pass: `Ā += U·(½(a + b) ∘ (J − Jᵀ))·Vᵀ + (I − UUᵀ)·Ū·Σ⁻¹·Vᵀ` with `J = UᵀŪ`. A
@@ -423,12 +429,7 @@ pub fn singular_values(a: &impl Operand<Matrix>) -> Result<Var<Vector>> {
 /// # Errors
 /// As [`singular_values`].
 pub fn svd_U(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        u: true,
-        s: false,
-        v: false,
-    };
-    let (u, _, _, keys) = record_svd("svd_U", a, parts)?;
+    let (u, _, _, keys) = record_svd("svd_U", a, Parts::U)?;
     Ok(u.wrap(keys[0]))
 }
 
@@ -441,12 +442,7 @@ pub fn svd_U(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// # Errors
 /// As [`singular_values`].
 pub fn svd_V(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
-    let parts = Parts {
-        u: false,
-        s: false,
-        v: true,
-    };
-    let (_, _, v, keys) = record_svd("svd_V", a, parts)?;
+    let (_, _, v, keys) = record_svd("svd_V", a, Parts::V)?;
     Ok(v.wrap(keys[2]))
 }
 
@@ -454,18 +450,13 @@ pub fn svd_V(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// `A = U·diag(σ)·Vᵀ`, with the factors as [`svd_U`], [`singular_values`] and [`svd_V`] give
 /// them.
 ///
-/// Reverse pass: the full formula of the [module](self) documentation (one node; unused
+/// Reverse pass: the full formula of the module documentation (one node; unused
 /// results cost nothing). A matrix of size zero gives two 0×0 matrices and an empty vector.
 ///
 /// # Errors
 /// As [`singular_values`].
 pub fn svd(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Vector>, Var<Matrix>)> {
-    let parts = Parts {
-        u: true,
-        s: true,
-        v: true,
-    };
-    let (u, s, v, keys) = record_svd("svd", a, parts)?;
+    let (u, s, v, keys) = record_svd("svd", a, Parts::ALL)?;
     Ok((u.wrap(keys[0]), s.wrap(keys[1]), v.wrap(keys[2])))
 }
 
