@@ -31,7 +31,7 @@ mod cholesky;
 #[allow(dead_code)]
 mod convert;
 mod determinant;
-mod eigen;
+pub mod eigen;
 mod gp_cov;
 mod gp_cov_periodic;
 mod inverse;
@@ -39,11 +39,11 @@ mod matrix_exp;
 mod matrix_power;
 #[allow(dead_code)]
 pub(crate) mod node;
-mod qr;
+pub mod qr;
 mod solve;
 mod spd;
 mod structure;
-mod svd;
+pub mod svd;
 mod trace;
 mod triangular;
 

@@ -96,7 +96,7 @@ fn decompose(a: &ArrayView2<'_, f64>, full: bool) -> (Matrix, Matrix) {
 }
 
 /// `Ā += (Q̄₁ + Q₁·(S + copyltu(M)) − Q₂·Q̄₂ᵀ·Q₁)·R₁⁻ᵀ` with `S = R₂·R̄₂ᵀ`,
-/// `M = R₁R̄₁ᵀ − Q̄₁ᵀQ₁ − Sᵀ`, and `Ā[:, k..] += Q₁·R̄₂` (module documentation). `q` is m×k or
+/// `M = R₁R̄₁ᵀ − Q̄₁ᵀQ₁ − Sᵀ`, and `Ā[:, k..] += Q₁·R̄₂` (the module documentation of `linalg::qr`). `q` is m×k or
 /// m×m, `r` k×n or m×n (only its first k rows are read); either adjoint may be absent.
 fn add_adjoint(
     q: &Matrix,
@@ -231,7 +231,7 @@ pub fn qr_thin_Q(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// The upper-trapezoidal factor of the thin QR decomposition: min(m, n)×n with a nonnegative
 /// diagonal (Stan's `qr_thin_R`).
 ///
-/// Reverse pass: `Ā += Q·copyltu(R·R̄ᵀ)·R⁻ᵀ` for m ≥ n (see the module documentation
+/// Reverse pass: `Ā += Q·copyltu(R·R̄ᵀ)·R⁻ᵀ` for m ≥ n (see the module documentation of `linalg::qr`
 /// for m < n). A matrix of size zero gives a 0×0 matrix.
 ///
 /// Never fails.
@@ -243,7 +243,7 @@ pub fn qr_thin_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// The thin QR decomposition `(Q, R)` from one decomposition (Stan's `qr_thin`), the factors
 /// as [`qr_thin_Q`] and [`qr_thin_R`] give them; `A = Q·R`.
 ///
-/// Reverse pass: the rule of the module documentation (one node; an unused factor
+/// Reverse pass: the rule of the module documentation of `linalg::qr` (one node; an unused factor
 /// costs nothing). A matrix of size zero gives two 0×0 matrices.
 ///
 /// Never fails.
@@ -257,7 +257,7 @@ pub fn qr_thin(a: &impl Operand<Matrix>) -> Result<(Var<Matrix>, Var<Matrix>)> {
 ///
 /// Reverse pass: as [`qr_thin_Q`]; for m > n the last m − n columns are differentiated as the
 /// basis of the complement that moves least, exact for functions that do not depend on the
-/// choice of that basis (see the module documentation). A matrix of size zero gives a
+/// choice of that basis (see the module documentation of `linalg::qr`). A matrix of size zero gives a
 /// 0×0 matrix.
 ///
 /// Never fails.
@@ -281,7 +281,7 @@ pub fn qr_R(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// The full QR decomposition `(Q, R)` from one decomposition (Stan's `qr`), the factors as
 /// [`qr_Q`] and [`qr_R`] give them; `A = Q·R`.
 ///
-/// Reverse pass: the rule of the module documentation. A matrix of size zero gives two
+/// Reverse pass: the rule of the module documentation of `linalg::qr`. A matrix of size zero gives two
 /// 0×0 matrices.
 ///
 /// Never fails.

@@ -75,7 +75,7 @@ use crate::var::{Matrix, Var, Vector};
 const MAX_SWEEPS: usize = 60;
 
 /// The thin SVD of a finite matrix: `U` (m×k), `σ` (descending) and `V` (n×k), signs by the
-/// rule of the module documentation.
+/// rule of the module documentation of `linalg::svd`.
 fn decompose(function: &'static str, a: &ArrayView2<'_, f64>) -> Result<(Matrix, Vector, Matrix)> {
     check::finite(function, "m", a)?;
     let (m, n) = a.dim();
@@ -261,7 +261,7 @@ struct Factors {
 }
 
 impl Factors {
-    /// `Ā += U·M·Vᵀ + (Ū − U·J)·Σ⁻¹·Vᵀ + U·((V̄ − V·K)·Σ⁻¹)ᵀ` (module documentation); any
+    /// `Ā += U·M·Vᵀ + (Ū − U·J)·Σ⁻¹·Vᵀ + U·((V̄ − V·K)·Σ⁻¹)ᵀ` (module documentation of `linalg::svd`); any
     /// adjoint may be absent (zero).
     fn add_adjoint(
         &self,
@@ -450,7 +450,7 @@ pub fn svd_V(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 /// `A = U·diag(σ)·Vᵀ`, with the factors as [`svd_U`], [`singular_values`] and [`svd_V`] give
 /// them.
 ///
-/// Reverse pass: the full formula of the module documentation (one node; unused
+/// Reverse pass: the full formula of the module documentation of `linalg::svd` (one node; unused
 /// results cost nothing). A matrix of size zero gives two 0×0 matrices and an empty vector.
 ///
 /// # Errors
