@@ -333,6 +333,18 @@ def test_data_results_are_numpy_arrays_and_floats() -> None:
     assert revad.tape_stats()["depth"] >= 0
 
 
+def test_calls_on_data_leave_the_tape_as_it_was() -> None:
+    a = spd(80, rng(6))
+    before = revad.tape_stats()["variables"]
+    for _ in range(3):
+        revad.cholesky_decompose(a)
+        revad.eigendecompose_sym(a)
+        revad.mdivide_left(a, np.ones(80))
+        revad.gp_exp_quad_cov(np.arange(100.0), 1.0, 2.0)
+        revad.gp_periodic_cov(np.arange(3.0), 1.0, 2.0, 3.0)
+    assert revad.tape_stats()["variables"] == before
+
+
 def test_empty_matrices() -> None:
     e = np.zeros((0, 0))
     assert revad.cholesky_decompose(e).shape == (0, 0)

@@ -7,7 +7,6 @@
 //! keeps the GIL (a `Var` is bound to its thread; the work stays on it in both cases).
 
 use numpy::ToPyArray;
-use pyo3::marker::Ungil;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use revad::{Matrix, RowVector, Var, Vector};
@@ -22,11 +21,20 @@ pub const RELEASE_AT: usize = 64;
 
 /// Runs `f` (a core call on data moved out of Python objects) with the GIL released when its
 /// size `n` reaches [`RELEASE_AT`], else with the GIL held.
-pub fn on_data<T: Ungil>(py: Python<'_>, n: usize, f: impl Ungil + FnOnce() -> T) -> T {
-    if n >= RELEASE_AT {
-        py.detach(f)
-    } else {
+///
+/// `f` runs in a nested tape scope, ended when it returns: a core function of data gives its
+/// result as a constant, a new variable on the tape, which the caller does not keep (it takes
+/// the value), so the scope gives its slots back instead of letting every call on data grow
+/// the tape by the size of its result until the next reset.
+pub fn on_data<T: Send>(py: Python<'_>, n: usize, f: impl Send + FnOnce() -> T) -> T {
+    let scoped = move || {
+        let _scope = revad::tape::nested();
         f()
+    };
+    if n >= RELEASE_AT {
+        py.detach(scoped)
+    } else {
+        scoped()
     }
 }
 
