@@ -3,7 +3,8 @@
 Each function here is a thin alias of a revad function with Stan's name (one tape node each,
 with a hand-written reverse pass), given NumPy's or SciPy's argument conventions and results.
 Arguments may be 2-D NumPy arrays, ``revad.Data`` or array Vars (a right-hand side may also be
-1-D); a call on data only returns data, and a call with any Var returns Vars.
+1-D); a call on data only returns data (and on matrices of size 64 or more runs with the GIL
+released), and a call with any Var returns Vars.
 
 =====================================  ===================================================
 this module                            revad (Stan name)
