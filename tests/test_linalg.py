@@ -1090,3 +1090,23 @@ def test_threads_compute_on_data_in_parallel() -> None:
     assert len(results) == 9
     for r in results:
         assert_close(r, expected, 1e-10)
+
+
+def test_a_var_of_another_thread_is_refused() -> None:
+    box: list[Any] = []
+    errors: list[Exception] = []
+
+    def make() -> None:
+        box.append(revad.Var(spd(3, rng(43))))
+
+    def use() -> None:
+        try:
+            revad.cholesky_decompose(box[0])
+        except Exception as e:
+            errors.append(e)
+
+    for target in (make, use):
+        t = threading.Thread(target=target)
+        t.start()
+        t.join()
+    assert len(errors) == 1 and isinstance(errors[0], revad.ThreadError)

@@ -308,15 +308,19 @@ fn parse<'py, const P: usize>(
         }
     };
     let rest: Vec<Bound<'py, PyAny>> = slots.collect();
-    let rest: [Bound<'py, PyAny>; P] = rest.try_into().map_err(|_| ()).expect("P parameters");
+    let rest: [Bound<'py, PyAny>; P] = rest
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("P parameters follow the points"));
     Ok((points, rest))
 }
 
 /// A length scale: a scalar (float or Var), or a 1-D array or list (one per dimension).
 fn read_scale(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Scale> {
-    let array_var = obj.cast::<PyVar>().is_ok_and(|v| v.get().is_array());
-    if let Some(s) = (!array_var).then(|| try_arg(obj, function)).transpose()?.flatten() {
-        return Ok(Scale::One(s));
+    // An array Var is one per dimension (the scalar reader would refuse it).
+    if !obj.cast::<PyVar>().is_ok_and(|v| v.get().is_array()) {
+        if let Some(s) = try_arg(obj, function)? {
+            return Ok(Scale::One(s));
+        }
     }
     Ok(Scale::Each(vector_arg(obj, function, "length_scale")?))
 }
