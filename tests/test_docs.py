@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import revad
+import revad.linalg
 import revad.testing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,7 +91,7 @@ def test_readme_python_section_runs() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", [revad, revad._revad, revad.testing], ids=lambda m: m.__name__
+    "module", [revad, revad._revad, revad.linalg, revad.testing], ids=lambda m: m.__name__
 )
 def test_docstring_examples(module: object) -> None:
     # Empty globals: revad's own names (round, sum, abs, ...) would shadow the built-ins.

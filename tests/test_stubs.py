@@ -21,7 +21,8 @@ PACKAGE = Path(revad.__file__).resolve().parent
 
 
 def test_stub_files_ship_with_the_package() -> None:
-    for name in ("_revad.pyi", "__init__.pyi", "testing.pyi", "__main__.pyi", "py.typed"):
+    names = ("_revad.pyi", "__init__.pyi", "testing.pyi", "__main__.pyi", "linalg.pyi", "py.typed")
+    for name in names:
         assert (PACKAGE / name).is_file(), f"{name} is missing from {PACKAGE}"
 
 

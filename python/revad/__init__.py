@@ -14,7 +14,9 @@ Two ways to differentiate:
 Every scalar function of Stan Math is here under its Stan name; each accepts floats or Vars
 and returns a float for float arguments, a Var otherwise. So are the probability functions
 (``normal_lpdf(y, mu, sigma, *, propto=False)``, ``poisson_cdf(n, lambda_)``, ...), which also
-take NumPy arrays and lists for any argument.
+take NumPy arrays and lists for any argument, and Stan's linear algebra (``cholesky_decompose``,
+``mdivide_left``, ``eigendecompose_sym``, ``gp_exp_quad_cov``, ...), also under NumPy's and
+SciPy's names in ``revad.linalg`` (``revad.linalg.cholesky``, ``.solve``, ``.eigh``, ...).
 """
 
 # The helpers this module imports for itself are private (`_functools`) or imported for type
@@ -24,7 +26,8 @@ from __future__ import annotations as _annotations
 import functools as _functools
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from . import _revad
+# `linalg`: linear algebra under NumPy's and SciPy's names (revad.linalg.cholesky, ...).
+from . import _revad, linalg  # noqa: F401
 from ._revad import *  # noqa: F401,F403  (the compiled functions, Var, Tape, exceptions)
 from ._revad import ValueAndGrad
 

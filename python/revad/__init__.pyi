@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import _revad as _revad
+from . import linalg as linalg
 from ._revad import *  # noqa: F403  (every name in _revad.__all__)
 from ._revad import ValueAndGrad, Var
 from ._revad import __all__ as __all__

@@ -7,7 +7,6 @@
 //! keeps the GIL (a `Var` is bound to its thread; the work stays on it in both cases).
 
 use numpy::ToPyArray;
-use pyo3::marker::Ungil;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use revad::{Matrix, RowVector, Var, Vector};
@@ -15,18 +14,39 @@ use revad::{Matrix, RowVector, Var, Vector};
 use crate::args::{Arr, Out, Res};
 
 /// Data-only calls of size `n` ≥ `RELEASE_AT` release the GIL, where `n` is the largest
-/// dimension of the matrices (the number of points for a covariance function). Below it a
-/// call takes a few microseconds, and releasing the GIL would only let another thread take
-/// it over for the length of a switch interval.
+/// dimension of the matrices (the number of points for a covariance function).
+///
+/// Measured with `scripts/gil_threshold.py` on release builds that always and never release
+/// (x86-64, 2 cores, Python 3.11):
+/// - Releasing and taking back an uncontended GIL costs about 0.1 µs a call: a quarter of a
+///   call at n = 4, under 1% from n = 64, where the cheapest functions
+///   (`cholesky_decompose`, `mdivide_left_spd`, `gp_exp_quad_cov`) take 10–12 µs and the
+///   others 15 µs (`mdivide_left`) to 0.5 ms (`svd`).
+/// - Beside a thread running Python code, a released call waits for the GIL to come back (up
+///   to Python's switch interval, 5 ms): calls took 1.6–9 times as long as calls holding the
+///   GIL, and the other thread ran at 60–130% of its speed alone instead of 50%. Below
+///   n = 32, where calls take 1–5 µs, that trade gives the other thread a few µs a call.
+/// - Threads that all call revad on data run in parallel once the GIL is released, as far as
+///   free cores allow (the machine measured had none to spare: two threads ran as fast as
+///   one with either build).
 pub const RELEASE_AT: usize = 64;
 
 /// Runs `f` (a core call on data moved out of Python objects) with the GIL released when its
 /// size `n` reaches [`RELEASE_AT`], else with the GIL held.
-pub fn on_data<T: Ungil>(py: Python<'_>, n: usize, f: impl Ungil + FnOnce() -> T) -> T {
-    if n >= RELEASE_AT {
-        py.detach(f)
-    } else {
+///
+/// `f` runs in a nested tape scope, ended when it returns: a core function of data gives its
+/// result as a constant, a new variable on the tape, which the caller does not keep (it takes
+/// the value), so the scope gives its slots back instead of letting every call on data grow
+/// the tape by the size of its result until the next reset.
+pub fn on_data<T: Send>(py: Python<'_>, n: usize, f: impl Send + FnOnce() -> T) -> T {
+    let scoped = move || {
+        let _scope = revad::tape::nested();
         f()
+    };
+    if n >= RELEASE_AT {
+        py.detach(scoped)
+    } else {
+        scoped()
     }
 }
 

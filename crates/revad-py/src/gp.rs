@@ -12,14 +12,16 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::types::{PyAny, PyList, PyTuple};
 use revad::{linalg, Matrix, Var, Vector};
 
 use crate::args::{Arg, Arr, Ax};
-use crate::convert::{arg, array_arg, try_array, try_arg, vector_arg};
+use crate::convert::{arg, array_arg, try_arg, vector_arg};
 use crate::errors::to_py;
 use crate::family::family;
 use crate::gil::{on_data, IntoData, Output};
+use crate::handle::{PyData, PyVar};
 
 /// One set of points: numbers or vectors (one per row).
 enum Set {
@@ -192,19 +194,25 @@ macro_rules! with_data_points {
     };
 }
 
-/// Whether `obj`, an element of a list of points, is itself a point (an array or a sequence)
-/// rather than a number.
-fn is_point(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<bool> {
+/// Whether `obj`, an element of a list of points, is itself a point (a 1-D array, an array
+/// Var or a sequence) rather than a number.
+fn is_point(obj: &Bound<'_, PyAny>) -> bool {
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        return Ok(true);
+        return true;
     }
-    Ok(try_arg(obj, function)?.is_none() && try_array(obj, function)?.is_some())
+    if let Ok(v) = obj.cast::<PyVar>() {
+        return v.get().is_array();
+    }
+    if let Ok(a) = obj.cast::<PyUntypedArray>() {
+        return a.ndim() > 0;
+    }
+    obj.is_instance_of::<PyData>()
 }
 
 /// A set of points, argument `name` of `function`.
 fn read_set(obj: &Bound<'_, PyAny>, function: &'static str, name: &'static str) -> PyResult<Set> {
     let is_list = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
-    if is_list && obj.len()? > 0 && is_point(&obj.get_item(0)?, function)? {
+    if is_list && obj.len()? > 0 && is_point(&obj.get_item(0)?) {
         let mut vectors = Vec::new();
         for (i, item) in obj.try_iter()?.enumerate() {
             vectors.push(vector_arg(&item?, function, &format!("{name}[{i}]"))?);
@@ -300,14 +308,19 @@ fn parse<'py, const P: usize>(
         }
     };
     let rest: Vec<Bound<'py, PyAny>> = slots.collect();
-    let rest: [Bound<'py, PyAny>; P] = rest.try_into().map_err(|_| ()).expect("P parameters");
+    let rest: [Bound<'py, PyAny>; P] = rest
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("P parameters follow the points"));
     Ok((points, rest))
 }
 
 /// A length scale: a scalar (float or Var), or a 1-D array or list (one per dimension).
 fn read_scale(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Scale> {
-    if let Some(s) = try_arg(obj, function)? {
-        return Ok(Scale::One(s));
+    // An array Var is one per dimension (the scalar reader would refuse it).
+    if !obj.cast::<PyVar>().is_ok_and(|v| v.get().is_array()) {
+        if let Some(s) = try_arg(obj, function)? {
+            return Ok(Scale::One(s));
+        }
     }
     Ok(Scale::Each(vector_arg(obj, function, "length_scale")?))
 }
