@@ -1,5 +1,5 @@
-"""The examples in the documentation run: every ```python block of docs/python-quickstart.md
-and of the README's Python section (in order, sharing one namespace per document), and the
+"""The examples in the documentation run: every ```python block of docs/python-quickstart.md,
+of docs/linear-algebra.md and of the README's Python section (in order, sharing one namespace per document), and the
 doctests in the docstrings of the pure-Python modules."""
 
 from __future__ import annotations
@@ -71,6 +71,14 @@ def test_python_quickstart_runs() -> None:
     path = ROOT / "docs" / "python-quickstart.md"
     blocks = python_blocks(path.read_text(encoding="utf-8"))
     assert len(blocks) >= 5, "the quickstart lost its examples"
+    run_blocks(path, blocks)
+    revad.reset()
+
+
+def test_linear_algebra_guide_runs() -> None:
+    path = ROOT / "docs" / "linear-algebra.md"
+    blocks = python_blocks(path.read_text(encoding="utf-8"))
+    assert blocks, "the linear-algebra guide lost its example"
     run_blocks(path, blocks)
     revad.reset()
 
