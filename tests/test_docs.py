@@ -1,6 +1,6 @@
 """The examples in the documentation run: every ```python block of docs/python-quickstart.md,
-of docs/linear-algebra.md and of the README's Python section (in order, sharing one namespace per document), and the
-doctests in the docstrings of the pure-Python modules."""
+of docs/linear-algebra.md and of the README's Python section (in order, sharing one namespace
+per document), and the doctests in the docstrings of the pure-Python modules."""
 
 from __future__ import annotations
 
