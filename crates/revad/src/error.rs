@@ -279,6 +279,26 @@ pub(crate) mod check {
         })
     }
 
+    /// `found == expected` (two sizes that must match); otherwise [`super::Error::Size`]:
+    /// "f: rows of b has size 3, but must have size 2".
+    #[inline]
+    pub fn size(
+        function: &'static str,
+        what: &'static str,
+        expected: usize,
+        found: usize,
+    ) -> Result<()> {
+        if expected == found {
+            return Ok(());
+        }
+        Err(super::Error::Size {
+            function,
+            what,
+            expected,
+            found,
+        })
+    }
+
     /// `x` is not NaN.
     #[inline]
     pub fn not_nan(function: &'static str, argument: &'static str, x: f64) -> Result<()> {

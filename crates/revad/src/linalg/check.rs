@@ -19,23 +19,7 @@ pub(crate) fn square(
     size(function, columns, r, c)
 }
 
-/// `found == expected`; otherwise [`Error::Size`].
-pub(crate) fn size(
-    function: &'static str,
-    what: &'static str,
-    expected: usize,
-    found: usize,
-) -> Result<()> {
-    if expected == found {
-        return Ok(());
-    }
-    Err(Error::Size {
-        function,
-        what,
-        expected,
-        found,
-    })
-}
+pub(crate) use crate::error::check::size;
 
 /// No element of `a` is NaN (Stan's `check_not_nan`): "f: m[2,1] is NaN, but must not be
 /// NaN" (indices from 1, as Stan prints them).

@@ -46,7 +46,7 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{Array1, Array2, ArrayView2, ArrayViewMut2};
 
 use super::operand::{slot_of, Operand};
-use crate::error::{Error, Result};
+use crate::error::{check, Error, Result};
 use crate::tape::{self, Adjoints};
 use crate::var::{Matrix, RowVector, Storage, Var, Vector};
 
@@ -543,7 +543,7 @@ pub fn quad_form_diag<V: DiagonalVector>(
         "the columns of the first argument (square)",
         (r, c),
     )?;
-    check_diagonal("quad_form_diag", "the second argument", r, vv.len())?;
+    check::size("quad_form_diag", "the second argument", r, vv.len())?;
     Ok(diagonal_product(
         (m.key(), mv.into_owned()),
         (v.key(), vv.into_owned()),
@@ -561,7 +561,7 @@ pub fn diag_pre_multiply<V: DiagonalVector>(
     m: &impl Operand<Matrix>,
 ) -> Result<Var<Matrix>> {
     let (mv, vv) = (m.value(), v.value());
-    check_diagonal(
+    check::size(
         "diag_pre_multiply",
         "the first argument",
         mv.nrows(),
@@ -584,7 +584,7 @@ pub fn diag_post_multiply<V: DiagonalVector>(
     v: &impl Operand<V>,
 ) -> Result<Var<Matrix>> {
     let (mv, vv) = (m.value(), v.value());
-    check_diagonal(
+    check::size(
         "diag_post_multiply",
         "the second argument",
         mv.ncols(),
@@ -595,23 +595,4 @@ pub fn diag_post_multiply<V: DiagonalVector>(
         (v.key(), vv.into_owned()),
         Diagonal::Post,
     ))
-}
-
-/// Checks that the diagonal vector has `expected` elements.
-fn check_diagonal(
-    function: &'static str,
-    what: &'static str,
-    expected: usize,
-    found: usize,
-) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(Error::Size {
-            function,
-            what,
-            expected,
-            found,
-        })
-    }
 }
