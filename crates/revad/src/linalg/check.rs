@@ -162,18 +162,9 @@ fn symmetric_within(s: &[f64], n: usize) -> bool {
     ok
 }
 
-/// The error of a matrix that is not positive definite (Stan's `check_pos_definite`).
-pub(crate) fn not_positive_definite(function: &'static str, argument: &'static str) -> Error {
-    Error::Matrix {
-        function,
-        argument,
-        detail: "is not positive definite.".to_string(),
-    }
-}
-
 /// The error of a Cholesky factorisation that failed (Stan's `check_pos_definite` on a
 /// factorisation): "cholesky_decompose: Matrix m is not positive definite".
-pub(crate) fn not_positive_definite_factor(function: &'static str, argument: &str) -> Error {
+pub(crate) fn not_positive_definite(function: &'static str, argument: &str) -> Error {
     Error::Matrix {
         function,
         argument: "Matrix",
@@ -206,15 +197,6 @@ pub(crate) fn lower_triangular(
         }
     }
     Ok(())
-}
-
-/// The error of a singular matrix ("f: m is singular.").
-pub(crate) fn singular(function: &'static str, argument: &'static str) -> Error {
-    Error::Matrix {
-        function,
-        argument,
-        detail: "is singular.".to_string(),
-    }
 }
 
 #[cfg(test)]

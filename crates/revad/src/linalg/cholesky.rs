@@ -101,7 +101,7 @@ pub fn cholesky_decompose(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
         let mut value = Array2::zeros((n, n));
         let a_rows = av.as_slice().expect("standard layout");
         if !small_cholesky(a_rows, n, value.as_slice_mut().expect("standard")) {
-            return Err(check::not_positive_definite_factor(F, "m"));
+            return Err(check::not_positive_definite(F, "m"));
         }
         let value: Matrix = value.into_shared();
         let l = value.clone();
@@ -206,7 +206,7 @@ pub(super) fn checked_factor(
     check::not_nan(function, argument, &view)?;
     match Cholesky::factor(l) {
         Some(f) => Ok(Some(f)),
-        None => Err(check::not_positive_definite_factor(function, argument)),
+        None => Err(check::not_positive_definite(function, argument)),
     }
 }
 

@@ -24,11 +24,8 @@
 //! tape::reset();
 //! ```
 
-// The checks and helpers are used by the families as they land.
-#[allow(dead_code)]
 pub(crate) mod check;
 mod cholesky;
-#[allow(dead_code)]
 mod convert;
 mod determinant;
 pub mod eigen;
@@ -37,7 +34,6 @@ mod gp_cov_periodic;
 mod inverse;
 mod matrix_exp;
 mod matrix_power;
-#[allow(dead_code)]
 pub(crate) mod node;
 pub mod qr;
 mod solve;
