@@ -62,7 +62,7 @@ pub enum Error {
     Matrix {
         /// The function that checked it.
         function: &'static str,
-        /// Which argument ("Matrix m", "first argument", ...).
+        /// Which argument ("Matrix m", "first argument", ...); empty when `detail` names it.
         argument: &'static str,
         /// What is wrong, starting with a verb (`is not symmetric. m[1,2] = 1, but ...`).
         detail: String,
@@ -136,7 +136,9 @@ impl fmt::Display for Error {
                 function,
                 argument,
                 detail,
-            } if detail.starts_with('[') => write!(f, "{function}: {argument}{detail}"),
+            } if detail.starts_with('[') || argument.is_empty() => {
+                write!(f, "{function}: {argument}{detail}")
+            }
             Error::Matrix {
                 function,
                 argument,

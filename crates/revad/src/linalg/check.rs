@@ -163,11 +163,16 @@ fn symmetric_within(s: &[f64], n: usize) -> bool {
 }
 
 /// The error of a Cholesky factorisation that failed (Stan's `check_pos_definite` on a
-/// factorisation): "cholesky_decompose: Matrix m is not positive definite".
+/// factorisation): "cholesky_decompose: Matrix m is not positive definite" for a matrix
+/// named by a symbol; an argument named in words ("Covariance matrix", capitalised as Stan's
+/// densities name theirs) is not prefixed: "multi_normal_lpdf: Covariance matrix is not
+/// positive definite".
 pub(crate) fn not_positive_definite(function: &'static str, argument: &str) -> Error {
+    let named_in_words =
+        argument.starts_with(|c: char| c.is_ascii_uppercase()) && argument.contains(' ');
     Error::Matrix {
         function,
-        argument: "Matrix",
+        argument: if named_in_words { "" } else { "Matrix" },
         detail: format!("{argument} is not positive definite"),
     }
 }

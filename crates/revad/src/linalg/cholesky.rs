@@ -184,7 +184,7 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
 /// `symmetrise`), failing with "f: Matrix m is not positive definite" when the factorisation
 /// does. The symmetry check runs during the copy into column-major order, which goes into the
 /// memory of `storage`. `None` for a 0×0 matrix.
-pub(super) fn checked_factor(
+pub(crate) fn checked_factor(
     function: &'static str,
     columns: &'static str,
     argument: &'static str,
@@ -212,7 +212,7 @@ pub(super) fn checked_factor(
 
 /// The checks of Stan's SPD functions before the factorisation: `a` is square (`columns`
 /// names its columns in the size error), symmetric and free of NaN.
-pub(super) fn check_spd_input(
+pub(crate) fn check_spd_input(
     function: &'static str,
     columns: &'static str,
     argument: &'static str,
@@ -361,7 +361,7 @@ fn padded(n: usize) -> usize {
 }
 
 /// A square column-major matrix with padded columns, the layout faer's kernels work in.
-pub(super) struct Square {
+pub(crate) struct Square {
     n: usize,
     ld: usize,
     data: Vec<f64>,
@@ -369,7 +369,7 @@ pub(super) struct Square {
 
 impl Square {
     /// An n×n zero matrix.
-    pub(super) fn zeros(n: usize) -> Square {
+    pub(crate) fn zeros(n: usize) -> Square {
         let ld = padded(n);
         Square {
             n,
@@ -379,17 +379,17 @@ impl Square {
     }
 
     /// A faer view.
-    pub(super) fn as_ref(&self) -> MatRef<'_, f64> {
+    pub(crate) fn as_ref(&self) -> MatRef<'_, f64> {
         MatRef::from_column_major_slice_with_stride(&self.data, self.n, self.n, self.ld)
     }
 
     /// A writable faer view.
-    pub(super) fn as_mut(&mut self) -> MatMut<'_, f64> {
+    pub(crate) fn as_mut(&mut self) -> MatMut<'_, f64> {
         MatMut::from_column_major_slice_with_stride_mut(&mut self.data, self.n, self.n, self.ld)
     }
 
     /// Column `j` (its `n` elements).
-    pub(super) fn col(&self, j: usize) -> &[f64] {
+    pub(crate) fn col(&self, j: usize) -> &[f64] {
         &self.data[j * self.ld..j * self.ld + self.n]
     }
 
@@ -398,7 +398,7 @@ impl Square {
     /// [`check::symmetric`] decides), in the memory of `storage`: one pass, column by column, each column below the
     /// diagonal against the row right of it (the rows a column crosses stay in cache for the
     /// next column).
-    pub(super) fn lower_of(
+    pub(crate) fn lower_of(
         a: &[f64],
         n: usize,
         symmetrise: bool,
@@ -427,7 +427,7 @@ impl Square {
     }
 
     /// The lower triangle as a row-major n×n array, zeros above it.
-    pub(super) fn lower_to_row_major(&self, out: &mut Vec<f64>) {
+    pub(crate) fn lower_to_row_major(&self, out: &mut Vec<f64>) {
         let (n, ld) = (self.n, self.ld);
         out.clear();
         out.reserve(n * n);
@@ -439,7 +439,7 @@ impl Square {
 
     /// Adds the lower triangle into the row-major n×n `out`, leaving its strict upper triangle
     /// alone.
-    pub(super) fn add_lower_to_row_major(&self, out: &mut [f64]) {
+    pub(crate) fn add_lower_to_row_major(&self, out: &mut [f64]) {
         let (n, ld) = (self.n, self.ld);
         for i in 0..n {
             let row = &mut out[i * n..i * n + i + 1];
@@ -450,12 +450,12 @@ impl Square {
     }
 
     /// Copies the lower triangle onto the upper one.
-    pub(super) fn mirror_lower(&mut self) {
+    pub(crate) fn mirror_lower(&mut self) {
         mirror_lower(self.as_mut());
     }
 
     /// A symmetric matrix (lower triangle mirrored) as a row-major array: row i is column i.
-    pub(super) fn symmetric_to_row_major(&self) -> Array2<f64> {
+    pub(crate) fn symmetric_to_row_major(&self) -> Array2<f64> {
         let n = self.n;
         let mut out = Array2::zeros((n, n));
         let s = out.as_slice_mut().expect("standard");
@@ -468,7 +468,7 @@ impl Square {
 
 /// The Cholesky factor `L` of an n×n SPD matrix, column-major, in the lower triangle (faer
 /// leaves intermediate values in the strict upper triangle: read `L` only as triangular).
-pub(super) struct Cholesky(Square);
+pub(crate) struct Cholesky(Square);
 
 impl Cholesky {
     /// Factors `l` (its lower triangle) in place. `None` if the matrix is not positive
@@ -493,43 +493,43 @@ impl Cholesky {
     }
 
     /// `L` as a faer view.
-    pub(super) fn l(&self) -> MatRef<'_, f64> {
+    pub(crate) fn l(&self) -> MatRef<'_, f64> {
         self.0.as_ref()
     }
 
     /// `log |A| = 2 Σᵢ log Lᵢᵢ`.
-    pub(super) fn log_determinant(&self) -> f64 {
+    pub(crate) fn log_determinant(&self) -> f64 {
         2.0 * (0..self.0.n)
             .map(|i| self.0.data[i * self.0.ld + i].ln())
             .sum::<f64>()
     }
 
     /// `X ← A⁻¹X` (two triangular solves).
-    pub(super) fn solve_in_place(&self, mut x: MatMut<'_, f64>) {
+    pub(crate) fn solve_in_place(&self, mut x: MatMut<'_, f64>) {
         solve_lower_triangular_in_place(self.l(), x.rb_mut(), Par::Seq);
         solve_upper_triangular_in_place(self.l().transpose(), x, Par::Seq);
     }
 
     /// `L⁻¹` (lower triangle; strict upper triangle zero).
-    pub(super) fn l_inverse(&self) -> Square {
+    pub(crate) fn l_inverse(&self) -> Square {
         lower_inverse(&self.0)
     }
 
     /// `A⁻¹ = L⁻ᵀL⁻¹`, exactly symmetric (the lower triangle computed, then mirrored).
-    pub(super) fn inverse(&self) -> Square {
+    pub(crate) fn inverse(&self) -> Square {
         inverse_from_l_inverse(&self.l_inverse())
     }
 }
 
 /// The inverse of the lower triangle of `l` (lower triangle; strict upper triangle zero).
-pub(super) fn lower_inverse(l: &Square) -> Square {
+pub(crate) fn lower_inverse(l: &Square) -> Square {
     let mut li = Square::zeros(l.n);
     faer::linalg::triangular_inverse::invert_lower_triangular(li.as_mut(), l.as_ref(), Par::Seq);
     li
 }
 
 /// `L⁻ᵀL⁻¹` from `L⁻¹`, exactly symmetric.
-pub(super) fn inverse_from_l_inverse(li: &Square) -> Square {
+pub(crate) fn inverse_from_l_inverse(li: &Square) -> Square {
     let mut s = Square::zeros(li.n);
     triangular::matmul(
         s.as_mut(),

@@ -560,7 +560,7 @@ struct Backward<K> {
 }
 
 impl<K: Kernel> Backward<K> {
-    fn run(&self, g: &[f64], bars: &mut Bars<'_, 5>) {
+    fn run(&self, g: &[f64], bars: &mut Bars<'_>) {
         let k = self.k.as_slice().expect("standard");
         let Some((xa, xb)) = &self.points else {
             if let Some(s_bar) = bars.scalar(SIGMA) {

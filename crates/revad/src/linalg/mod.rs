@@ -25,7 +25,7 @@
 //! ```
 
 pub(crate) mod check;
-mod cholesky;
+pub(crate) mod cholesky;
 mod convert;
 mod determinant;
 pub mod eigen;
@@ -41,7 +41,7 @@ mod spd;
 mod structure;
 pub mod svd;
 mod trace;
-mod triangular;
+pub(crate) mod triangular;
 
 pub use cholesky::cholesky_decompose;
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};

@@ -24,12 +24,12 @@ pub(crate) fn scalar_arg(x: impl Real) -> Arg {
 }
 
 /// What a node's reverse pass writes into: the adjoint runs of its operands, by position.
-pub(crate) struct Bars<'a, const N: usize> {
+pub(crate) struct Bars<'a> {
     below: Inputs<'a>,
-    args: [Arg; N],
+    args: &'a [Arg],
 }
 
-impl<const N: usize> Bars<'_, N> {
+impl Bars<'_> {
     /// Whether operand `i` is a variable (so its adjoint is wanted).
     pub(crate) fn wants(&self, i: usize) -> bool {
         self.args[i].is_some()
@@ -62,16 +62,32 @@ impl<const N: usize> Bars<'_, N> {
 pub(crate) fn record<const N: usize>(
     args: [Arg; N],
     out_len: usize,
-    back: impl FnOnce(&[f64], &mut Bars<'_, N>) + 'static,
+    back: impl FnOnce(&[f64], &mut Bars<'_>) + 'static,
 ) -> Option<u64> {
-    if args.iter().all(Option::is_none) {
+    record_args(args, out_len, back)
+}
+
+/// [`record`] for a number of operands known only at run time (an array of vectors, one
+/// operand each): `args` is any list of [`Arg`]s, kept by the node.
+pub(crate) fn record_args<A: AsRef<[Arg]> + 'static>(
+    args: A,
+    out_len: usize,
+    back: impl FnOnce(&[f64], &mut Bars<'_>) + 'static,
+) -> Option<u64> {
+    if args.as_ref().iter().all(Option::is_none) {
         return None;
     }
-    let keys: SmallVec<[u64; 4]> = args.iter().flatten().map(|a| a.0).collect();
+    let keys: SmallVec<[u64; 4]> = args.as_ref().iter().flatten().map(|a| a.0).collect();
     Some(tape::record_run(out_len, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (below, g) = adj.split_at_result(out, out_len);
-            back(g, &mut Bars { below, args });
+            back(
+                g,
+                &mut Bars {
+                    below,
+                    args: args.as_ref(),
+                },
+            );
         }
     }))
 }
@@ -113,7 +129,7 @@ impl<S: Storage> Output for S {
 pub(crate) fn node<T: Output, const N: usize>(
     value: T,
     args: [Arg; N],
-    back: impl FnOnce(&[f64], &mut Bars<'_, N>) + 'static,
+    back: impl FnOnce(&[f64], &mut Bars<'_>) + 'static,
 ) -> Var<T> {
     let key = record(args, value.slots(), back);
     value.wrap(key)

@@ -33,6 +33,7 @@ mod inv_chi_square;
 mod inv_gamma;
 mod logistic;
 mod lognormal;
+mod multi_normal;
 mod neg_binomial;
 mod neg_binomial_2;
 mod neg_binomial_2_log;
@@ -47,6 +48,7 @@ mod scaled_inv_chi_square;
 mod skew_normal;
 mod student_t;
 mod uniform;
+mod vectors;
 mod von_mises;
 mod weibull;
 mod wiener;
@@ -86,6 +88,7 @@ pub use inv_chi_square::{
 pub use inv_gamma::{inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf};
 pub use logistic::{logistic_cdf, logistic_lccdf, logistic_lcdf, logistic_lpdf};
 pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lpdf};
+pub use multi_normal::{multi_normal_cholesky_lpdf, multi_normal_lpdf, multi_normal_prec_lpdf};
 pub use neg_binomial::{
     neg_binomial_cdf, neg_binomial_lccdf, neg_binomial_lcdf, neg_binomial_lpmf,
 };
@@ -109,6 +112,7 @@ pub use scaled_inv_chi_square::{
 pub use skew_normal::{skew_normal_cdf, skew_normal_lccdf, skew_normal_lcdf, skew_normal_lpdf};
 pub use student_t::{student_t_cdf, student_t_lccdf, student_t_lcdf, student_t_lpdf};
 pub use uniform::{uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf};
+pub use vectors::{Rows, Vectors};
 pub use von_mises::von_mises_lpdf;
 pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};
 pub use wiener::wiener_lpdf;
