@@ -5,7 +5,8 @@
 
 use nalgebra::DMatrix;
 use ndarray::Array1;
-use revad::prob::{multi_normal_cholesky_lpdf, multi_normal_lpdf, multi_normal_prec_lpdf};
+use revad::matrix::Operand;
+use revad::prob::{multi_normal_cholesky_lpdf, multi_normal_lpdf, multi_normal_prec_lpdf, Vectors};
 use revad::testing::{
     assert_close, check_directional, check_gradient, data_matrix, matrix_from, spd_from,
     spd_matrix, test_points, vector_from, GradCheck,
@@ -194,56 +195,76 @@ fn lower(k: usize, m: &[Var]) -> Var<Matrix> {
     matrix_from(k, k, &entries)
 }
 
-/// Every data/variable mix of (y, μ, matrix) for each density, with a single y and an array.
+/// Density `which` (0 covariance, 1 Cholesky factor, 2 precision) of any operand kinds.
+fn density(
+    which: usize,
+    y: &(impl Vectors + ?Sized),
+    mu: &(impl Vectors + ?Sized),
+    m: &impl Operand<Matrix>,
+) -> Var {
+    match which {
+        0 => multi_normal_lpdf(y, mu, m, false),
+        1 => multi_normal_cholesky_lpdf(y, mu, m, false),
+        _ => multi_normal_prec_lpdf(y, mu, m, false),
+    }
+    .unwrap()
+}
+
+/// Every data/variable mix of (y, μ, matrix) for each density, y an array of vectors.
 #[test]
 fn every_mix_of_data_and_variables() {
     let (k, n) = (3, 4);
     let ys = vectors(n, k, 21);
     let mu = vector(&test_points(k, 22));
     let m = test_points(k * k, 23);
-    for mask in 0..8u32 {
-        let f = |v: &[Var]| {
-            let mut at = 0;
-            let mut take = |len: usize, var: bool| {
-                let s = &v[at..at + if var { len } else { 0 }];
-                at += s.len();
-                s.to_vec()
-            };
-            let yv = take(n * k, mask & 1 != 0);
-            let muv = take(k, mask & 2 != 0);
-            let mv = take(k * k, mask & 4 != 0);
-            let y_var: Vec<Var<Vector>> = yv.chunks(k).map(vector_from).collect();
-            let mu_var = vector_from(&muv);
-            let data: Vec<Var> = m.iter().map(|&x| Var::new(x)).collect();
-            let sigma_data = spd_from(k, &data).value().clone();
-            let sigma_var = spd_from(k, if mv.is_empty() { &data } else { &mv });
-            let lp = match (mask & 1 != 0, mask & 2 != 0, mask & 4 != 0) {
-                (false, false, false) => multi_normal_lpdf(&ys, &mu, &sigma_data, false),
-                (true, false, false) => multi_normal_lpdf(&y_var, &mu, &sigma_data, false),
-                (false, true, false) => multi_normal_lpdf(&ys, &mu_var, &sigma_data, false),
-                (true, true, false) => multi_normal_lpdf(&y_var, &mu_var, &sigma_data, false),
-                (false, false, true) => multi_normal_lpdf(&ys, &mu, &sigma_var, false),
-                (true, false, true) => multi_normal_lpdf(&y_var, &mu, &sigma_var, false),
-                (false, true, true) => multi_normal_lpdf(&ys, &mu_var, &sigma_var, false),
-                (true, true, true) => multi_normal_lpdf(&y_var, &mu_var, &sigma_var, false),
-            };
-            // Plus a constant so that every mix has a variable to differentiate.
-            lp.unwrap() + v.iter().fold(Var::new(0.0), |a, &b| a + b * 0.0)
+    for which in 0..3 {
+        // The matrix from k² parameters: SPD, or lower triangular for the Cholesky form.
+        let matrix = |p: &[Var]| {
+            if which == 1 {
+                lower(k, p)
+            } else {
+                spd_from(k, p)
+            }
         };
-        let mut x = Vec::new();
-        if mask & 1 != 0 {
-            x.extend(ys.iter().flat_map(|v| v.iter().copied()));
+        for mask in 1..8u32 {
+            let f = |v: &[Var]| {
+                let mut at = 0;
+                let mut take = |len: usize, var: bool| {
+                    let s = &v[at..at + if var { len } else { 0 }];
+                    at += s.len();
+                    s.to_vec()
+                };
+                let yv = take(n * k, mask & 1 != 0);
+                let muv = take(k, mask & 2 != 0);
+                let mv = take(k * k, mask & 4 != 0);
+                let y_var: Vec<Var<Vector>> = yv.chunks(k).map(vector_from).collect();
+                let mu_var = vector_from(&muv);
+                let data: Vec<Var> = m.iter().map(|&x| Var::new(x)).collect();
+                let m_data = matrix(&data).value().clone();
+                let m_var = matrix(if mv.is_empty() { &data } else { &mv });
+                match (mask & 1 != 0, mask & 2 != 0, mask & 4 != 0) {
+                    (false, false, false) => density(which, &ys, &mu, &m_data),
+                    (true, false, false) => density(which, &y_var, &mu, &m_data),
+                    (false, true, false) => density(which, &ys, &mu_var, &m_data),
+                    (true, true, false) => density(which, &y_var, &mu_var, &m_data),
+                    (false, false, true) => density(which, &ys, &mu, &m_var),
+                    (true, false, true) => density(which, &y_var, &mu, &m_var),
+                    (false, true, true) => density(which, &ys, &mu_var, &m_var),
+                    (true, true, true) => density(which, &y_var, &mu_var, &m_var),
+                }
+            };
+            let mut x = Vec::new();
+            if mask & 1 != 0 {
+                x.extend(ys.iter().flat_map(|v| v.iter().copied()));
+            }
+            if mask & 2 != 0 {
+                x.extend(mu.iter().copied());
+            }
+            if mask & 4 != 0 {
+                x.extend(&m);
+            }
+            check_gradient(f, &[&x]);
         }
-        if mask & 2 != 0 {
-            x.extend(mu.iter().copied());
-        }
-        if mask & 4 != 0 {
-            x.extend(&m);
-        }
-        if x.is_empty() {
-            continue;
-        }
-        check_gradient(f, &[&x]);
     }
 }
 

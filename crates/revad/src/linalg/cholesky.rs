@@ -22,7 +22,7 @@ use faer::linalg::triangular_solve::{
 };
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::{Accum, MatMut, MatRef, Par};
-use ndarray::{Array2, ArrayView2};
+use ndarray::{Array2, ArrayView2, ShapeBuilder};
 
 use super::check;
 use super::node::{arg, node};
@@ -378,6 +378,12 @@ impl Square {
         }
     }
 
+    /// An ndarray view (column-major, padded columns).
+    pub(crate) fn view(&self) -> ArrayView2<'_, f64> {
+        ArrayView2::from_shape((self.n, self.n).strides((1, self.ld)), &self.data)
+            .expect("n×n in ld·n elements")
+    }
+
     /// A faer view.
     pub(crate) fn as_ref(&self) -> MatRef<'_, f64> {
         MatRef::from_column_major_slice_with_stride(&self.data, self.n, self.n, self.ld)
@@ -495,6 +501,11 @@ impl Cholesky {
     /// `L` as a faer view.
     pub(crate) fn l(&self) -> MatRef<'_, f64> {
         self.0.as_ref()
+    }
+
+    /// `L` as an ndarray view (lower triangle; read it only as triangular).
+    pub(crate) fn l_view(&self) -> ArrayView2<'_, f64> {
+        self.0.view()
     }
 
     /// `log |A| = 2 Σᵢ log Lᵢᵢ`.

@@ -92,6 +92,21 @@ pub(crate) fn tri_solve(t: ArrayView2<'_, f64>, tri: Tri, mut b: ArrayViewMut2<'
     }
 }
 
+/// [`tri_solve`] for a row-major `b` of `m` columns, one right-hand side per column (such as
+/// the residuals of many observations, one component per row): row updates along `b`'s
+/// contiguous rows, each a vectorised product of the solved rows, with the recursive split
+/// above 32 rows. For a wide `b` and a small triangle this is several times as fast as faer's
+/// blocked kernel, whose column-oriented updates run along the short dimension.
+pub(crate) fn tri_solve_rows(t: ArrayView2<'_, f64>, tri: Tri, b: &mut [f64], m: usize) {
+    let n = t.nrows();
+    if n == 0 || m == 0 {
+        return;
+    }
+    let b = ArrayViewMut2::from_shape((n, m), b).expect("n×m right-hand side");
+    let view = if tri.trans { t.reversed_axes() } else { t };
+    solve_blocked(view, tri.lower != tri.trans, tri.unit, b);
+}
+
 /// `v` as a faer view, if its elements are contiguous in row-major or column-major order.
 fn faer_ref(v: ArrayView2<'_, f64>) -> Option<MatRef<'_, f64>> {
     let (r, c) = v.dim();

@@ -48,15 +48,15 @@
 //! ```
 
 use faer::linalg::matmul::matmul;
-use faer::linalg::matmul::triangular::{self as tri_mul, BlockStructure};
 use faer::{Accum, MatMut, MatRef, Par};
-use ndarray::{ArrayViewMut2, ShapeBuilder};
+use ndarray::linalg::general_mat_mul;
+use ndarray::{Array2, ArrayView2};
 
 use super::vectors::{check_y_mu, Rows, Vectors};
 use crate::error::{check, Result};
 use crate::linalg::cholesky::checked_factor;
-use crate::linalg::node::{arg, record_args, Arg};
-use crate::linalg::triangular::{tri_solve, Tri};
+use crate::linalg::node::{arg, record_args, Arg, Bars};
+use crate::linalg::triangular::{tri_solve_rows, Tri};
 use crate::matrix::Operand;
 use crate::var::{Matrix, Var};
 
@@ -93,11 +93,19 @@ impl<'a> Terms<'a> {
         Ok(Terms { y, mu, n, k })
     }
 
-    /// The residuals `yᵢ − μᵢ`, one per row (n×K, row-major).
+    /// The residuals `rᵢ = yᵢ − μᵢ` as the columns of a K×n row-major block (row `a` holds
+    /// component `a` of every residual), the layout whose rows the triangular solves and
+    /// products run along.
     fn residuals(&self) -> Vec<f64> {
-        let mut r = Vec::with_capacity(self.n * self.k);
-        for i in 0..self.n {
-            r.extend(self.y.row(i).iter().zip(self.mu.row(i)).map(|(a, b)| a - b));
+        let (n, k) = (self.n, self.k);
+        let (yv, mv) = (self.y.values(), self.mu.values());
+        let step = |rows: &Rows<'_>| if rows.is_single() { 0 } else { k };
+        let (ys, ms) = (step(&self.y), step(&self.mu));
+        let mut r = vec![0.0; n * k];
+        for (a, row) in r.chunks_exact_mut(n).enumerate() {
+            for (i, x) in row.iter_mut().enumerate() {
+                *x = yv[i * ys + a] - mv[i * ms + a];
+            }
         }
         r
     }
@@ -122,26 +130,101 @@ impl<'a> Terms<'a> {
     }
 }
 
+/// What the reverse pass of `y` and `μ` needs of `W`, the K×n block whose column `i` is term
+/// `i`'s adjoint direction (`Σ⁻¹rᵢ`): all of it when an array of vectors is a variable, only
+/// `Σᵢ wᵢ` (one solve of one vector instead of n) when only single vectors are.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Need {
+    /// `y` and `μ` are data.
+    Nothing,
+    /// The K-vector `Σᵢ wᵢ`.
+    Sum,
+    /// The K×n block `W`.
+    Columns,
+}
+
 /// Records the node of a density of `terms` with value `lp` whose reverse pass gives `y` the
-/// adjoint `−ḡ·d` and `μ` `+ḡ·d` for the n×K block `d` that `back` returns (having added the
-/// matrix operand's adjoint itself, at position `at` of the bars).
+/// adjoint `−ḡ·wᵢ` and `μ` `+ḡ·wᵢ`. `back(ḡ, bars, at, need)` adds the matrix operand's
+/// adjoint itself (at position `at` of the bars) and returns what `need` asks of `W`.
 fn record_density(
     terms: &Terms<'_>,
     lp: f64,
     matrix: Arg,
-    back: impl FnOnce(f64, &mut crate::linalg::node::Bars<'_>, usize) -> Vec<f64> + 'static,
+    back: impl FnOnce(f64, &mut Bars<'_>, usize, Need) -> Vec<f64> + 'static,
 ) -> Var {
     let (args, at) = terms.args(matrix);
-    let (y, mu, n) = (terms.y.at(0), terms.mu.at(terms.y.args().len()), terms.n);
+    let (y, mu) = (terms.y.at(0), terms.mu.at(terms.y.args().len()));
+    let (n, k) = (terms.n, terms.k);
+    let need = if [y, mu].iter().any(|o| o.is_var() && !o.is_single()) {
+        Need::Columns
+    } else if y.is_var() || mu.is_var() {
+        Need::Sum
+    } else {
+        Need::Nothing
+    };
     let key = record_args(args, 1, move |g, bars| {
-        let d = back(g[0], bars, at);
-        y.add_adjoint(bars, &d, n, -g[0]);
-        mu.add_adjoint(bars, &d, n, g[0]);
+        let w = back(g[0], bars, at, need);
+        // A single vector's adjoint is Σᵢ wᵢ; an array's, wᵢ for vector i (W transposed).
+        let (sums, rows) = match need {
+            Need::Nothing => return,
+            Need::Sum => (w, Vec::new()),
+            Need::Columns => (row_sums(&w, n), transpose(&w, k, n)),
+        };
+        for (operand, sign) in [(y, -g[0]), (mu, g[0])] {
+            if operand.is_single() {
+                operand.add_adjoint(bars, &sums, 1, sign);
+            } else {
+                operand.add_adjoint(bars, &rows, n, sign);
+            }
+        }
     });
     match key {
         Some(k) => Var::from_key(lp, k),
         None => Var::new(lp),
     }
+}
+
+/// The sums of the rows of length `n` of `a`.
+fn row_sums(a: &[f64], n: usize) -> Vec<f64> {
+    a.chunks_exact(n).map(|row| row.iter().sum()).collect()
+}
+
+/// What `need` asks of `w`, which holds what `have` asks (the whole K×n block, or less).
+fn as_needed(w: Vec<f64>, n: usize, have: Need, need: Need) -> Vec<f64> {
+    match (have, need) {
+        (Need::Columns, Need::Sum) => row_sums(&w, n),
+        (_, Need::Nothing) => Vec::new(),
+        _ => w,
+    }
+}
+
+/// `W = L⁻ᵀZ` as `need` asks for it, for the K×n `Z = L⁻¹R`: the whole block, or the solve of
+/// `Σᵢ zᵢ` alone.
+fn adjoint_directions(l: ArrayView2<'_, f64>, z: &[f64], n: usize, need: Need) -> Vec<f64> {
+    match need {
+        Need::Nothing => Vec::new(),
+        Need::Sum => {
+            let mut s = row_sums(z, n);
+            tri_solve_rows(l, Tri::LOWER_T, &mut s, 1);
+            s
+        }
+        Need::Columns => {
+            let mut w = z.to_vec();
+            tri_solve_rows(l, Tri::LOWER_T, &mut w, n);
+            w
+        }
+    }
+}
+
+/// The n×k row-major transpose of the k×n row-major `a`.
+fn transpose(a: &[f64], k: usize, n: usize) -> Vec<f64> {
+    let mut t = vec![0.0; n * k];
+    for (c, row) in a.chunks_exact(n).enumerate() {
+        for (i, &x) in row.iter().enumerate() {
+            t[i * k + c] = x;
+        }
+    }
+    t
 }
 
 /// The log of the multivariate normal density of `y` with mean `μ` and covariance `LLᵀ`, for
@@ -172,9 +255,9 @@ pub fn multi_normal_cholesky_lpdf(
     if n == 0 || k == 0 || (propto && !any_var) {
         return Ok(Var::new(0.0));
     }
-    // Z = L⁻¹R: the residuals are the columns of a column-major K×n block.
+    // Z = L⁻¹R, the residuals as the columns of a K×n block.
     let mut z = terms.residuals();
-    tri_solve(lv.view(), Tri::LOWER, columns(&mut z, k, n));
+    tri_solve_rows(lv.view(), Tri::LOWER, &mut z, n);
     let quad: f64 = z.iter().map(|x| x * x).sum();
     let mut lp = terms.constant(propto) - 0.5 * quad;
     if !propto || l_var {
@@ -182,29 +265,29 @@ pub fn multi_normal_cholesky_lpdf(
     }
     let l_arg = arg(l);
     let l = lv.into_owned();
-    Ok(record_density(&terms, lp, l_arg, move |g, bars, at| {
-        // W = L⁻ᵀZ, the rows wᵢ = Σ⁻¹rᵢ.
-        let mut w = z.clone();
-        tri_solve(l.view(), Tri::LOWER_T, columns(&mut w, k, n));
-        if let Some(l_bar) = bars.run(at) {
-            // L̄ += ḡ (Σᵢ wᵢzᵢᵀ − n diag(1/Lⱼⱼ)), lower triangle.
-            tri_mul::matmul(
-                MatMut::from_row_major_slice_mut(l_bar, k, k),
-                BlockStructure::TriangularLower,
-                Accum::Add,
-                MatRef::from_row_major_slice(&w, n, k).transpose(),
-                BlockStructure::Rectangular,
-                MatRef::from_row_major_slice(&z, n, k),
-                BlockStructure::Rectangular,
-                g,
-                Par::Seq,
-            );
-            for j in 0..k {
-                l_bar[j * k + j] -= g * n as f64 / l[[j, j]];
+    Ok(record_density(
+        &terms,
+        lp,
+        l_arg,
+        move |g, bars, at, need| {
+            if let Some(l_bar) = bars.run(at) {
+                // L̄ += ḡ (tril(L⁻ᵀZZᵀ) − n diag(1/Lⱼⱼ)): tril(WZᵀ) with W = L⁻ᵀZ, from the K×K
+                // S = ZZᵀ rather than the K×n W.
+                let zv = ArrayView2::from_shape((k, n), &z).expect("K×n");
+                let mut s = Array2::zeros((k, k));
+                general_mat_mul(1.0, &zv, &zv.t(), 0.0, &mut s);
+                let s = s.as_slice_mut().expect("standard layout");
+                tri_solve_rows(l.view(), Tri::LOWER_T, s, k);
+                for a in 0..k {
+                    for b in 0..a {
+                        l_bar[a * k + b] += g * s[a * k + b];
+                    }
+                    l_bar[a * k + a] += g * (s[a * k + a] - n as f64 / l[[a, a]]);
+                }
             }
-        }
-        w
-    }))
+            adjoint_directions(l.view(), &z, n, need)
+        },
+    ))
 }
 
 /// The log of the multivariate normal density of `y` with mean `μ` and covariance `Σ` (Stan's
@@ -239,46 +322,44 @@ pub fn multi_normal_lpdf(
     if n == 0 || (propto && !any_var) {
         return Ok(Var::new(0.0));
     }
-    // Z = L⁻¹R (columns), then W = L⁻ᵀZ = Σ⁻¹R, kept for the reverse pass.
-    let mut w = terms.residuals();
-    let l = f.l();
-    faer::linalg::triangular_solve::solve_lower_triangular_in_place(
-        l,
-        faer_columns(&mut w, k, n),
-        Par::Seq,
-    );
-    let quad: f64 = w.iter().map(|x| x * x).sum();
-    faer::linalg::triangular_solve::solve_upper_triangular_in_place(
-        l.transpose(),
-        faer_columns(&mut w, k, n),
-        Par::Seq,
-    );
+    // Z = L⁻¹R (columns), kept for the reverse pass.
+    let mut z = terms.residuals();
+    tri_solve_rows(f.l_view(), Tri::LOWER, &mut z, n);
+    let quad: f64 = z.iter().map(|x| x * x).sum();
     let mut lp = terms.constant(propto) - 0.5 * quad;
     if !propto || s_var {
         lp -= 0.5 * n as f64 * f.log_determinant();
     }
     let s_arg = arg(sigma);
-    Ok(record_density(&terms, lp, s_arg, move |g, bars, at| {
-        if let Some(s_bar) = bars.run(at) {
-            // Σ̄ += ½ḡ (Σᵢ wᵢwᵢᵀ − nΣ⁻¹).
-            let inv = f.inverse();
-            let mut out = MatMut::from_row_major_slice_mut(s_bar, k, k);
-            matmul(
-                out.as_mut(),
-                Accum::Add,
-                MatRef::from_row_major_slice(&w, n, k).transpose(),
-                MatRef::from_row_major_slice(&w, n, k),
-                0.5 * g,
-                Par::Seq,
-            );
-            for j in 0..k {
-                for (i, &x) in inv.col(j).iter().enumerate() {
-                    out[(i, j)] -= 0.5 * g * n as f64 * x;
+    Ok(record_density(
+        &terms,
+        lp,
+        s_arg,
+        move |g, bars, at, need| {
+            // W = L⁻ᵀZ = Σ⁻¹R, whole when Σ is a variable.
+            let s_need = if bars.wants(at) { Need::Columns } else { need };
+            let w = adjoint_directions(f.l_view(), &z, n, s_need);
+            if let Some(s_bar) = bars.run(at) {
+                // Σ̄ += ½ḡ (Σᵢ wᵢwᵢᵀ − nΣ⁻¹).
+                let inv = f.inverse();
+                let mut out = MatMut::from_row_major_slice_mut(s_bar, k, k);
+                matmul(
+                    out.as_mut(),
+                    Accum::Add,
+                    MatRef::from_row_major_slice(&w, k, n),
+                    MatRef::from_row_major_slice(&w, k, n).transpose(),
+                    0.5 * g,
+                    Par::Seq,
+                );
+                for j in 0..k {
+                    for (i, &x) in inv.col(j).iter().enumerate() {
+                        out[(i, j)] -= 0.5 * g * n as f64 * x;
+                    }
                 }
             }
-        }
-        w
-    }))
+            as_needed(w, n, s_need, need)
+        },
+    ))
 }
 
 /// The log of the multivariate normal density of `y` with mean `μ` and precision `Ω = Σ⁻¹`
@@ -311,14 +392,14 @@ pub fn multi_normal_prec_lpdf(
     if n == 0 || (propto && !any_var) {
         return Ok(Var::new(0.0));
     }
-    // V = RΩ (rows vᵢ = Ωrᵢ, Ω symmetric).
+    // V = ΩR (columns vᵢ = Ωrᵢ).
     let r = terms.residuals();
     let mut v = vec![0.0; n * k];
     matmul(
-        MatMut::from_row_major_slice_mut(&mut v, n, k),
+        MatMut::from_row_major_slice_mut(&mut v, k, n),
         Accum::Replace,
-        MatRef::from_row_major_slice(&r, n, k),
         MatRef::from_row_major_slice(ov.as_slice().expect("standard layout"), k, k),
+        MatRef::from_row_major_slice(&r, k, n),
         1.0,
         Par::Seq,
     );
@@ -328,35 +409,30 @@ pub fn multi_normal_prec_lpdf(
         lp += 0.5 * n as f64 * f.log_determinant();
     }
     let o_arg = arg(omega);
-    Ok(record_density(&terms, lp, o_arg, move |g, bars, at| {
-        if let Some(o_bar) = bars.run(at) {
-            // Ω̄ += ½ḡ (nΩ⁻¹ − Σᵢ rᵢrᵢᵀ).
-            let inv = f.inverse();
-            let mut out = MatMut::from_row_major_slice_mut(o_bar, k, k);
-            matmul(
-                out.as_mut(),
-                Accum::Add,
-                MatRef::from_row_major_slice(&r, n, k).transpose(),
-                MatRef::from_row_major_slice(&r, n, k),
-                -0.5 * g,
-                Par::Seq,
-            );
-            for j in 0..k {
-                for (i, &x) in inv.col(j).iter().enumerate() {
-                    out[(i, j)] += 0.5 * g * n as f64 * x;
+    Ok(record_density(
+        &terms,
+        lp,
+        o_arg,
+        move |g, bars, at, need| {
+            if let Some(o_bar) = bars.run(at) {
+                // Ω̄ += ½ḡ (nΩ⁻¹ − Σᵢ rᵢrᵢᵀ).
+                let inv = f.inverse();
+                let mut out = MatMut::from_row_major_slice_mut(o_bar, k, k);
+                matmul(
+                    out.as_mut(),
+                    Accum::Add,
+                    MatRef::from_row_major_slice(&r, k, n),
+                    MatRef::from_row_major_slice(&r, k, n).transpose(),
+                    -0.5 * g,
+                    Par::Seq,
+                );
+                for j in 0..k {
+                    for (i, &x) in inv.col(j).iter().enumerate() {
+                        out[(i, j)] += 0.5 * g * n as f64 * x;
+                    }
                 }
             }
-        }
-        v
-    }))
-}
-
-/// The n rows of K in `buf` as the columns of a column-major K×n ndarray view.
-fn columns(buf: &mut [f64], k: usize, n: usize) -> ArrayViewMut2<'_, f64> {
-    ArrayViewMut2::from_shape((k, n).f(), buf).expect("K×n")
-}
-
-/// The n rows of K in `buf` as the columns of a column-major K×n faer view.
-fn faer_columns(buf: &mut [f64], k: usize, n: usize) -> MatMut<'_, f64> {
-    MatMut::from_column_major_slice_mut(buf, k, n)
+            as_needed(v, n, Need::Columns, need)
+        },
+    ))
 }

@@ -98,6 +98,7 @@ impl Rows<'_> {
             size: self.size,
             count: self.count,
             single: self.single,
+            var: self.is_var(),
         }
     }
 
@@ -123,9 +124,20 @@ pub(crate) struct RowsBar {
     size: usize,
     count: usize,
     single: bool,
+    var: bool,
 }
 
 impl RowsBar {
+    /// Whether any of the vectors is a variable.
+    pub(crate) fn is_var(&self) -> bool {
+        self.var
+    }
+
+    /// Whether this is one vector (its adjoint the sum over the terms).
+    pub(crate) fn is_single(&self) -> bool {
+        self.single
+    }
+
     /// Adds `scale ×` the adjoint `d`, `n` rows of `size` (row-major), into the variables: row
     /// `i` into vector `i`, or, for a single vector, the sum of the rows.
     pub(crate) fn add_adjoint(&self, bars: &mut Bars<'_>, d: &[f64], n: usize, scale: f64) {
