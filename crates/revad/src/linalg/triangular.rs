@@ -102,6 +102,16 @@ pub(crate) fn tri_solve_rows(t: ArrayView2<'_, f64>, tri: Tri, b: &mut [f64], m:
     if n == 0 || m == 0 {
         return;
     }
+    if m == 1 {
+        // One right-hand side: substitution along the triangle's contiguous rows.
+        if let Some(ts) = t.as_slice() {
+            return solve_vector(ts, n, tri, b);
+        }
+        if let Some(ts) = t.t().as_slice() {
+            let flipped = Tri::new(!tri.lower, !tri.trans, tri.unit);
+            return solve_vector(ts, n, flipped, b);
+        }
+    }
     let b = ArrayViewMut2::from_shape((n, m), b).expect("n×m right-hand side");
     let view = if tri.trans { t.reversed_axes() } else { t };
     solve_blocked(view, tri.lower != tri.trans, tri.unit, b);

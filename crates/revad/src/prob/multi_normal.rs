@@ -270,22 +270,33 @@ pub fn multi_normal_cholesky_lpdf(
         lp,
         l_arg,
         move |g, bars, at, need| {
-            if let Some(l_bar) = bars.run(at) {
-                // L̄ += ḡ (tril(L⁻ᵀZZᵀ) − n diag(1/Lⱼⱼ)): tril(WZᵀ) with W = L⁻ᵀZ, from the K×K
-                // S = ZZᵀ rather than the K×n W.
-                let zv = ArrayView2::from_shape((k, n), &z).expect("K×n");
-                let mut s = Array2::zeros((k, k));
+            let Some(l_bar) = bars.run(at) else {
+                return adjoint_directions(l.view(), &z, n, need);
+            };
+            // L̄ += ḡ (tril(WZᵀ) − n diag(1/Lⱼⱼ)) with W = L⁻ᵀZ. For many terms (3n ≥ K) from
+            // the K×K S = ZZᵀ as tril(L⁻ᵀS), one K×K solve, which spares the K×n solve for W
+            // when only single vectors are variables; for few terms from W.
+            let zv = ArrayView2::from_shape((k, n), &z).expect("K×n");
+            let mut s = Array2::zeros((k, k));
+            let (w, have) = if 3 * n >= k {
                 general_mat_mul(1.0, &zv, &zv.t(), 0.0, &mut s);
                 let s = s.as_slice_mut().expect("standard layout");
                 tri_solve_rows(l.view(), Tri::LOWER_T, s, k);
-                for a in 0..k {
-                    for b in 0..a {
-                        l_bar[a * k + b] += g * s[a * k + b];
-                    }
-                    l_bar[a * k + a] += g * (s[a * k + a] - n as f64 / l[[a, a]]);
+                (adjoint_directions(l.view(), &z, n, need), need)
+            } else {
+                let w = adjoint_directions(l.view(), &z, n, Need::Columns);
+                let wv = ArrayView2::from_shape((k, n), &w).expect("K×n");
+                general_mat_mul(1.0, &wv, &zv.t(), 0.0, &mut s);
+                (w, Need::Columns)
+            };
+            let s = s.as_slice().expect("standard layout");
+            for a in 0..k {
+                for b in 0..a {
+                    l_bar[a * k + b] += g * s[a * k + b];
                 }
+                l_bar[a * k + a] += g * (s[a * k + a] - n as f64 / l[[a, a]]);
             }
-            adjoint_directions(l.view(), &z, n, need)
+            as_needed(w, n, have, need)
         },
     ))
 }
