@@ -21,7 +21,7 @@ use super::args::{Out, ProbArg, ProbOutput};
 use super::elements::{Form, Rule, Table};
 use super::int_args::IntArg;
 use crate::error::Result;
-use crate::special::gamma::{digamma_shift, lbeta, lgamma_shift};
+use crate::special::gamma::{digamma_shift, lbeta, lgamma};
 
 /// Stan's checks of the beta negative binomial distribution's arguments.
 const ARGS: Table<4> = Table::new([
@@ -60,16 +60,13 @@ where
         let k = n.val(i) as f64;
         let s = a + b + rv;
         let mut lp = lbeta(k + rv, a + b);
-        if !propto {
-            lp -= lbeta(rv, a) + lbeta(b, k + 1.0) + (k + b).ln();
-        } else {
-            if R::IS_VAR || A::IS_VAR {
-                lp -= lbeta(rv, a);
-            }
-            if B::IS_VAR {
-                // log Γ(n + β) − log Γ(β), without the constant −log n!
-                lp += lgamma_shift(b, k);
-            }
+        if !propto || R::IS_VAR || A::IS_VAR {
+            lp -= lbeta(rv, a);
+        }
+        if !propto || B::IS_VAR {
+            // log Γ(n + β) − log Γ(β) − log n! as one log beta function
+            let t = -lbeta(b, k + 1.0) - (k + b).ln();
+            lp += if propto { t + lgamma(k + 1.0) } else { t };
         }
         let ds = digamma_shift(s, k);
         let dab = if A::IS_VAR || B::IS_VAR {
