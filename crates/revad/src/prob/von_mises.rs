@@ -179,48 +179,65 @@ fn series_centred(x: f64, k: f64, raw: bool) -> Centred {
     }
 }
 
-/// Stan's normal approximation for κ ≥ 50: `F(x) = Φ(b sin(x/2))` with
-/// `b = √(2/π) e^κ/I₀(κ)` (formed from log I₀(κ) − κ, so it does not overflow);
-/// ∂/∂x = φ(z)·b cos(x/2)/2, ∂/∂κ = φ(z)·b sin(x/2)·(1 − I₁(κ)/I₀(κ)) with z = b sin(x/2).
-fn normal_centred(x: f64, k: f64) -> Centred {
-    let (log_i0_scaled, ratio) = log_i0_scaled_and_ratio(k);
-    let b = (2.0 / std::f64::consts::PI).sqrt() * (-log_i0_scaled).exp();
-    let (s, c) = (0.5 * x).sin_cos();
-    let z = b * s;
-    let (at, at_neg) = (Phi(z), Phi(-z));
-    if !z.is_finite() {
-        return Centred {
+/// The constants of Stan's normal approximation at κ: `b = √(2/π) e^κ/I₀(κ)` (formed from
+/// log I₀(κ) − κ, so it does not overflow) and `d log b/dκ = 1 − I₁(κ)/I₀(κ)`.
+#[derive(Clone, Copy, Debug)]
+struct Normal {
+    b: f64,
+    dlog_b: f64,
+}
+
+impl Normal {
+    fn at(k: f64) -> Normal {
+        let (log_i0_scaled, ratio) = log_i0_scaled_and_ratio(k);
+        Normal {
+            b: (2.0 / std::f64::consts::PI).sqrt() * (-log_i0_scaled).exp(),
+            dlog_b: 1.0 - ratio,
+        }
+    }
+
+    /// Stan's normal approximation for κ ≥ 50: `F(x) = Φ(b sin(x/2))`; ∂/∂x = φ(z)·b cos(x/2)/2,
+    /// ∂/∂κ = φ(z)·b sin(x/2)·(1 − I₁(κ)/I₀(κ)) with z = b sin(x/2).
+    fn centred(self, x: f64) -> Centred {
+        let Normal { b, dlog_b } = self;
+        let (s, c) = (0.5 * x).sin_cos();
+        let z = b * s;
+        let (at, at_neg) = (Phi(z), Phi(-z));
+        if !z.is_finite() {
+            return Centred {
+                at,
+                at_neg,
+                dx: 0.0,
+                dk: 0.0,
+            };
+        }
+        let pdf = std_normal_pdf(z);
+        Centred {
             at,
             at_neg,
-            dx: 0.0,
-            dk: 0.0,
-        };
-    }
-    let pdf = std_normal_pdf(z);
-    Centred {
-        at,
-        at_neg,
-        dx: pdf * b * c * 0.5,
-        dk: pdf * b * s * (1.0 - ratio),
+            dx: pdf * b * c * 0.5,
+            dk: pdf * b * s * dlog_b,
+        }
     }
 }
 
 /// Stan's centred CDF: the series below κ = 49, a linear blend of the series at κ = 49 and
-/// the normal approximation at κ = 50 on [49, 50), the approximation above.
-fn centred(x: f64, k: f64) -> Centred {
-    if k < 49.0 {
-        series_centred(x, k, false)
-    } else if k < 50.0 {
-        let (lo, hi) = (series_centred(x, 49.0, true), normal_centred(x, 50.0));
-        let (wl, wh) = (50.0 - k, k - 49.0);
-        Centred {
-            at: wl * lo.at + wh * hi.at,
-            at_neg: wl * lo.at_neg + wh * hi.at_neg,
-            dx: wl * lo.dx + wh * hi.dx,
-            dk: hi.at - lo.at,
+/// the normal approximation at κ = 50 on [49, 50), the approximation above (`normal` holds
+/// its constants at max(κ, 50) for κ ≥ 49, computed once per element).
+fn centred(x: f64, k: f64, normal: Option<Normal>) -> Centred {
+    match normal {
+        None => series_centred(x, k, false),
+        Some(normal) if k < 50.0 => {
+            let (lo, hi) = (series_centred(x, 49.0, true), normal.centred(x));
+            let (wl, wh) = (50.0 - k, k - 49.0);
+            Centred {
+                at: wl * lo.at + wh * hi.at,
+                at_neg: wl * lo.at_neg + wh * hi.at_neg,
+                dx: wl * lo.dx + wh * hi.dx,
+                dk: hi.at - lo.at,
+            }
         }
-    } else {
-        normal_centred(x, k)
+        Some(normal) => normal.centred(x),
     }
 }
 
@@ -252,7 +269,8 @@ fn cdf_and_complement(y: f64, mu: f64, k: f64) -> (f64, f64, [f64; 3]) {
     } else {
         (m - PI, PI - m)
     };
-    let (fx, fb) = (centred(x, k), centred(bound, k));
+    let normal = (k >= 49.0).then(|| Normal::at(k.max(50.0)));
+    let (fx, fb) = (centred(x, k, normal), centred(bound, k, normal));
     let (f, s) = if y <= cut {
         (fx.at - fb.at, fx.at_neg + fb.at)
     } else {
