@@ -8,8 +8,8 @@ arrays; containers of different sizes raise SizeError; an argument outside the d
 DomainError with Stan's message; a NumPy array, a list of floats, a list of Vars and an array
 Var give the same value (and the variables the same gradient); integer arguments reject floats
 and bools. The densities also: propto=True differs from the full value by exactly the dropped
-constant. The functions of a vector parameter (categorical, ordered logistic) have their own
-tests at the end.
+constant. The functions of a vector parameter (categorical, ordered logistic, ordered probit)
+and those of integers only (discrete range, hypergeometric) have their own tests at the end.
 
 Adding a distribution adds a row.
 """
@@ -119,6 +119,39 @@ def log_choose(n: int, k: int) -> float:
     return float(sc.gammaln(n + 1) - sc.gammaln(k + 1) - sc.gammaln(n - k + 1))
 
 
+def beta_neg_binomial_log_pmf(n: int, r: float, a: float, b: float) -> float:
+    """log Γ(n + r) − log n! − log Γ(r) + log B(α + r, β + n) − log B(α, β) in 40-digit mpmath
+    (SciPy 1.17's betanbinom is NaN for a non-integer r)."""
+    n_, r_, a_, b_ = mp.mpf(n), mp.mpf(r), mp.mpf(a), mp.mpf(b)
+    return float(mp.loggamma(n_ + r_) - mp.loggamma(n_ + 1) - mp.loggamma(r_)
+                 + mp.log(mp.beta(a_ + r_, b_ + n_)) - mp.log(mp.beta(a_, b_)))
+
+
+class VonMisesOnCircle:
+    """SciPy's von Mises with Stan's CDF on [−π, π]: F(y) = cdf(y) − cdf(−π) (SciPy's CDF
+    counts from μ − π and keeps growing past it)."""
+
+    def __init__(self, kappa: float, mu: float) -> None:
+        self.rv = st.vonmises(kappa, loc=mu)
+        self.lo = float(self.rv.cdf(-math.pi))
+        self.hi = float(self.rv.cdf(math.pi))
+
+    def logpdf(self, x: float) -> float:
+        return float(self.rv.logpdf(x))
+
+    def cdf(self, x: float) -> float:
+        return float(self.rv.cdf(x)) - self.lo
+
+    def sf(self, x: float) -> float:
+        return self.hi - float(self.rv.cdf(x))
+
+    def logcdf(self, x: float) -> float:
+        return math.log(self.cdf(x))
+
+    def logsf(self, x: float) -> float:
+        return math.log(self.sf(x))
+
+
 DISTS = [
     Dist(
         "normal", ("y", "mu", "sigma"),
@@ -126,6 +159,13 @@ DISTS = [
          (30.0, 0.0, 1.0)],
         lambda y, m, s: (st.norm(m, s), y),
         (2, -1.0, "Scale parameter is -1, but must be positive finite"),
+        dropped=lambda *p: -HALF_LOG_TWO_PI,
+    ),
+    Dist(
+        "std_normal", ("y",),
+        [(0.3,), (-1.2,), (-30.0,), (30.0,), (5.0,)],
+        lambda y: (st.norm(), y),
+        (0, math.nan, "Random variable is NaN, but must not be NaN"),
         dropped=lambda *p: -HALF_LOG_TWO_PI,
     ),
     Dist(
@@ -169,6 +209,18 @@ DISTS = [
         dropped=lambda *p: -math.log(2.0),
     ),
     Dist(
+        "skew_double_exponential", ("y", "mu", "sigma", "tau"),
+        [(0.3, 0.5, 1.5, 0.3), (-5.0, 0.0, 1.0, 0.8), (20.0, 1.0, 2.0, 0.1),
+         (1.0, 0.0, 0.1, 0.5)],
+        # κ = √(τ/(1 − τ)), scale σ/(2√(τ(1 − τ))): e^(−2τz) above μ, e^(2(1−τ)z) below.
+        lambda y, m, s, t: (
+            st.laplace_asymmetric(math.sqrt(t / (1 - t)), m, s / (2 * math.sqrt(t * (1 - t)))),
+            y,
+        ),
+        (3, 1.5, "Skewness parameter is 1.5, but must be in the interval [0, 1]"),
+        dropped=lambda *p: math.log(2.0),
+    ),
+    Dist(
         "logistic", ("y", "mu", "sigma"),
         [(0.3, 0.5, 1.5), (-30.0, 0.0, 1.0), (40.0, 1.0, 2.0), (2.0, 1.0, 0.1)],
         lambda y, m, s: (st.logistic(m, s), y),
@@ -192,10 +244,10 @@ DISTS = [
     ),
     Dist(
         "von_mises", ("y", "mu", "kappa"),
-        [(0.3, 0.5, 1.5), (-2.0, 0.0, 0.01), (1.0, 1.0, 20.0), (2.5, 0.5, 600.0)],
-        lambda y, m, k: (st.vonmises(k, loc=m), y),
+        [(0.3, 0.5, 1.5), (-2.0, 0.0, 0.01), (1.0, 1.0, 20.0), (0.6, 0.5, 600.0),
+         (-3.0, 3.0, 2.0), (1.2, 1.0, 60.0)],
+        lambda y, m, k: (VonMisesOnCircle(k, m), y),
         (2, -1.0, "Scale parameter is -1"),
-        kinds=("lpdf",),
         dropped=lambda *p: -math.log(2 * math.pi),
         rtol=1e-10,
     ),
@@ -271,6 +323,13 @@ DISTS = [
         rtol=1e-10,
     ),
     Dist(
+        "loglogistic", ("y", "alpha", "beta"),
+        [(1.3, 0.5, 2.0), (0.01, 1.0, 3.0), (100.0, 2.0, 0.5), (2.5, 2.5, 4.0)],
+        lambda y, a, b: (st.fisk(b, scale=a), y),
+        (1, -1.0, "Scale parameter is -1, but must be positive finite"),
+        kinds=("lpdf", "cdf"),
+    ),
+    Dist(
         "pareto", ("y", "y_min", "alpha"),
         [(1.3, 1.0, 1.5), (5.0, 0.5, 3.0), (100.0, 2.0, 0.5), (2.01, 2.0, 10.0)],
         lambda y, ym, a: (st.pareto(a, scale=ym), y),
@@ -291,6 +350,15 @@ DISTS = [
         [(0.3, 1.5, 2.0), (0.01, 0.5, 1.0), (0.99, 3.0, 0.5), (0.5, 20.0, 30.0)],
         lambda y, a, b: (st.beta(a, b), y),
         (0, 1.5, "Random variable is 1.5"),
+        rtol=1e-10,
+        step=1e-4,  # y = 0.99 is next to the edge at 1
+    ),
+    Dist(
+        "beta_proportion", ("y", "mu", "kappa"),
+        [(0.3, 0.4, 5.0), (0.01, 0.5, 2.0), (0.99, 0.9, 30.0), (0.5, 0.2, 100.0)],
+        lambda y, m, k: (st.beta(m * k, (1 - m) * k), y),
+        (1, 1.0, "Location parameter is 1, but must be less than 1"),
+        kinds=("lpdf", "lcdf", "lccdf"),
         rtol=1e-10,
         step=1e-4,  # y = 0.99 is next to the edge at 1
     ),
@@ -348,6 +416,15 @@ DISTS = [
         ints=(0, 1),
         dropped=lambda n, N, a, b: log_choose(N, n),
         rtol=1e-10,
+    ),
+    Dist(
+        "beta_neg_binomial", ("n", "r", "alpha", "beta"),
+        [(3, 1.5, 2.0, 3.0), (0, 0.5, 0.5, 0.5), (20, 3.0, 1.0, 0.1), (7, 10.0, 20.0, 5.0)],
+        lambda n, r, a, b: (Closed(lambda n: beta_neg_binomial_log_pmf(n, r, a, b)), n),
+        (1, 0.0, "Number of successes parameter is 0, but must be positive finite"),
+        kinds=("lpmf",),
+        ints=(0,),
+        dropped=lambda n, r, a, b: -log_factorial(n),
     ),
     Dist(
         "neg_binomial", ("n", "alpha", "beta"),
@@ -551,7 +628,10 @@ def test_scalars_broadcast_against_arrays(d: Dist, kind: str) -> None:
             assert_rel(f(*args), expected, 1e-13, f"{d.name}_{kind} broadcast {d.args[j]}")
 
 
-@pytest.mark.parametrize(("d", "kind"), FUNCTIONS, ids=IDS)
+MANY_ARGS = [(d, kind) for d, kind in FUNCTIONS if len(d.args) > 1]
+
+
+@pytest.mark.parametrize(("d", "kind"), MANY_ARGS, ids=[f"{d.name}_{k}" for d, k in MANY_ARGS])
 def test_containers_of_different_sizes(d: Dist, kind: str) -> None:
     p = d.points[0]
     args = list(p)
@@ -837,6 +917,77 @@ def test_ordered_logistic_lpmf() -> None:
         revad.ordered_logistic_lpmf(1, 0.0, [1.0, 0.0])
     with pytest.raises(revad.DomainError, match="ordered_logistic_lpmf: Random variable is 5"):
         revad.ordered_logistic_lpmf(5, 0.0, c)
+
+
+def ordered_probit_ref(y: int, eta: float, c: Sequence[float]) -> float:
+    """log(Φ(c_y − η) − Φ(c_{y−1} − η)) in 40-digit mpmath."""
+    cuts = [-mp.inf, *[mp.mpf(x) for x in c], mp.inf]
+    return float(mp.log(mp.ncdf(cuts[y] - eta) - mp.ncdf(cuts[y - 1] - eta)))
+
+
+def test_ordered_probit_lpmf() -> None:
+    c = [-1.0, 0.5, 2.0]
+    ys, etas = [1, 2, 3, 4], [0.3, -0.5, 1.0, 2.5]
+    expected = sum(ordered_probit_ref(y, e, c) for y, e in zip(ys, etas, strict=False))
+    assert_rel(revad.ordered_probit_lpmf(ys, etas, c), expected, 1e-14, "values")
+    assert_rel(revad.ordered_probit_lpmf(ys, np.array(etas), np.array(c)), expected, 1e-14,
+               "arrays")
+    assert_rel(revad.ordered_probit_lpmf(ys, 0.3, c),
+               sum(ordered_probit_ref(y, 0.3, c) for y in ys), 1e-14, "broadcast eta")
+    # Both cut-points far on one side of η: no digits lost.
+    assert_rel(revad.ordered_probit_lpmf(2, 9.0, c), ordered_probit_ref(2, 9.0, c), 1e-13, "tail")
+    assert revad.ordered_probit_lpmf(ys, etas, c, propto=True) == 0.0
+    check_gradient(lambda v: revad.ordered_probit_lpmf(ys, v[:4], v[4:]), [etas + c])
+    check_gradient(lambda v: revad.ordered_probit_lpmf(2, v[0], v[1:]),
+                   [[9.0, -1.0, 0.5, 2.0], [-7.0, -1.0, 0.5, 2.0]])
+    check_gradient(lambda v: revad.ordered_probit_lpmf(ys, v[:4], v[4:]), [np.array(etas + c)])
+    with revad.Tape():
+        eta = Var(0.3)
+        lp = revad.ordered_probit_lpmf(ys, eta, c, propto=True)
+        assert isinstance(lp, Var) and lp.value == revad.ordered_probit_lpmf(ys, 0.3, c)
+    with pytest.raises(revad.SizeError, match="ordered_probit_lpmf: Locations has size 2"):
+        revad.ordered_probit_lpmf(ys, [0.1, 0.2], c)
+    with pytest.raises(revad.DomainError, match="ordered_probit_lpmf: Cut-points is 0, but"):
+        revad.ordered_probit_lpmf(1, 0.0, [1.0, 0.0])
+    with pytest.raises(revad.DomainError, match="ordered_probit_lpmf: Random variable is 5"):
+        revad.ordered_probit_lpmf(5, 0.0, c)
+    with pytest.raises(revad.DomainError, match="ordered_probit_lpmf: Final cut point is inf"):
+        revad.ordered_probit_lpmf(1, 0.0, [0.0, math.inf])
+    with pytest.raises(revad.DomainError, match="ordered_probit_lpmf: Location parameter is NaN"):
+        revad.ordered_probit_lpmf(1, math.nan, c)
+    with pytest.raises(TypeError, match="ordered_probit_lpmf: argument y must be an int"):
+        revad.ordered_probit_lpmf(1.0, 0.0, c)  # type: ignore[arg-type]
+
+
+def test_discrete_range() -> None:
+    points = [(3, 1, 6), (0, 0, 0), (-2, -5, 10), (9, 2, 9)]
+    rv = [st.randint(lo, hi + 1) for _, lo, hi in points]
+    for (y, lo, hi), r in zip(points, rv, strict=False):
+        assert_rel(revad.discrete_range_lpmf(y, lo, hi), float(r.logpmf(y)), 1e-15, "lpmf")
+        assert_rel(revad.discrete_range_cdf(y, lo, hi), float(r.cdf(y)), 1e-15, "cdf")
+        assert_rel(revad.discrete_range_lcdf(y, lo, hi), float(r.logcdf(y)), 1e-15, "lcdf")
+        assert_rel(revad.discrete_range_lccdf(y, lo, hi), float(r.logsf(y)), 1e-15, "lccdf")
+    cols = [np.array(col) for col in zip(*points, strict=False)]
+    assert_rel(revad.discrete_range_lpmf(*cols),
+               sum(float(r.logpmf(y)) for (y, _, _), r in zip(points, rv, strict=False)), 1e-15,
+               "arrays")
+    assert_rel(revad.discrete_range_cdf(*cols),
+               math.prod(float(r.cdf(y)) for (y, _, _), r in zip(points, rv, strict=False)),
+               1e-15, "cdf of arrays")
+    # Outside the range.
+    assert revad.discrete_range_lpmf([1, 7], 1, 6) == -math.inf
+    assert revad.discrete_range_cdf([0, 3], 1, 6) == 0.0
+    assert revad.discrete_range_lcdf([7, 3], 1, 6) == math.log(0.5)
+    assert revad.discrete_range_lccdf([0, 3], 1, 6) == math.log(0.5)
+    assert revad.discrete_range_lpmf(3, 1, 6, propto=True) == 0.0
+    assert type(revad.discrete_range_lcdf(3, 1, 6)) is float
+    with pytest.raises(revad.DomainError, match="discrete_range_lpmf: Upper bound parameter is 1, "
+                                                "but must be greater than or equal to 2"):
+        revad.discrete_range_lpmf(1, 2, 1)
+    with pytest.raises(revad.SizeError, match="discrete_range_cdf: Upper bound parameter has "):
+        revad.discrete_range_cdf([1, 2], [0, 0], [3, 3, 3])
+    with pytest.raises(TypeError, match="discrete_range_lccdf: argument lower must be an int"):
+        revad.discrete_range_lccdf(1, 0.5, 3)  # type: ignore[arg-type]
 
 
 def test_hypergeometric_lpmf() -> None:

@@ -416,6 +416,10 @@ prob_functions! {
     normal_cdf(y: R, mu: R, sigma: R) "Πᵢ Φ(zᵢ), zᵢ = (yᵢ − μᵢ)/σᵢ, Φ the standard normal CDF." "y not NaN; mu finite; sigma positive finite.";
     normal_lcdf(y: R, mu: R, sigma: R) "Σᵢ log Φ(zᵢ), zᵢ = (yᵢ − μᵢ)/σᵢ; accurate far into the lower tail." "y not NaN; mu finite; sigma positive finite.";
     normal_lccdf(y: R, mu: R, sigma: R) "Σᵢ log(1 − Φ(zᵢ)), zᵢ = (yᵢ − μᵢ)/σᵢ; accurate far into the upper tail." "y not NaN; mu finite; sigma positive finite.";
+    std_normal_lpdf(y: R; propto) "Σᵢ −½log(2π) − ½yᵢ², the standard normal log density." "y not NaN.";
+    std_normal_cdf(y: R) "Πᵢ Φ(yᵢ), Φ the standard normal CDF." "y not NaN.";
+    std_normal_lcdf(y: R) "Σᵢ log Φ(yᵢ); accurate far into the lower tail." "y not NaN.";
+    std_normal_lccdf(y: R) "Σᵢ log(1 − Φ(yᵢ)); accurate far into the upper tail." "y not NaN.";
     lognormal_lpdf(y: R, mu: R, sigma: R; propto) "Σᵢ −½log(2π) − log σᵢ − log yᵢ − ½zᵢ², zᵢ = (log yᵢ − μᵢ)/σᵢ (−∞ at y = 0)." "y nonnegative; mu finite; sigma positive finite.";
     lognormal_cdf(y: R, mu: R, sigma: R) "Πᵢ Φ(zᵢ), zᵢ = (log yᵢ − μᵢ)/σᵢ." "y nonnegative; mu finite; sigma positive finite.";
     lognormal_lcdf(y: R, mu: R, sigma: R) "Σᵢ log Φ(zᵢ), zᵢ = (log yᵢ − μᵢ)/σᵢ." "y nonnegative; mu finite; sigma positive finite.";
@@ -437,6 +441,10 @@ prob_functions! {
     double_exponential_cdf(y: R, mu: R, sigma: R) "Πᵢ F(zᵢ), F(z) = ½eᶻ for z < 0, 1 − ½e⁻ᶻ for z ≥ 0, zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; mu finite; sigma positive finite.";
     double_exponential_lcdf(y: R, mu: R, sigma: R) "Σᵢ log F(zᵢ), F(z) = ½eᶻ for z < 0, 1 − ½e⁻ᶻ for z ≥ 0, zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; mu finite; sigma positive finite.";
     double_exponential_lccdf(y: R, mu: R, sigma: R) "Σᵢ log(1 − F(zᵢ)), F(z) = ½eᶻ for z < 0, 1 − ½e⁻ᶻ for z ≥ 0, zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; mu finite; sigma positive finite.";
+    skew_double_exponential_lpdf(y: R, mu: R, sigma: R, tau: R; propto) "Σᵢ log 2 + log τᵢ + log(1 − τᵢ) − log σᵢ − 2ρᵢ, ρᵢ = (1 − τᵢ)(μᵢ − yᵢ)/σᵢ for yᵢ < μᵢ, τᵢ(yᵢ − μᵢ)/σᵢ otherwise (skewness τ)." "y not NaN; mu finite; sigma positive finite; tau in [0, 1].";
+    skew_double_exponential_cdf(y: R, mu: R, sigma: R, tau: R) "Πᵢ F(zᵢ), F(z) = τe^(2(1−τ)z) for z ≤ 0, 1 − (1 − τ)e^(−2τz) for z > 0, zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; mu finite; sigma positive finite; tau in [0, 1].";
+    skew_double_exponential_lcdf(y: R, mu: R, sigma: R, tau: R) "Σᵢ log F(zᵢ), F(z) = τe^(2(1−τ)z) for z ≤ 0, 1 − (1 − τ)e^(−2τz) for z > 0, zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; mu finite; sigma positive finite; tau in [0, 1].";
+    skew_double_exponential_lccdf(y: R, mu: R, sigma: R, tau: R) "Σᵢ log(1 − F(zᵢ)), F(z) = τe^(2(1−τ)z) for z ≤ 0, 1 − (1 − τ)e^(−2τz) for z > 0, zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; mu finite; sigma positive finite; tau in [0, 1].";
     logistic_lpdf(y: R, mu: R, sigma: R; propto) "Σᵢ −zᵢ − log σᵢ − 2 log(1 + e^(−zᵢ)), zᵢ = (yᵢ − μᵢ)/σᵢ." "y finite; mu finite; sigma positive finite.";
     logistic_cdf(y: R, mu: R, sigma: R) "Πᵢ 1/(1 + e^(−zᵢ)), zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; mu finite; sigma positive finite.";
     logistic_lcdf(y: R, mu: R, sigma: R) "Σᵢ −log(1 + e^(−zᵢ)), zᵢ = (yᵢ − μᵢ)/σᵢ." "y not NaN; mu finite; sigma positive finite.";
@@ -450,6 +458,9 @@ prob_functions! {
     student_t_lcdf(y: R, nu: R, mu: R, sigma: R) "Σᵢ log F(yᵢ | νᵢ, μᵢ, σᵢ), F the Student-t CDF." "y not NaN; nu positive finite; mu finite; sigma positive finite.";
     student_t_lccdf(y: R, nu: R, mu: R, sigma: R) "Σᵢ log(1 − F(yᵢ | νᵢ, μᵢ, σᵢ)), F the Student-t CDF." "y not NaN; nu positive finite; mu finite; sigma positive finite.";
     von_mises_lpdf(y: R, mu: R, kappa: R; propto) "Σᵢ κᵢ cos(yᵢ − μᵢ) − log(2π) − log I₀(κᵢ), I₀ the modified Bessel function." "y finite; mu finite; kappa nonnegative finite.";
+    von_mises_cdf(y: R, mu: R, kappa: R) "Πᵢ F(yᵢ), F(y) = ∫ from −π to y of the von Mises density (Stan's series for κ < 49, normal approximation for κ ≥ 50)." "y in [−π, π]; mu finite; kappa positive.";
+    von_mises_lcdf(y: R, mu: R, kappa: R) "Σᵢ log F(yᵢ), F the von Mises CDF on [−π, π] (see von_mises_cdf)." "y in [−π, π]; mu finite; kappa positive.";
+    von_mises_lccdf(y: R, mu: R, kappa: R) "Σᵢ log(1 − F(yᵢ)), F the von Mises CDF on [−π, π] (see von_mises_cdf)." "y in [−π, π]; mu finite; kappa positive.";
     wiener_lpdf(y: R, alpha: R, tau: R, beta: R, delta: R; propto) "Σᵢ log of the first-passage density at the upper boundary: δᵢαᵢ(1 − βᵢ) − δᵢ²(yᵢ − τᵢ)/2 − 2 log αᵢ + log f((yᵢ − τᵢ)/αᵢ² | 1 − βᵢ), f the standard Wiener first-passage density (boundary separation α, non-decision time τ, a-priori bias β, drift δ; for the lower boundary pass 1 − β and −δ)." "y positive finite and greater than tau; alpha positive finite; tau nonnegative finite; beta in (0, 1); delta finite.";
     // positive support
     exponential_lpdf(y: R, beta: R; propto) "Σᵢ log βᵢ − βᵢyᵢ." "y nonnegative; beta positive finite.";
@@ -484,6 +495,8 @@ prob_functions! {
     frechet_cdf(y: R, alpha: R, sigma: R) "Πᵢ exp(−(σᵢ/yᵢ)^αᵢ)." "y positive; alpha and sigma positive finite.";
     frechet_lcdf(y: R, alpha: R, sigma: R) "Σᵢ −(σᵢ/yᵢ)^αᵢ." "y positive; alpha and sigma positive finite.";
     frechet_lccdf(y: R, alpha: R, sigma: R) "Σᵢ log(1 − exp(−(σᵢ/yᵢ)^αᵢ))." "y positive; alpha and sigma positive finite.";
+    loglogistic_lpdf(y: R, alpha: R, beta: R; propto) "Σᵢ log βᵢ − log αᵢ + (βᵢ − 1) log(yᵢ/αᵢ) − 2 log(1 + (yᵢ/αᵢ)^βᵢ) (scale α, shape β)." "y, alpha and beta positive finite.";
+    loglogistic_cdf(y: R, alpha: R, beta: R) "Πᵢ 1/(1 + (αᵢ/yᵢ)^βᵢ)." "y nonnegative; alpha and beta positive finite.";
     rayleigh_lpdf(y: R, sigma: R; propto) "Σᵢ log yᵢ − 2 log σᵢ − yᵢ²/(2σᵢ²)." "y positive; sigma positive.";
     rayleigh_cdf(y: R, sigma: R) "Πᵢ 1 − exp(−yᵢ²/(2σᵢ²))." "y nonnegative; sigma positive.";
     rayleigh_lcdf(y: R, sigma: R) "Σᵢ log(1 − exp(−yᵢ²/(2σᵢ²)))." "y nonnegative; sigma positive.";
@@ -501,6 +514,9 @@ prob_functions! {
     beta_cdf(y: R, alpha: R, beta: R) "Πᵢ I_yᵢ(αᵢ, βᵢ), I the regularised incomplete beta function." "y in [0, 1]; alpha and beta positive finite.";
     beta_lcdf(y: R, alpha: R, beta: R) "Σᵢ log I_yᵢ(αᵢ, βᵢ), I the regularised incomplete beta function." "y in [0, 1]; alpha and beta positive finite.";
     beta_lccdf(y: R, alpha: R, beta: R) "Σᵢ log(1 − I_yᵢ(αᵢ, βᵢ)), I the regularised incomplete beta function." "y in [0, 1]; alpha and beta positive finite.";
+    beta_proportion_lpdf(y: R, mu: R, kappa: R; propto) "Σᵢ log Beta(yᵢ | μᵢκᵢ, (1 − μᵢ)κᵢ) (mean μ, precision κ)." "y in [0, 1]; mu in (0, 1); kappa positive finite.";
+    beta_proportion_lcdf(y: R, mu: R, kappa: R) "Σᵢ log I_yᵢ(μᵢκᵢ, (1 − μᵢ)κᵢ), I the regularised incomplete beta function." "y in [0, 1]; mu in (0, 1); kappa positive finite.";
+    beta_proportion_lccdf(y: R, mu: R, kappa: R) "Σᵢ log(1 − I_yᵢ(μᵢκᵢ, (1 − μᵢ)κᵢ)), I the regularised incomplete beta function." "y in [0, 1]; mu in (0, 1); kappa positive finite.";
     uniform_lpdf(y: R, alpha: R, beta: R; propto) "Σᵢ −log(βᵢ − αᵢ) for αᵢ ≤ yᵢ ≤ βᵢ (−∞ outside)." "y not NaN; alpha and beta finite, beta > alpha.";
     uniform_cdf(y: R, alpha: R, beta: R) "Πᵢ (yᵢ − αᵢ)/(βᵢ − αᵢ), clamped to [0, 1]." "y not NaN; alpha and beta finite, beta > alpha.";
     uniform_lcdf(y: R, alpha: R, beta: R) "Σᵢ log((yᵢ − αᵢ)/(βᵢ − αᵢ)), the ratio clamped to [0, 1]." "y not NaN; alpha and beta finite, beta > alpha.";
@@ -520,6 +536,7 @@ prob_functions! {
     beta_binomial_cdf(n: I, N: I, alpha: R, beta: R) "Πᵢ P(Xᵢ ≤ nᵢ), Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ) (0 for n < 0, 1 for n ≥ N)." "n ints; N nonnegative ints; alpha and beta positive finite.";
     beta_binomial_lcdf(n: I, N: I, alpha: R, beta: R) "Σᵢ log P(Xᵢ ≤ nᵢ), Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ)." "n ints; N nonnegative ints; alpha and beta positive finite.";
     beta_binomial_lccdf(n: I, N: I, alpha: R, beta: R) "Σᵢ log P(Xᵢ > nᵢ), Xᵢ ~ BetaBinomial(Nᵢ, αᵢ, βᵢ)." "n ints; N nonnegative ints; alpha and beta positive finite.";
+    beta_neg_binomial_lpmf(n: I, r: R, alpha: R, beta: R; propto) "Σᵢ log Γ(nᵢ + rᵢ) − log nᵢ! − log Γ(rᵢ) + log B(αᵢ + rᵢ, βᵢ + nᵢ) − log B(αᵢ, βᵢ): nᵢ failures before the rᵢ-th success, the success probability Beta(αᵢ, βᵢ)." "n nonnegative ints; r, alpha and beta positive finite.";
     neg_binomial_lpmf(n: I, alpha: R, beta: R; propto) "Σᵢ log C(nᵢ + αᵢ − 1, nᵢ) + αᵢ log(βᵢ/(1 + βᵢ)) − nᵢ log(1 + βᵢ) (shape α, inverse scale β)." "n nonnegative ints; alpha and beta positive finite.";
     neg_binomial_cdf(n: I, alpha: R, beta: R) "Πᵢ P(Xᵢ ≤ nᵢ) = Πᵢ I_{βᵢ/(1+βᵢ)}(αᵢ, nᵢ + 1), Xᵢ ~ NegBinomial(αᵢ, βᵢ), I the regularised incomplete beta function (0 for n < 0)." "n ints; alpha and beta positive finite.";
     neg_binomial_lcdf(n: I, alpha: R, beta: R) "Σᵢ log P(Xᵢ ≤ nᵢ), Xᵢ ~ NegBinomial(αᵢ, βᵢ)." "n ints; alpha and beta positive finite.";
@@ -535,7 +552,12 @@ prob_functions! {
     poisson_lccdf(n: I, lambda_: R) "Σᵢ log P(nᵢ + 1, λᵢ), P the regularised lower incomplete gamma function." "n ints; lambda_ nonnegative, not NaN.";
     poisson_log_lpmf(n: I, alpha: R; propto) "Σᵢ nᵢαᵢ − e^αᵢ − log nᵢ!, Poisson with λ = e^α." "n nonnegative ints; alpha not NaN.";
     hypergeometric_lpmf(n: I, N: I, a: I, b: I; propto) "Σᵢ log C(aᵢ, nᵢ) + log C(bᵢ, Nᵢ − nᵢ) − log C(aᵢ + bᵢ, Nᵢ): n successes in N draws from a successes and b failures. Always a float." "ints with 0 ≤ n ≤ a, 0 ≤ N − n ≤ b, N ≤ a + b.";
+    discrete_range_lpmf(y: I, lower: I, upper: I; propto) "Σᵢ −log(upperᵢ − lowerᵢ + 1) (−∞ if some yᵢ lies outside [lowerᵢ, upperᵢ]). Always a float." "ints with upper ≥ lower.";
+    discrete_range_cdf(y: I, lower: I, upper: I) "Πᵢ (yᵢ − lowerᵢ + 1)/(upperᵢ − lowerᵢ + 1), clamped to [0, 1]. Always a float." "ints with upper ≥ lower.";
+    discrete_range_lcdf(y: I, lower: I, upper: I) "Σᵢ log((yᵢ − lowerᵢ + 1)/(upperᵢ − lowerᵢ + 1)), the ratio clamped to [0, 1]. Always a float." "ints with upper ≥ lower.";
+    discrete_range_lccdf(y: I, lower: I, upper: I) "Σᵢ log((upperᵢ − yᵢ)/(upperᵢ − lowerᵢ + 1)), the ratio clamped to [0, 1]. Always a float." "ints with upper ≥ lower.";
     categorical_lpmf(n: I, theta: R; propto) "Σⱼ log θ[nⱼ] (outcomes 1-based, as in Stan)." "n ints in [1, K]; theta a simplex of size K (nonnegative, summing to 1 within 1e-8), not broadcast.";
     categorical_logit_lpmf(n: I, beta: R; propto) "Σⱼ β[nⱼ] − M log Σₖ e^βₖ for M outcomes (1-based), softmax(β) the probabilities." "n ints in [1, K]; beta of size K, finite (constant beta may hold −∞).";
     ordered_logistic_lpmf(y: I, eta: R, c: R; propto) "Σᵢ log(inv_logit(ηᵢ − c[yᵢ−1]) − inv_logit(ηᵢ − c[yᵢ])) with c[0] = −∞, c[K] = +∞ (outcomes 1-based)." "y ints in [1, K], K = len(c) + 1; eta finite; c one vector of strictly increasing finite cut-points shared by every outcome.";
+    ordered_probit_lpmf(y: I, eta: R, c: R; propto) "Σᵢ log(Φ(c[yᵢ] − ηᵢ) − Φ(c[yᵢ−1] − ηᵢ)) with c[0] = −∞, c[K] = +∞ (outcomes 1-based), Φ the standard normal CDF." "y ints in [1, K], K = len(c) + 1; eta finite; c one vector of strictly increasing finite cut-points shared by every outcome.";
 }

@@ -96,6 +96,12 @@ pub(super) enum Rule {
     /// At least 0, then finite, each element in turn (two requirements, two messages: Stan's
     /// check of the von Mises concentration).
     NonnegativeThenFinite,
+    /// Greater than 0, then less than 1, each element in turn (two requirements, two
+    /// messages: Stan's check of the beta_proportion location).
+    PositiveThenBelowOne,
+    /// In [−π, π] (Stan's check of the von Mises CDFs' random variable, whose message prints
+    /// the bounds to six digits).
+    Angle,
 }
 
 impl Rule {
@@ -127,6 +133,21 @@ impl Rule {
             Rule::NonnegativeThenFinite => check_all(a, |v| {
                 check::nonnegative(function, name, v)?;
                 need(v.is_finite(), v, "finite")
+            }),
+            Rule::PositiveThenBelowOne => check_all(a, |v| {
+                check::positive(function, name, v)?;
+                need(v < 1.0, v, "less than 1")
+            }),
+            Rule::Angle => check_all(a, |v| {
+                let pi = std::f64::consts::PI;
+                check::bounded(
+                    function,
+                    name,
+                    v,
+                    -pi,
+                    pi,
+                    "in the interval [-3.14159, 3.14159]",
+                )
             }),
         }
     }

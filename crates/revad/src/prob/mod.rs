@@ -13,6 +13,8 @@ mod bernoulli;
 mod bernoulli_logit;
 mod beta;
 mod beta_binomial;
+mod beta_neg_binomial;
+mod beta_proportion;
 mod binomial;
 mod binomial_logit;
 mod categorical;
@@ -20,6 +22,7 @@ mod categorical_logit;
 mod cauchy;
 mod chi_square;
 mod discrete_cdf;
+mod discrete_range;
 mod double_exponential;
 mod elements;
 mod exp_mod_normal;
@@ -32,6 +35,7 @@ mod int_args;
 mod inv_chi_square;
 mod inv_gamma;
 mod logistic;
+mod loglogistic;
 mod lognormal;
 mod multi_normal;
 mod neg_binomial;
@@ -39,13 +43,16 @@ mod neg_binomial_2;
 mod neg_binomial_2_log;
 mod normal;
 mod ordered_logistic;
+mod ordered_probit;
 mod pareto;
 mod pareto_type_2;
 mod poisson;
 mod poisson_log;
 mod rayleigh;
 mod scaled_inv_chi_square;
+mod skew_double_exponential;
 mod skew_normal;
+mod std_normal;
 mod student_t;
 mod uniform;
 mod vectors;
@@ -63,12 +70,17 @@ pub use beta::{beta_cdf, beta_lccdf, beta_lcdf, beta_lpdf};
 pub use beta_binomial::{
     beta_binomial_cdf, beta_binomial_lccdf, beta_binomial_lcdf, beta_binomial_lpmf,
 };
+pub use beta_neg_binomial::beta_neg_binomial_lpmf;
+pub use beta_proportion::{beta_proportion_lccdf, beta_proportion_lcdf, beta_proportion_lpdf};
 pub use binomial::{binomial_cdf, binomial_lccdf, binomial_lcdf, binomial_lpmf};
 pub use binomial_logit::binomial_logit_lpmf;
 pub use categorical::categorical_lpmf;
 pub use categorical_logit::categorical_logit_lpmf;
 pub use cauchy::{cauchy_cdf, cauchy_lccdf, cauchy_lcdf, cauchy_lpdf};
 pub use chi_square::{chi_square_cdf, chi_square_lccdf, chi_square_lcdf, chi_square_lpdf};
+pub use discrete_range::{
+    discrete_range_cdf, discrete_range_lccdf, discrete_range_lcdf, discrete_range_lpmf,
+};
 pub use double_exponential::{
     double_exponential_cdf, double_exponential_lccdf, double_exponential_lcdf,
     double_exponential_lpdf,
@@ -87,6 +99,7 @@ pub use inv_chi_square::{
 };
 pub use inv_gamma::{inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf};
 pub use logistic::{logistic_cdf, logistic_lccdf, logistic_lcdf, logistic_lpdf};
+pub use loglogistic::{loglogistic_cdf, loglogistic_lpdf};
 pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lpdf};
 pub use multi_normal::{multi_normal_cholesky_lpdf, multi_normal_lpdf, multi_normal_prec_lpdf};
 pub use neg_binomial::{
@@ -98,6 +111,7 @@ pub use neg_binomial_2::{
 pub use neg_binomial_2_log::neg_binomial_2_log_lpmf;
 pub use normal::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf};
 pub use ordered_logistic::ordered_logistic_lpmf;
+pub use ordered_probit::ordered_probit_lpmf;
 pub use pareto::{pareto_cdf, pareto_lccdf, pareto_lcdf, pareto_lpdf};
 pub use pareto_type_2::{
     pareto_type_2_cdf, pareto_type_2_lccdf, pareto_type_2_lcdf, pareto_type_2_lpdf,
@@ -109,10 +123,15 @@ pub use scaled_inv_chi_square::{
     scaled_inv_chi_square_cdf, scaled_inv_chi_square_lccdf, scaled_inv_chi_square_lcdf,
     scaled_inv_chi_square_lpdf,
 };
+pub use skew_double_exponential::{
+    skew_double_exponential_cdf, skew_double_exponential_lccdf, skew_double_exponential_lcdf,
+    skew_double_exponential_lpdf,
+};
 pub use skew_normal::{skew_normal_cdf, skew_normal_lccdf, skew_normal_lcdf, skew_normal_lpdf};
+pub use std_normal::{std_normal_cdf, std_normal_lccdf, std_normal_lcdf, std_normal_lpdf};
 pub use student_t::{student_t_cdf, student_t_lccdf, student_t_lcdf, student_t_lpdf};
 pub use uniform::{uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf};
 pub use vectors::{Rows, Vectors};
-pub use von_mises::von_mises_lpdf;
+pub use von_mises::{von_mises_cdf, von_mises_lccdf, von_mises_lcdf, von_mises_lpdf};
 pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};
 pub use wiener::wiener_lpdf;
