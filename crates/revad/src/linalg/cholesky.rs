@@ -210,6 +210,25 @@ pub(super) fn checked_factor(
     }
 }
 
+/// The Cholesky factor of the symmetric n×n `a` (row-major, its lower triangle read), already
+/// checked square and symmetric, for a density that checks it as Stan's `check_ldlt_factor`
+/// does: "f: LDLT_Factor of scale parameter is not positive definite.  last conditional
+/// variance is -0.5." (see [`check::ldlt_not_positive_definite`]). `None` for n = 0.
+pub(crate) fn ldlt_checked_factor(
+    function: &'static str,
+    argument: &'static str,
+    a: &[f64],
+    n: usize,
+) -> Result<Option<Cholesky>> {
+    if n == 0 {
+        return Ok(None);
+    }
+    match Cholesky::factor(Square::lower_of(a, n, false, Vec::new()).0) {
+        Some(f) => Ok(Some(f)),
+        None => Err(check::ldlt_not_positive_definite(function, argument, a, n)),
+    }
+}
+
 /// The checks of Stan's SPD functions before the factorisation: `a` is square (`columns`
 /// names its columns in the size error), symmetric and free of NaN.
 pub(super) fn check_spd_input(
@@ -361,7 +380,7 @@ fn padded(n: usize) -> usize {
 }
 
 /// A square column-major matrix with padded columns, the layout faer's kernels work in.
-pub(super) struct Square {
+pub(crate) struct Square {
     n: usize,
     ld: usize,
     data: Vec<f64>,
@@ -369,7 +388,7 @@ pub(super) struct Square {
 
 impl Square {
     /// An n×n zero matrix.
-    pub(super) fn zeros(n: usize) -> Square {
+    pub(crate) fn zeros(n: usize) -> Square {
         let ld = padded(n);
         Square {
             n,
@@ -379,17 +398,17 @@ impl Square {
     }
 
     /// A faer view.
-    pub(super) fn as_ref(&self) -> MatRef<'_, f64> {
+    pub(crate) fn as_ref(&self) -> MatRef<'_, f64> {
         MatRef::from_column_major_slice_with_stride(&self.data, self.n, self.n, self.ld)
     }
 
     /// A writable faer view.
-    pub(super) fn as_mut(&mut self) -> MatMut<'_, f64> {
+    pub(crate) fn as_mut(&mut self) -> MatMut<'_, f64> {
         MatMut::from_column_major_slice_with_stride_mut(&mut self.data, self.n, self.n, self.ld)
     }
 
     /// Column `j` (its `n` elements).
-    pub(super) fn col(&self, j: usize) -> &[f64] {
+    pub(crate) fn col(&self, j: usize) -> &[f64] {
         &self.data[j * self.ld..j * self.ld + self.n]
     }
 
@@ -398,7 +417,7 @@ impl Square {
     /// [`check::symmetric`] decides), in the memory of `storage`: one pass, column by column, each column below the
     /// diagonal against the row right of it (the rows a column crosses stay in cache for the
     /// next column).
-    pub(super) fn lower_of(
+    pub(crate) fn lower_of(
         a: &[f64],
         n: usize,
         symmetrise: bool,
@@ -439,7 +458,7 @@ impl Square {
 
     /// Adds the lower triangle into the row-major n×n `out`, leaving its strict upper triangle
     /// alone.
-    pub(super) fn add_lower_to_row_major(&self, out: &mut [f64]) {
+    pub(crate) fn add_lower_to_row_major(&self, out: &mut [f64]) {
         let (n, ld) = (self.n, self.ld);
         for i in 0..n {
             let row = &mut out[i * n..i * n + i + 1];
@@ -450,7 +469,7 @@ impl Square {
     }
 
     /// Copies the lower triangle onto the upper one.
-    pub(super) fn mirror_lower(&mut self) {
+    pub(crate) fn mirror_lower(&mut self) {
         mirror_lower(self.as_mut());
     }
 
@@ -468,12 +487,12 @@ impl Square {
 
 /// The Cholesky factor `L` of an n×n SPD matrix, column-major, in the lower triangle (faer
 /// leaves intermediate values in the strict upper triangle: read `L` only as triangular).
-pub(super) struct Cholesky(Square);
+pub(crate) struct Cholesky(Square);
 
 impl Cholesky {
     /// Factors `l` (its lower triangle) in place. `None` if the matrix is not positive
     /// definite: a pivot is not positive, or a diagonal element of `L` is not finite.
-    fn factor(mut l: Square) -> Option<Cholesky> {
+    pub(crate) fn factor(mut l: Square) -> Option<Cholesky> {
         let n = l.n;
         let scratch = cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default());
         let mut mem = MemBuffer::new(scratch);
@@ -493,12 +512,12 @@ impl Cholesky {
     }
 
     /// `L` as a faer view.
-    pub(super) fn l(&self) -> MatRef<'_, f64> {
+    pub(crate) fn l(&self) -> MatRef<'_, f64> {
         self.0.as_ref()
     }
 
     /// `log |A| = 2 Σᵢ log Lᵢᵢ`.
-    pub(super) fn log_determinant(&self) -> f64 {
+    pub(crate) fn log_determinant(&self) -> f64 {
         2.0 * (0..self.0.n)
             .map(|i| self.0.data[i * self.0.ld + i].ln())
             .sum::<f64>()
@@ -516,7 +535,7 @@ impl Cholesky {
     }
 
     /// `A⁻¹ = L⁻ᵀL⁻¹`, exactly symmetric (the lower triangle computed, then mirrored).
-    pub(super) fn inverse(&self) -> Square {
+    pub(crate) fn inverse(&self) -> Square {
         inverse_from_l_inverse(&self.l_inverse())
     }
 }

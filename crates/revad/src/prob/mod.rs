@@ -31,8 +31,12 @@ mod hypergeometric;
 mod int_args;
 mod inv_chi_square;
 mod inv_gamma;
+mod inv_wishart;
+mod lkj_corr;
+mod lkj_cov;
 mod logistic;
 mod lognormal;
+mod matrix_normal_prec;
 mod neg_binomial;
 mod neg_binomial_2;
 mod neg_binomial_2_log;
@@ -50,6 +54,7 @@ mod uniform;
 mod von_mises;
 mod weibull;
 mod wiener;
+mod wishart;
 
 pub use args::{
     any_empty, check_all, common_size, ConstArg, Keys, OperandsAndPartials, Out, Partial, ProbArg,
@@ -84,8 +89,12 @@ pub use inv_chi_square::{
     inv_chi_square_cdf, inv_chi_square_lccdf, inv_chi_square_lcdf, inv_chi_square_lpdf,
 };
 pub use inv_gamma::{inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf};
+pub use inv_wishart::{inv_wishart_cholesky_lpdf, inv_wishart_lpdf};
+pub use lkj_corr::{lkj_corr_cholesky_lpdf, lkj_corr_lpdf};
+pub use lkj_cov::{lkj_cov_lpdf, ScalarOrVector};
 pub use logistic::{logistic_cdf, logistic_lccdf, logistic_lcdf, logistic_lpdf};
 pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lpdf};
+pub use matrix_normal_prec::matrix_normal_prec_lpdf;
 pub use neg_binomial::{
     neg_binomial_cdf, neg_binomial_lccdf, neg_binomial_lcdf, neg_binomial_lpmf,
 };
@@ -112,3 +121,4 @@ pub use uniform::{uniform_cdf, uniform_lccdf, uniform_lcdf, uniform_lpdf};
 pub use von_mises::von_mises_lpdf;
 pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};
 pub use wiener::wiener_lpdf;
+pub use wishart::{wishart_cholesky_lpdf, wishart_lpdf};
