@@ -69,6 +69,7 @@ families! {
     linalg,
     gp,
     prob,
+    matrix_densities,
     var,
     data,
     functional,
