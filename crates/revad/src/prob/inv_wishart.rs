@@ -47,9 +47,14 @@ use crate::Real;
 /// (ν > K − 1) degrees of freedom and scale matrix `s` (S), Stan's `inv_wishart_lpdf`:
 /// `−(νK/2) log 2 − log Γ_K(ν/2) + (ν/2) log|S| − ((ν + K + 1)/2) log|W| − ½ tr(SW⁻¹)`; 0 for
 /// K = 0. Each matrix is factored once (Cholesky); W⁻¹ is formed in the forward pass when the
-/// trace is needed, S⁻¹ in the reverse pass when S is a variable. Partials and `propto` in the
-/// [module documentation](self). The result is a `Var` in every case; with data only it is a
-/// constant and nothing is recorded.
+/// trace is needed, S⁻¹ in the reverse pass when S is a variable. The result is a `Var` in
+/// every case; with data only it is a constant and nothing is recorded.
+///
+/// Partials (Giles 2008, 2.2.3; symmetric adjoints): `W̄ = −((ν + K + 1)/2) W⁻¹ +
+/// ½ W⁻¹SW⁻¹`, `S̄ = (ν/2) S⁻¹ − ½ W⁻¹`, `ν̄ = −(K/2) log 2 − ½ψ_K(ν/2) + ½ log|S| −
+/// ½ log|W|`. With `propto` (Stan's `include_summand`): log Γ_K is left out unless ν is a
+/// variable, the log 2 and log|S| terms unless ν or S is, the log|W| term unless W, ν or S is,
+/// the trace unless W or S is.
 ///
 /// # Errors
 /// As Stan, in Stan's order: [`Error::Size`](crate::Error::Size) if S has not as many rows as
@@ -151,7 +156,12 @@ fn inv_wishart(
 /// and the lower-triangular Cholesky factor `l_s` of the scale matrix (S = L_S L_Sᵀ):
 /// `K(1 − ν/2) log 2 − log Γ_K(ν/2) + ν Σᵢ log L_S,ᵢᵢ − Σᵢ (ν + i) log L_W,ᵢᵢ − ½‖L_W⁻¹L_S‖²_F`
 /// (indices from 1). One triangular solve gives `X = L_W⁻¹L_S`; the reverse pass one more
-/// and one triangular product. Partials and `propto` in the [module documentation](self).
+/// and one triangular product.
+///
+/// Partials, with `X = L_W⁻¹L_S` (only lower triangles get adjoint):
+/// `L̄_W = tril(L_W⁻ᵀXXᵀ) − diag((ν + i)/L_W,ᵢᵢ)`, `L̄_S = tril(−L_W⁻ᵀX) + diag(ν/L_S,ᵢᵢ)`,
+/// `ν̄ = −(K/2) log 2 − ½ψ_K(ν/2) + Σᵢ log L_S,ᵢᵢ − Σᵢ log L_W,ᵢᵢ`. With `propto`, the log 2 and
+/// log Γ_K terms are left out unless ν is a variable, the others unless some operand is.
 ///
 /// # Errors
 /// As Stan, in Stan's order: ν ≤ K − 1 ("inv_wishart_cholesky_lpdf: Degrees of freedom
@@ -160,7 +170,7 @@ fn inv_wishart(
 /// must have size 2", "columns of Cholesky Scale parameter") or of different sizes ("side
 /// length of scale parameter has size 3, but must have size 2"); either not a Cholesky factor,
 /// named "Cholesky random variable" and "Cholesky Scale matrix" ("Cholesky random variable is
-/// not lower triangular; Cholesky random variable[1,2]=0.5", "Cholesky Scale matrix[2] is -1,
+/// not lower triangular; Cholesky random variable\[1,2\]=0.5", "Cholesky Scale matrix\[2\] is -1,
 /// but must be positive", "columns of Cholesky factor is 0, but must be positive").
 ///
 /// ```

@@ -81,7 +81,7 @@ pub(crate) fn lkj_constant_deriv(eta: f64, k: usize) -> f64 {
 /// Stan's `check_corr_matrix` on the row-major K×K `c` (already square), then its Cholesky
 /// factor: the diagonal within 1e-8 of 1 ("f: Correlation matrix is not a valid correlation
 /// matrix. Correlation matrix(2,2) is 1.5, but should be near 1.0"), symmetric ("... is not
-/// symmetric. Correlation matrix[1,2] = 0.5, but Correlation matrix[2,1] = 0.3"), positive
+/// symmetric. Correlation matrix\[1,2\] = 0.5, but Correlation matrix\[2,1\] = 0.3"), positive
 /// definite ("f: Correlation matrix is not positive definite."). `None` for K = 0.
 pub(crate) fn checked_correlation(
     function: &'static str,
@@ -139,8 +139,11 @@ pub(crate) fn add_symmetric(out: &mut [f64], x: &Square, n: usize, scale: f64) {
 /// The LKJ log density of a K×K correlation matrix `y` (Ω) with shape `eta` (η > 0), Stan's
 /// `lkj_corr_lpdf`: `c(η, K) + (η − 1) log|Ω|`, 0 for K = 0; η = 1 is the uniform distribution
 /// over correlation matrices, η > 1 favours the identity, η < 1 strong correlations. `log|Ω|`
-/// comes from Ω's Cholesky factor, computed once; the normalising constant `c` is in the
-/// [module documentation](self).
+/// comes from Ω's Cholesky factor, computed once. The normalising constant is theorem 5 of
+/// Lewandowski, Kurowicka and Joe (2009) in Stan's form (`do_lkj_constant`, with its closed
+/// form of the same number at η = 1): `c(η, K) = (K − 1) log Γ(η + (K − 1)/2) −
+/// Σₖ₌₁ᴷ⁻¹ [(k/2) log π + log Γ(η + (K − 1 − k)/2)]`, and
+/// `c′(η, K) = (K − 1) ψ(η + (K − 1)/2) − Σₖ₌₁ᴷ⁻¹ ψ(η + (K − 1 − k)/2)` at every η.
 ///
 /// Partials: `Ω̄ = (η − 1)Ω⁻¹` (both triangles; Ω⁻¹ formed from the factor in the reverse pass,
 /// only when Ω is a variable and η ≠ 1), `η̄ = c′(η, K) + log|Ω|`, with c′ from digamma. With
@@ -223,8 +226,8 @@ pub fn lkj_corr_lpdf(y: &impl Operand<Matrix>, eta: impl Real, propto: bool) -> 
 /// must be less than or equal to 2", "columns of Cholesky factor is 0, but must be positive"),
 /// and (revad's addition: Stan reads past a tall factor) not square ([`Error::Size`]: "rows of
 /// Cholesky factor has size 3, but must have size 2"); a nonzero element above the diagonal
-/// ("Random variable is not lower triangular; Random variable[1,2]=0.5") or a diagonal element
-/// that is not positive ("Random variable[2] is -1, but must be positive").
+/// ("Random variable is not lower triangular; Random variable\[1,2\]=0.5") or a diagonal element
+/// that is not positive ("Random variable\[2\] is -1, but must be positive").
 ///
 /// ```
 /// use ndarray::array;

@@ -115,7 +115,7 @@ impl<'a> Param<'a> {
     }
 
     /// Stan's `check_finite`: "f: Location parameter is inf, but must be finite" for a scalar,
-    /// "f: Location parameter[2] is inf, ..." for a vector.
+    /// "f: Location parameter\[2\] is inf, ..." for a vector.
     fn check_finite(&self, function: &'static str, argument: &'static str) -> Result<()> {
         if self.scalar {
             let x = self.values[0];
@@ -129,9 +129,14 @@ impl<'a> Param<'a> {
 /// Stan's (deprecated) `lkj_cov_lpdf(y | mu, sigma, eta)`: lognormal priors on the standard
 /// deviations √yₖₖ of the K×K covariance matrix `y` (location `mu`, scale `sigma`: each one
 /// number for every k or a vector of K) and the LKJ density with shape `eta` on its correlation
-/// matrix; the formula and every partial are in the [module documentation](self). One
-/// Cholesky factorisation (of the correlation matrix) serves the check, log|Ω| and, in the
-/// reverse pass, Σ⁻¹. Stan has the two signatures with `mu` and `sigma` both vectors or both
+/// matrix Ω = D y D (D = diag(1/sₖ), sₖ = √yₖₖ): with zₖ = (log sₖ − μₖ)/σₖ,
+/// `Σₖ [−½ log(2π) − log σₖ − log sₖ − ½zₖ²] + c(η, K) + (η − 1) log|Ω|` (c the LKJ constant
+/// of [`lkj_corr_lpdf`](super::lkj_corr_lpdf); no Jacobian of y ↦ (s, Ω), as in Stan).
+///
+/// Partials: `ȳ = (η − 1)y⁻¹` plus `(−1 − zₖ/σₖ − 2(η − 1))/(2yₖₖ)` on the diagonal (from
+/// log|Ω| = log|y| − 2Σₖ log sₖ), `μ̄ₖ = zₖ/σₖ`, `σ̄ₖ = (zₖ² − 1)/σₖ` (summed over k for a scalar
+/// μ or σ), `η̄ = c′(η, K) + log|Ω|`, with `y⁻¹ = D Ω⁻¹ D`. One Cholesky factorisation (of Ω)
+/// serves the check, log|Ω| and, in the reverse pass, y⁻¹. Stan has the two signatures with `mu` and `sigma` both vectors or both
 /// scalars; revad also takes one of each. The result is a `Var` in every case; with data only
 /// it is a constant and nothing is recorded.
 ///
@@ -150,8 +155,8 @@ impl<'a> Param<'a> {
 /// but must have size 2" for μ and σ of different lengths, "columns of random variable" for a
 /// `y` that is not square, "rows of location parameter" / "rows of scale parameter" for a
 /// vector whose length is not K); η not positive ("Shape parameter"); μ, σ, `y` not finite
-/// ("Location parameter[2] is inf, but must be finite", "Scale parameter", "Covariance
-/// matrix[1,2]"); per k, √yₖₖ NaN ("lognormal_lpdf: Random variable is NaN, but must be
+/// ("Location parameter\[2\] is inf, but must be finite", "Scale parameter", "Covariance
+/// matrix\[1,2\]"); per k, √yₖₖ NaN ("lognormal_lpdf: Random variable is NaN, but must be
 /// nonnegative") or σₖ not positive ("lognormal_lpdf: Scale parameter is 0, but must be
 /// positive finite"); then Ω not a correlation matrix ("lkj_corr_lpdf: Correlation matrix is
 /// not symmetric. ...", "... is not positive definite.", and for yₖₖ = 0 "... is not a valid

@@ -138,20 +138,26 @@ fn add_gram(out: &mut [f64], a: &[f64], r: usize, c: usize, transpose: bool, sca
 /// `matrix_normal_prec_lpdf`: `−(mn/2) log(2π) + (n/2) log|Σ| + (m/2) log|D| − ½ tr(D Eᵀ Σ E)`,
 /// `E = y − Mu`. Σ and D are factored once each; the trace is `‖L_Σᵀ E L_D‖²_F` (two
 /// triangular products); the reverse pass reuses the factors (and forms Σ⁻¹, D⁻¹ only for a
-/// variable Σ, D). The partials, `propto`, and where Stan's value differs (m ≠ n), are in the
-/// [module documentation](self). The result is a `Var` in every case; with data only it is a
-/// constant and nothing is recorded.
+/// variable Σ, D). The result is a `Var` in every case; with data only it is a constant and
+/// nothing is recorded. This is the density of `vec(y) ~ N(vec Mu, D⁻¹ ⊗ Σ⁻¹)` (SciPy's
+/// `matrix_normal` with `rowcov = Σ⁻¹`, `colcov = D⁻¹`); Stan Math 4.9 weights log|Σ| by m/2
+/// and log|D| by n/2 instead, the same number only when m = n.
+///
+/// Partials (Giles 2008, 2.2.3), with `P = Σ E D`: `ȳ = −P`, `M̄u = P`,
+/// `Σ̄ = (n/2) Σ⁻¹ − ½ E D Eᵀ`, `D̄ = (m/2) D⁻¹ − ½ Eᵀ Σ E` (symmetric). With `propto` (Stan's
+/// `include_summand`): −(mn/2) log(2π) is always left out, the log|Σ| term unless Σ is a
+/// variable, the log|D| term unless D is, the trace unless some operand is.
 ///
 /// # Errors
 /// As Stan, in Stan's order, for Σ then D: no rows ("matrix_normal_prec_lpdf: Sigma rows is 0,
-/// but must be positive", "D rows"), an element not finite ("Sigma[1,2] is inf, but must be
+/// but must be positive", "D rows"), an element not finite ("Sigma\[1,2\] is inf, but must be
 /// finite"), not square ([`Error::Size`](crate::Error::Size): "columns of Sigma has size 3,
-/// but must have size 2"), not symmetric ("Sigma is not symmetric. Sigma[1,2] = 1, but
-/// Sigma[2,1] = 2"), not positive definite ("LDLT_Factor of Sigma is not positive definite.
+/// but must have size 2"), not symmetric ("Sigma is not symmetric. Sigma\[1,2\] = 1, but
+/// Sigma\[2,1\] = 2"), not positive definite ("LDLT_Factor of Sigma is not positive definite.
 /// last conditional variance is -0.5."); then sizes ("Rows of location parameter", "Columns of
 /// location parameter", "Rows of Sigma", "Rows of D": "... has size 3, but must have size 2"
-/// against y's rows or columns); then Mu and y not finite ("Location parameter[1,2] is NaN, but
-/// must be finite", "Random variable[2,1] ...").
+/// against y's rows or columns); then Mu and y not finite ("Location parameter\[1,2\] is NaN, but
+/// must be finite", "Random variable\[2,1\] ...").
 ///
 /// ```
 /// use ndarray::array;

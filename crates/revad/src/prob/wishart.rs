@@ -162,17 +162,22 @@ impl TriangularQuotient {
 /// degrees of freedom and scale matrix `s` (S), Stan's `wishart_lpdf`:
 /// `−(νK/2) log 2 − log Γ_K(ν/2) − (ν/2) log|S| + ((ν − K − 1)/2) log|W| − ½ tr(S⁻¹W)`; 0 for
 /// K = 0. Each matrix is factored once (Cholesky); S⁻¹ is formed in the forward pass when the
-/// trace is needed, W⁻¹ in the reverse pass when W is a variable. The partials and `propto`
-/// are in the [module documentation](self). The result is a `Var` in every case; with data
-/// only it is a constant and nothing is recorded.
+/// trace is needed, W⁻¹ in the reverse pass when W is a variable. The result is a `Var` in
+/// every case; with data only it is a constant and nothing is recorded.
+///
+/// Partials (Giles 2008, 2.2.3; symmetric adjoints, as Stan's): `W̄ = ((ν − K − 1)/2) W⁻¹ −
+/// ½ S⁻¹`, `S̄ = −(ν/2) S⁻¹ + ½ S⁻¹WS⁻¹`, `ν̄ = −(K/2) log 2 − ½ψ_K(ν/2) − ½ log|S| +
+/// ½ log|W|` (ψ_K the derivative of log Γ_K). With `propto` (Stan's `include_summand`): the
+/// log 2 and log Γ_K terms are left out unless ν is a variable, the log|S| term unless ν or S
+/// is, the trace unless S or W is, the log|W| term unless W or ν is.
 ///
 /// # Errors
 /// As Stan, in Stan's order: [`Error::Size`](crate::Error::Size) if S has not as many rows as
 /// W ("wishart_lpdf: columns of scale parameter has size 3, but must have size 2") or either is
 /// not square ("columns of random variable", "columns of scale parameter"); ν ≤ K − 1 or NaN
 /// ("Degrees of freedom parameter is 1, but must be greater than 1"); W or S not symmetric to
-/// 1e-8 ("random variable is not symmetric. random variable[1,2] = 1, but random
-/// variable[2,1] = 2") or not positive definite ("LDLT_Factor of random variable is not
+/// 1e-8 ("random variable is not symmetric. random variable\[1,2\] = 1, but random
+/// variable\[2,1\] = 2") or not positive definite ("LDLT_Factor of random variable is not
 /// positive definite.  last conditional variance is -0.5.", the last pivot of Stan's LDLT
 /// factorisation).
 ///
@@ -273,8 +278,12 @@ fn wishart(
 /// `K(1 − ν/2) log 2 − log Γ_K(ν/2) − ν Σᵢ log L_S,ᵢᵢ + Σᵢ (ν − i) log L_W,ᵢᵢ − ½‖L_S⁻¹L_W‖²_F`
 /// (indices from 1), the Wishart density of W times the Jacobian of W = L_W L_Wᵀ. One
 /// triangular solve gives `X = L_S⁻¹L_W`; the reverse pass one more (`L_S⁻ᵀX`) and one
-/// triangular product. No factorisation: the arguments are factors. Partials and `propto` in
-/// the [module documentation](self).
+/// triangular product. No factorisation: the arguments are factors.
+///
+/// Partials, with `X = L_S⁻¹L_W` (only lower triangles get adjoint):
+/// `L̄_W = tril(−L_S⁻ᵀX) + diag((ν − i)/L_W,ᵢᵢ)`, `L̄_S = tril(L_S⁻ᵀXXᵀ) − diag(ν/L_S,ᵢᵢ)`,
+/// `ν̄ = −(K/2) log 2 − ½ψ_K(ν/2) − Σᵢ log L_S,ᵢᵢ + Σᵢ log L_W,ᵢᵢ`. With `propto`, the log 2 and
+/// log Γ_K terms are left out unless ν is a variable, the others unless some operand is.
 ///
 /// # Errors
 /// As Stan, in Stan's order: L_S not of W's size ("wishart_cholesky_lpdf: columns of scale
@@ -284,7 +293,7 @@ fn wishart(
 /// 3, but must be less than or equal to 2", "columns of Cholesky factor is 0, but must be
 /// positive"), not square ("rows of Cholesky factor has size 3, but must have size 2", revad's
 /// addition), a nonzero element above the diagonal ("random variable is not lower triangular;
-/// random variable[1,2]=0.5"), a diagonal element not positive ("scale parameter[2] is -1,
+/// random variable\[1,2\]=0.5"), a diagonal element not positive ("scale parameter\[2\] is -1,
 /// but must be positive").
 ///
 /// ```
