@@ -3098,4 +3098,139 @@ def multi_normal_prec_lpdf(
 @overload
 def multi_normal_prec_lpdf(
     y: _MvAny, mu: _MvAny, Omega: Var | _Data, *, propto: bool = False
+
+# ---------------------------------------------------------------------------------------------
+# Densities of correlation and covariance matrices: a matrix is a 2-D NumPy array, revad.Data or
+# array Var, a scalar a float or Var; lkj_cov_lpdf's mu and sigma a scalar or a vector. Data
+# only gives a float, any Var a Var.
+
+_Loc = float | _Data | Sequence[float]
+_LocAny = _Loc | Var | Sequence[Var | float]
+
+__all__ += [
+    "lkj_corr_lpdf",
+    "lkj_corr_cholesky_lpdf",
+    "lkj_cov_lpdf",
+    "wishart_lpdf",
+    "wishart_cholesky_lpdf",
+    "inv_wishart_lpdf",
+    "inv_wishart_cholesky_lpdf",
+    "matrix_normal_prec_lpdf",
+]
+
+@overload
+def lkj_corr_lpdf(y: _Data, eta: float, *, propto: bool = False) -> float: ...
+@overload
+def lkj_corr_lpdf(y: Var, eta: Var | float, *, propto: bool = False) -> Var: ...
+@overload
+def lkj_corr_lpdf(y: _Data, eta: Var, *, propto: bool = False) -> Var: ...
+@overload
+def lkj_corr_lpdf(y: Var | _Data, eta: Var | float, *, propto: bool = False) -> Var | float: ...
+@overload
+def lkj_corr_cholesky_lpdf(L: _Data, eta: float, *, propto: bool = False) -> float: ...
+@overload
+def lkj_corr_cholesky_lpdf(L: Var, eta: Var | float, *, propto: bool = False) -> Var: ...
+@overload
+def lkj_corr_cholesky_lpdf(L: _Data, eta: Var, *, propto: bool = False) -> Var: ...
+@overload
+def lkj_corr_cholesky_lpdf(
+    L: Var | _Data, eta: Var | float, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def lkj_cov_lpdf(
+    y: _Data, mu: _Loc, sigma: _Loc, eta: float, *, propto: bool = False
+) -> float: ...
+@overload
+def lkj_cov_lpdf(
+    y: Var, mu: _LocAny, sigma: _LocAny, eta: Var | float, *, propto: bool = False
+) -> Var: ...
+@overload
+def lkj_cov_lpdf(
+    y: Var | _Data, mu: _LocAny, sigma: _LocAny, eta: Var | float, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def wishart_lpdf(W: _Data, nu: float, Sigma: _Data, *, propto: bool = False) -> float: ...
+@overload
+def wishart_lpdf(W: Var, nu: Var | float, Sigma: Var | _Data, *, propto: bool = False) -> Var: ...
+@overload
+def wishart_lpdf(W: _Data, nu: Var, Sigma: Var | _Data, *, propto: bool = False) -> Var: ...
+@overload
+def wishart_lpdf(W: _Data, nu: float, Sigma: Var, *, propto: bool = False) -> Var: ...
+@overload
+def wishart_lpdf(
+    W: Var | _Data, nu: Var | float, Sigma: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def wishart_cholesky_lpdf(L_W: _Data, nu: float, L_S: _Data, *, propto: bool = False) -> float: ...
+@overload
+def wishart_cholesky_lpdf(
+    L_W: Var, nu: Var | float, L_S: Var | _Data, *, propto: bool = False
+) -> Var: ...
+@overload
+def wishart_cholesky_lpdf(
+    L_W: _Data, nu: Var, L_S: Var | _Data, *, propto: bool = False
+) -> Var: ...
+@overload
+def wishart_cholesky_lpdf(L_W: _Data, nu: float, L_S: Var, *, propto: bool = False) -> Var: ...
+@overload
+def wishart_cholesky_lpdf(
+    L_W: Var | _Data, nu: Var | float, L_S: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def inv_wishart_lpdf(W: _Data, nu: float, Sigma: _Data, *, propto: bool = False) -> float: ...
+@overload
+def inv_wishart_lpdf(
+    W: Var, nu: Var | float, Sigma: Var | _Data, *, propto: bool = False
+) -> Var: ...
+@overload
+def inv_wishart_lpdf(W: _Data, nu: Var, Sigma: Var | _Data, *, propto: bool = False) -> Var: ...
+@overload
+def inv_wishart_lpdf(W: _Data, nu: float, Sigma: Var, *, propto: bool = False) -> Var: ...
+@overload
+def inv_wishart_lpdf(
+    W: Var | _Data, nu: Var | float, Sigma: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def inv_wishart_cholesky_lpdf(
+    L_W: _Data, nu: float, L_S: _Data, *, propto: bool = False
+) -> float: ...
+@overload
+def inv_wishart_cholesky_lpdf(
+    L_W: Var, nu: Var | float, L_S: Var | _Data, *, propto: bool = False
+) -> Var: ...
+@overload
+def inv_wishart_cholesky_lpdf(
+    L_W: _Data, nu: Var, L_S: Var | _Data, *, propto: bool = False
+) -> Var: ...
+@overload
+def inv_wishart_cholesky_lpdf(
+    L_W: _Data, nu: float, L_S: Var, *, propto: bool = False
+) -> Var: ...
+@overload
+def inv_wishart_cholesky_lpdf(
+    L_W: Var | _Data, nu: Var | float, L_S: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def matrix_normal_prec_lpdf(
+    y: _Data, Mu: _Data, Sigma: _Data, D: _Data, *, propto: bool = False
+) -> float: ...
+@overload
+def matrix_normal_prec_lpdf(
+    y: Var, Mu: Var | _Data, Sigma: Var | _Data, D: Var | _Data, *, propto: bool = False
+) -> Var: ...
+@overload
+def matrix_normal_prec_lpdf(
+    y: _Data, Mu: Var, Sigma: Var | _Data, D: Var | _Data, *, propto: bool = False
+) -> Var: ...
+@overload
+def matrix_normal_prec_lpdf(
+    y: _Data, Mu: _Data, Sigma: Var, D: Var | _Data, *, propto: bool = False
+) -> Var: ...
+@overload
+def matrix_normal_prec_lpdf(
+    y: _Data, Mu: _Data, Sigma: _Data, D: Var, *, propto: bool = False
+) -> Var: ...
+@overload
+def matrix_normal_prec_lpdf(
+    y: Var | _Data, Mu: Var | _Data, Sigma: Var | _Data, D: Var | _Data, *, propto: bool = False
 ) -> Var | float: ...

@@ -16,7 +16,8 @@
 //!   (`call!`);
 //! - `family`: the `family!` table that makes a family's `register`;
 //! - the families, which use the modules above and never each other: `var` and `data` (the
-//!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `multivariate`, `functional`;
+//!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `multivariate`,
+//!   `matrix_densities`, `functional`;
 //! - this file, which registers the families.
 //!
 //! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
@@ -70,6 +71,7 @@ families! {
     gp,
     prob,
     multivariate,
+    matrix_densities,
     var,
     data,
     functional,

@@ -204,6 +204,126 @@ pub(crate) fn lower_triangular(
     Ok(())
 }
 
+/// Stan's `check_cholesky_factor` on a factor that must be square: at most as many columns as
+/// rows ("f: columns and rows of Cholesky factor is 3, but must be less than or equal to 2"), at
+/// least one column ("columns of Cholesky factor is 0, but must be positive"), then (revad's
+/// addition: Stan accepts a tall factor, and reads past its last column) square ("rows of
+/// Cholesky factor has size 3, but must have size 2"), lower triangular ([`lower_triangular`])
+/// and a positive diagonal ("f: L[2] is -1, but must be positive", indices from 1).
+pub(crate) fn cholesky_factor(
+    function: &'static str,
+    argument: &'static str,
+    a: &ArrayView2<f64>,
+) -> Result<()> {
+    let (r, c) = a.dim();
+    let int = |x: usize| i64::try_from(x).unwrap_or(i64::MAX);
+    crate::error::require_int_with(
+        c <= r,
+        function,
+        "columns and rows of Cholesky factor",
+        int(c),
+        || format!("less than or equal to {r}"),
+    )?;
+    crate::error::require_int(
+        c > 0,
+        function,
+        "columns of Cholesky factor",
+        int(c),
+        "positive",
+    )?;
+    size(function, "rows of Cholesky factor", c, r)?;
+    lower_triangular(function, argument, a)?;
+    // NaN fails too.
+    match (0..c).find(|&i| a[[i, i]].partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)) {
+        None => Ok(()),
+        Some(i) => Err(element_error(
+            function,
+            argument,
+            format!("[{}]", i + 1),
+            a[[i, i]],
+            "positive",
+        )),
+    }
+}
+
+/// The error of Stan's `check_ldlt_factor` for the symmetric n×n `a` (row-major, its lower
+/// triangle read) once its Cholesky factorisation has failed: "f: LDLT_Factor of random
+/// variable is not positive definite.  last conditional variance is -0.5." The value is the
+/// last pivot of the LDLT factorisation as Eigen computes it (each step takes the remaining
+/// diagonal element of largest magnitude as pivot), recomputed here on this cold path only.
+pub(crate) fn ldlt_not_positive_definite(
+    function: &'static str,
+    argument: &'static str,
+    a: &[f64],
+    n: usize,
+) -> Error {
+    let last = last_ldlt_pivot(a, n);
+    let shown = if last.is_nan() {
+        "NaN".to_string()
+    } else {
+        last.to_string()
+    };
+    Error::Matrix {
+        function,
+        argument,
+        detail: format!("is not positive definite.  last conditional variance is {shown}."),
+    }
+}
+
+/// The last diagonal element of `D` in `PAPᵀ = LDLᵀ`, with Eigen's left-looking LDLT and its
+/// pivoting (the largest remaining diagonal element of `A` in magnitude; the diagonal of the
+/// columns not yet reached is `A`'s own). A pivot below the smallest normal number divides
+/// nothing, as in Eigen.
+fn last_ldlt_pivot(a: &[f64], n: usize) -> f64 {
+    if n == 0 {
+        return f64::NAN;
+    }
+    // The symmetric matrix from its lower triangle, permuted as pivots are taken; the rows of
+    // `l` (its first k columns) are permuted with it.
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            m[i * n + j] = a[i * n + j];
+            m[j * n + i] = a[i * n + j];
+        }
+    }
+    let mut l = vec![0.0; n * n];
+    let mut d = vec![0.0; n];
+    for k in 0..n {
+        let mut p = k;
+        for i in k + 1..n {
+            if m[i * n + i].abs() > m[p * n + p].abs() {
+                p = i;
+            }
+        }
+        if p != k {
+            for j in 0..n {
+                m.swap(k * n + j, p * n + j);
+            }
+            for i in 0..n {
+                m.swap(i * n + k, i * n + p);
+            }
+            for j in 0..k {
+                l.swap(k * n + j, p * n + j);
+            }
+        }
+        let dk = m[k * n + k]
+            - (0..k)
+                .map(|j| l[k * n + j] * l[k * n + j] * d[j])
+                .sum::<f64>();
+        d[k] = dk;
+        let valid = dk.abs() > f64::MIN_POSITIVE;
+        for i in k + 1..n {
+            let v = m[i * n + k]
+                - (0..k)
+                    .map(|j| l[i * n + j] * l[k * n + j] * d[j])
+                    .sum::<f64>();
+            l[i * n + k] = if valid { v / dk } else { v };
+        }
+    }
+    d[n - 1]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -210,6 +210,25 @@ pub(crate) fn checked_factor(
     }
 }
 
+/// The Cholesky factor of the symmetric n×n `a` (row-major, its lower triangle read), already
+/// checked square and symmetric, for a density that checks it as Stan's `check_ldlt_factor`
+/// does: "f: LDLT_Factor of scale parameter is not positive definite.  last conditional
+/// variance is -0.5." (see [`check::ldlt_not_positive_definite`]). `None` for n = 0.
+pub(crate) fn ldlt_checked_factor(
+    function: &'static str,
+    argument: &'static str,
+    a: &[f64],
+    n: usize,
+) -> Result<Option<Cholesky>> {
+    if n == 0 {
+        return Ok(None);
+    }
+    match Cholesky::factor(Square::lower_of(a, n, false, Vec::new()).0) {
+        Some(f) => Ok(Some(f)),
+        None => Err(check::ldlt_not_positive_definite(function, argument, a, n)),
+    }
+}
+
 /// The checks of Stan's SPD functions before the factorisation: `a` is square (`columns`
 /// names its columns in the size error), symmetric and free of NaN.
 pub(crate) fn check_spd_input(
@@ -479,7 +498,7 @@ pub(crate) struct Cholesky(Square);
 impl Cholesky {
     /// Factors `l` (its lower triangle) in place. `None` if the matrix is not positive
     /// definite: a pivot is not positive, or a diagonal element of `L` is not finite.
-    fn factor(mut l: Square) -> Option<Cholesky> {
+    pub(crate) fn factor(mut l: Square) -> Option<Cholesky> {
         let n = l.n;
         let scratch = cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default());
         let mut mem = MemBuffer::new(scratch);

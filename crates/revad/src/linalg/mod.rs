@@ -37,7 +37,7 @@ mod matrix_power;
 pub(crate) mod node;
 pub mod qr;
 mod solve;
-mod spd;
+pub(crate) mod spd;
 mod structure;
 pub mod svd;
 mod trace;

@@ -242,7 +242,7 @@ pub fn chol2inv(l: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
 
 /// The lower triangle (the rest zero) of `α·X·S·R` for n×n `X`, `S` and `R` (`R` of block
 /// structure `r_kind`), computing only that triangle of the second product.
-fn lower_of_product(
+pub(crate) fn lower_of_product(
     x: &Square,
     s: &Square,
     r: MatRef<'_, f64>,
@@ -275,7 +275,7 @@ fn lower_of_product(
 }
 
 /// `scale·(G + Gᵀ)` of the row-major n×n `g`, column-major.
-fn symmetric_part(g: &[f64], n: usize, scale: f64) -> Square {
+pub(crate) fn symmetric_part(g: &[f64], n: usize, scale: f64) -> Square {
     let mut s = Square::zeros(n);
     {
         let mut v = s.as_mut();

@@ -34,9 +34,13 @@ mod hypergeometric;
 mod int_args;
 mod inv_chi_square;
 mod inv_gamma;
+mod inv_wishart;
+mod lkj_corr;
+mod lkj_cov;
 mod logistic;
 mod loglogistic;
 mod lognormal;
+mod matrix_normal_prec;
 mod multi_normal;
 mod neg_binomial;
 mod neg_binomial_2;
@@ -59,6 +63,7 @@ mod vectors;
 mod von_mises;
 mod weibull;
 mod wiener;
+mod wishart;
 
 pub use args::{
     any_empty, check_all, common_size, ConstArg, Keys, OperandsAndPartials, Out, Partial, ProbArg,
@@ -98,9 +103,13 @@ pub use inv_chi_square::{
     inv_chi_square_cdf, inv_chi_square_lccdf, inv_chi_square_lcdf, inv_chi_square_lpdf,
 };
 pub use inv_gamma::{inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf};
+pub use inv_wishart::{inv_wishart_cholesky_lpdf, inv_wishart_lpdf};
+pub use lkj_corr::{lkj_corr_cholesky_lpdf, lkj_corr_lpdf};
+pub use lkj_cov::{lkj_cov_lpdf, ScalarOrVector};
 pub use logistic::{logistic_cdf, logistic_lccdf, logistic_lcdf, logistic_lpdf};
 pub use loglogistic::{loglogistic_cdf, loglogistic_lpdf};
 pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lpdf};
+pub use matrix_normal_prec::matrix_normal_prec_lpdf;
 pub use multi_normal::{multi_normal_cholesky_lpdf, multi_normal_lpdf, multi_normal_prec_lpdf};
 pub use neg_binomial::{
     neg_binomial_cdf, neg_binomial_lccdf, neg_binomial_lcdf, neg_binomial_lpmf,
@@ -135,3 +144,4 @@ pub use vectors::{Rows, Vectors};
 pub use von_mises::{von_mises_cdf, von_mises_lccdf, von_mises_lcdf, von_mises_lpdf};
 pub use weibull::{weibull_cdf, weibull_lccdf, weibull_lcdf, weibull_lpdf};
 pub use wiener::wiener_lpdf;
+pub use wishart::{wishart_cholesky_lpdf, wishart_lpdf};
