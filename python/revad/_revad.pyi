@@ -3098,6 +3098,7 @@ def multi_normal_prec_lpdf(
 @overload
 def multi_normal_prec_lpdf(
     y: _MvAny, mu: _MvAny, Omega: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
 
 # ---------------------------------------------------------------------------------------------
 # Densities of correlation and covariance matrices: a matrix is a 2-D NumPy array, revad.Data or

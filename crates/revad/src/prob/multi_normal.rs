@@ -1,51 +1,7 @@
 //! The multivariate normal distribution, with its covariance `Σ`, the Cholesky factor `L` of
 //! the covariance (`Σ = LLᵀ`), or its precision `Ω = Σ⁻¹`.
 //!
-//! `y` and `μ` are each one vector or an array of vectors ([`Vectors`]); one vector broadcasts
-//! against an array. For n terms of size K, with residuals `rᵢ = yᵢ − μᵢ`:
-//!
-//! | function | log density |
-//! |---|---|
-//! | `multi_normal_lpdf(y, μ, Σ)` | −½nK log 2π − ½n log\|Σ\| − ½ Σᵢ rᵢᵀΣ⁻¹rᵢ |
-//! | `multi_normal_cholesky_lpdf(y, μ, L)` | −½nK log 2π − n Σⱼ log Lⱼⱼ − ½ Σᵢ ‖L⁻¹rᵢ‖² |
-//! | `multi_normal_prec_lpdf(y, μ, Ω)` | −½nK log 2π + ½n log\|Ω\| − ½ Σᵢ rᵢᵀΩrᵢ |
-//!
-//! Each call factors (or solves with) the matrix ONCE for all n terms, with one triangular
-//! solve of all the residuals, and records one node. Its adjoints (Rennie, "The multivariate
-//! normal distribution: derivatives", as Stan Math uses; Giles 2008 for the matrix ones), with
-//! `wᵢ = Σ⁻¹rᵢ`, `zᵢ = L⁻¹rᵢ`:
-//!
-//! | argument | adjoint |
-//! |---|---|
-//! | `yᵢ` | −wᵢ (−Ωrᵢ for the precision form) |
-//! | `μᵢ` | +wᵢ (+Ωrᵢ), summed over the terms for one vector |
-//! | `Σ` | ½ Σᵢ wᵢwᵢᵀ − ½nΣ⁻¹ (both triangles: the symmetric gradient) |
-//! | `L` | Σᵢ wᵢzᵢᵀ − n diag(1/Lⱼⱼ), on the lower triangle (the only part read) |
-//! | `Ω` | ½nΩ⁻¹ − ½ Σᵢ rᵢrᵢᵀ (both triangles) |
-//!
-//! With `propto`, −½nK log 2π is dropped, and the log determinant too when the matrix is data.
-//!
-//! Checks, as Stan's: `y` and `μ` arrays of one count and vectors of one size, matching the
-//! matrix ("f: size of location parameter has size 2, but must have size 3"); `μ` finite, `y`
-//! not NaN; `Σ` and `Ω` square, symmetric (to 1e-8), free of NaN and positive definite ("f:
-//! Covariance matrix is not positive definite"). As in Stan, `L` is not checked beyond its
-//! size: a zero on its diagonal gives an infinite density.
-//!
-//! ```
-//! use ndarray::array;
-//! use revad::{prob, tape, Var};
-//! let y = Var::array(array![1.0, 2.0].into_shared());
-//! let mu = array![0.0, 0.0].into_shared();
-//! let l = array![[1.0, 0.0], [0.5, 2.0]].into_shared();
-//! let lp = prob::multi_normal_cholesky_lpdf(&y, &mu, &l, false).unwrap();
-//! // z = L⁻¹y = (1, 0.75): −log 2π − log 2 − ½(1 + 0.5625).
-//! let expected = -(2.0 * std::f64::consts::PI).ln() - 2f64.ln() - 0.78125;
-//! assert!((lp.value() - expected).abs() < 1e-14);
-//! lp.grad();
-//! // ∂/∂y = −L⁻ᵀz = −(1 − 0.25·0.75/1, 0.75/2)
-//! assert!((y.adj()[1] + 0.375).abs() < 1e-15);
-//! tape::reset();
-//! ```
+//! The formulas, adjoints and checks of all three are given at [`multi_normal_lpdf`].
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
@@ -229,8 +185,8 @@ fn transpose(a: &[f64], k: usize, n: usize) -> Vec<f64> {
 
 /// The log of the multivariate normal density of `y` with mean `μ` and covariance `LLᵀ`, for
 /// the lower-triangular Cholesky factor `L` (Stan's `multi_normal_cholesky_lpdf`; only `L`'s
-/// lower triangle is read). See the [module documentation](self) for the formula, the
-/// adjoints and the checks. One node; the reverse pass reuses the forward pass's solve
+/// lower triangle is read). See [`multi_normal_lpdf`] for the formulas, the adjoints and the
+/// checks. One node; the reverse pass reuses the forward pass's solve
 /// `Z = L⁻¹R` of all the residuals and does one more, `W = L⁻ᵀZ`.
 ///
 /// # Errors
@@ -302,9 +258,54 @@ pub fn multi_normal_cholesky_lpdf(
 }
 
 /// The log of the multivariate normal density of `y` with mean `μ` and covariance `Σ` (Stan's
-/// `multi_normal_lpdf`). See the [module documentation](self) for the formula, the adjoints
-/// and the checks. One node: `Σ` is factored once, `Σ = LLᵀ`; the reverse pass reuses the
+/// `multi_normal_lpdf`). One node: `Σ` is factored once, `Σ = LLᵀ`; the reverse pass reuses the
 /// factor and forms `Σ⁻¹` only when `Σ` is a variable.
+///
+/// `y` and `μ` are each one vector or an array of vectors ([`Vectors`]); one vector broadcasts
+/// against an array. For n terms of size K, with residuals `rᵢ = yᵢ − μᵢ`:
+///
+/// | function | log density |
+/// |---|---|
+/// | `multi_normal_lpdf(y, μ, Σ)` | −½nK log 2π − ½n log\|Σ\| − ½ Σᵢ rᵢᵀΣ⁻¹rᵢ |
+/// | `multi_normal_cholesky_lpdf(y, μ, L)` | −½nK log 2π − n Σⱼ log Lⱼⱼ − ½ Σᵢ ‖L⁻¹rᵢ‖² |
+/// | `multi_normal_prec_lpdf(y, μ, Ω)` | −½nK log 2π + ½n log\|Ω\| − ½ Σᵢ rᵢᵀΩrᵢ |
+///
+/// Each call factors (or solves with) the matrix ONCE for all n terms, with one triangular
+/// solve of all the residuals, and records one node. Its adjoints (Rennie, "The multivariate
+/// normal distribution: derivatives", as Stan Math uses; Giles 2008 for the matrix ones), with
+/// `wᵢ = Σ⁻¹rᵢ`, `zᵢ = L⁻¹rᵢ`:
+///
+/// | argument | adjoint |
+/// |---|---|
+/// | `yᵢ` | −wᵢ (−Ωrᵢ for the precision form) |
+/// | `μᵢ` | +wᵢ (+Ωrᵢ), summed over the terms for one vector |
+/// | `Σ` | ½ Σᵢ wᵢwᵢᵀ − ½nΣ⁻¹ (both triangles: the symmetric gradient) |
+/// | `L` | Σᵢ wᵢzᵢᵀ − n diag(1/Lⱼⱼ), on the lower triangle (the only part read) |
+/// | `Ω` | ½nΩ⁻¹ − ½ Σᵢ rᵢrᵢᵀ (both triangles) |
+///
+/// With `propto`, −½nK log 2π is dropped, and the log determinant too when the matrix is data.
+///
+/// Checks, as Stan's: `y` and `μ` arrays of one count and vectors of one size, matching the
+/// matrix ("f: size of location parameter has size 2, but must have size 3"); `μ` finite, `y`
+/// not NaN; `Σ` and `Ω` square, symmetric (to 1e-8), free of NaN and positive definite ("f:
+/// Covariance matrix is not positive definite"). As in Stan, `L` is not checked beyond its
+/// size: a zero on its diagonal gives an infinite density.
+///
+/// ```
+/// use ndarray::array;
+/// use revad::{prob, tape, Var};
+/// let y = Var::array(array![1.0, 2.0].into_shared());
+/// let mu = array![0.0, 0.0].into_shared();
+/// let l = array![[1.0, 0.0], [0.5, 2.0]].into_shared();
+/// let lp = prob::multi_normal_cholesky_lpdf(&y, &mu, &l, false).unwrap();
+/// // z = L⁻¹y = (1, 0.75): −log 2π − log 2 − ½(1 + 0.5625).
+/// let expected = -(2.0 * std::f64::consts::PI).ln() - 2f64.ln() - 0.78125;
+/// assert!((lp.value() - expected).abs() < 1e-14);
+/// lp.grad();
+/// // ∂/∂y = −w, w = L⁻ᵀz = (1 − 0.5·0.375, 0.375).
+/// assert!((y.adj()[1] + 0.375).abs() < 1e-15);
+/// tape::reset();
+/// ```
 ///
 /// # Errors
 /// [`Error::Size`](crate::Error::Size) if the sizes of `y`, `μ` and `Σ` do not match or `Σ` is
@@ -374,7 +375,7 @@ pub fn multi_normal_lpdf(
 }
 
 /// The log of the multivariate normal density of `y` with mean `μ` and precision `Ω = Σ⁻¹`
-/// (Stan's `multi_normal_prec_lpdf`). See the [module documentation](self) for the formula,
+/// (Stan's `multi_normal_prec_lpdf`). See [`multi_normal_lpdf`] for the formula,
 /// the adjoints and the checks. One node: `Ω` is factored once for its log determinant and
 /// `Ωrᵢ` computed by one matrix product; the reverse pass forms `Ω⁻¹` only when `Ω` is a
 /// variable.
