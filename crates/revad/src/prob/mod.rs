@@ -33,6 +33,7 @@ mod inv_chi_square;
 mod inv_gamma;
 mod logistic;
 mod lognormal;
+mod multi_gp;
 mod multi_normal;
 mod multi_student_t;
 mod neg_binomial;
@@ -89,6 +90,7 @@ pub use inv_chi_square::{
 pub use inv_gamma::{inv_gamma_cdf, inv_gamma_lccdf, inv_gamma_lcdf, inv_gamma_lpdf};
 pub use logistic::{logistic_cdf, logistic_lccdf, logistic_lcdf, logistic_lpdf};
 pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lpdf};
+pub use multi_gp::{multi_gp_cholesky_lpdf, multi_gp_lpdf};
 pub use multi_normal::{multi_normal_cholesky_lpdf, multi_normal_lpdf, multi_normal_prec_lpdf};
 pub use multi_student_t::{multi_student_t_cholesky_lpdf, multi_student_t_lpdf};
 pub use neg_binomial::{
