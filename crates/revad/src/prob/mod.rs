@@ -19,6 +19,7 @@ mod categorical;
 mod categorical_logit;
 mod cauchy;
 mod chi_square;
+mod dirichlet;
 mod discrete_cdf;
 mod double_exponential;
 mod elements;
@@ -36,6 +37,7 @@ mod lognormal;
 mod multi_gp;
 mod multi_normal;
 mod multi_student_t;
+mod multinomial;
 mod neg_binomial;
 mod neg_binomial_2;
 mod neg_binomial_2_log;
@@ -71,6 +73,7 @@ pub use categorical::categorical_lpmf;
 pub use categorical_logit::categorical_logit_lpmf;
 pub use cauchy::{cauchy_cdf, cauchy_lccdf, cauchy_lcdf, cauchy_lpdf};
 pub use chi_square::{chi_square_cdf, chi_square_lccdf, chi_square_lcdf, chi_square_lpdf};
+pub use dirichlet::{dirichlet_lpdf, dirichlet_multinomial_lpmf};
 pub use double_exponential::{
     double_exponential_cdf, double_exponential_lccdf, double_exponential_lcdf,
     double_exponential_lpdf,
@@ -93,6 +96,7 @@ pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lp
 pub use multi_gp::{multi_gp_cholesky_lpdf, multi_gp_lpdf};
 pub use multi_normal::{multi_normal_cholesky_lpdf, multi_normal_lpdf, multi_normal_prec_lpdf};
 pub use multi_student_t::{multi_student_t_cholesky_lpdf, multi_student_t_lpdf};
+pub use multinomial::{multinomial_logit_lpmf, multinomial_lpmf};
 pub use neg_binomial::{
     neg_binomial_cdf, neg_binomial_lccdf, neg_binomial_lcdf, neg_binomial_lpmf,
 };
