@@ -27,6 +27,7 @@ mod exp_mod_normal;
 mod exponential;
 mod frechet;
 mod gamma;
+mod gaussian_dlm_obs;
 mod gumbel;
 mod hypergeometric;
 mod int_args;
@@ -84,6 +85,7 @@ pub use exp_mod_normal::{
 pub use exponential::{exponential_cdf, exponential_lccdf, exponential_lcdf, exponential_lpdf};
 pub use frechet::{frechet_cdf, frechet_lccdf, frechet_lcdf, frechet_lpdf};
 pub use gamma::{gamma_cdf, gamma_lccdf, gamma_lcdf, gamma_lpdf};
+pub use gaussian_dlm_obs::{gaussian_dlm_obs_lpdf, ObservationCovariance};
 pub use gumbel::{gumbel_cdf, gumbel_lccdf, gumbel_lcdf, gumbel_lpdf};
 pub use hypergeometric::hypergeometric_lpmf;
 pub use int_args::{check_all_int, IntArg, IntValues};
