@@ -68,11 +68,27 @@ fn gp_latent(c: &mut Criterion) {
     group.finish();
 }
 
+fn mvn_cholesky(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mvn_cholesky");
+    for k in [5, 20, 50] {
+        let (x, ys) = (linalg::mvn_inputs(k), linalg::mvn_data(k));
+        let mut g = vec![0.0; x.len()];
+        group.bench_with_input(BenchmarkId::new("gradient", k), &k, |b, _| {
+            b.iter(|| gradient_into(|v| linalg::mvn_cholesky_var(v, &ys), black_box(&x), &mut g))
+        });
+        group.bench_with_input(BenchmarkId::new("f64", k), &k, |b, _| {
+            b.iter(|| linalg::mvn_cholesky_f64(black_box(&x), &ys))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     log_determinant,
     cholesky_logdet,
     mdivide_left_spd,
-    gp_latent
+    gp_latent,
+    mvn_cholesky
 );
 criterion_main!(benches);

@@ -1,11 +1,11 @@
 //! The linear-algebra cases: `log_determinant`, the Cholesky log-determinant
-//! (`sum(log(diagonal(cholesky_decompose(A))))`), `mdivide_left_spd`, and the latent Gaussian
-//! process, each beside its plain f64 evaluation with faer's kernels (the fastest f64 code
+//! (`sum(log(diagonal(cholesky_decompose(A))))`), `mdivide_left_spd`, the latent Gaussian
+//! process and `multi_normal_cholesky_lpdf` of 100 observations, each beside its plain f64 evaluation with faer's kernels (the fastest f64 code
 //! available, so the ratios are not flattered by a slow baseline).
 
 use faer::linalg::solvers::Solve;
 use faer::{Mat, Side};
-use revad::{linalg, matrix, tape, Matrix, Var, Vector};
+use revad::{linalg, matrix, prob, tape, Matrix, Var, Vector};
 
 use crate::matrix::square;
 
@@ -128,8 +128,9 @@ pub fn gp_latent_f64(x: &[f64], ts: &[f64]) -> f64 {
     -0.5 * zz - logdiag - t as f64 * HALF_LOG_TWO_PI
 }
 
-/// The same density with revad: gp_exp_quad_cov, add_diag, cholesky_decompose, a triangular
-/// solve; gradient w.r.t. all T + 3 inputs.
+/// The same density with revad as a Stan model writes it: f ~ multi_normal_cholesky(0,
+/// cholesky_decompose(add_diag(gp_exp_quad_cov(t, α, ρ), σ²))); gradient w.r.t. all T + 3
+/// inputs.
 pub fn gp_latent_var(x: &[Var], ts: &[f64]) -> Var {
     let (rho, alpha, sigma) = (revad::exp(x[0]), revad::exp(x[1]), revad::exp(x[2]));
     let t = ts.len();
@@ -137,7 +138,90 @@ pub fn gp_latent_var(x: &[Var], ts: &[f64]) -> Var {
     let k = linalg::gp_exp_quad_cov(ts, alpha, rho).expect("valid parameters");
     let k = linalg::add_diag(&k, sigma * sigma).expect("square");
     let l = linalg::cholesky_decompose(&k).expect("positive definite");
-    let z = linalg::mdivide_left_tri_low(&l, &f).expect("sizes match");
-    let logdiag = matrix::sum(&matrix::log(&matrix::diagonal(&l)));
-    -0.5 * matrix::dot_self(&z) - logdiag - t as f64 * HALF_LOG_TWO_PI
+    let zero: Vector = Vector::zeros(t).into_shared();
+    prob::multi_normal_cholesky_lpdf(&f, &zero, &l, false).expect("sizes match")
+}
+
+/// The observations of the `mvn_cholesky` case: 100 vectors of size K,
+/// yᵢₖ = sin(0.37(i + 1)(k + 1)) + 0.1k, one per row.
+pub fn mvn_data(k: usize) -> Matrix {
+    Matrix::from_shape_fn((100, k), |(i, j)| {
+        (0.37 * (i + 1) as f64 * (j + 1) as f64).sin() + 0.1 * j as f64
+    })
+}
+
+/// The `mvn_cholesky` inputs: μₖ = 0.05k, then L's lower triangle column by column, its
+/// diagonal as logs (0.1 cos j on the diagonal, 0.1 sin(i + 2j) below it).
+pub fn mvn_inputs(k: usize) -> Vec<f64> {
+    let mut x: Vec<f64> = (0..k).map(|i| 0.05 * i as f64).collect();
+    for j in 0..k {
+        for i in j..k {
+            x.push(if i == j {
+                0.1 * (j as f64).cos()
+            } else {
+                0.1 * ((i + 2 * j) as f64).sin()
+            });
+        }
+    }
+    x
+}
+
+/// Where each of L's elements comes from in [`mvn_inputs`]: `(row, column)` of each input
+/// after μ, in order.
+fn mvn_lower(k: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..k).flat_map(move |j| (j..k).map(move |i| (i, j)))
+}
+
+/// Σᵢ log N(yᵢ | μ, LLᵀ) on f64 (faer's triangular solve of all the residuals at once).
+pub fn mvn_cholesky_f64(x: &[f64], ys: &Matrix) -> f64 {
+    let (n, k) = ys.dim();
+    let mut l = Mat::<f64>::zeros(k, k);
+    for ((i, j), &v) in mvn_lower(k).zip(&x[k..]) {
+        l[(i, j)] = if i == j { v.exp() } else { v };
+    }
+    let mut r = Mat::from_fn(k, n, |a, i| ys[[i, a]] - x[a]);
+    faer::linalg::triangular_solve::solve_lower_triangular_in_place(
+        l.as_ref(),
+        r.as_mut(),
+        faer::Par::Seq,
+    );
+    let zz: f64 = r.col_iter().map(|c| c.squared_norm_l2()).sum();
+    let logdiag: f64 = (0..k).map(|i| l[(i, i)].ln()).sum();
+    -0.5 * zz - n as f64 * logdiag - (n * k) as f64 * HALF_LOG_TWO_PI
+}
+
+/// The same with revad, as Stan's benchmark writes it: L a matrix of the inputs (exp on the
+/// diagonal, constant zeros above it), then `multi_normal_cholesky_lpdf(ys, μ, L)`.
+pub fn mvn_cholesky_var(x: &[Var], ys: &Matrix) -> Var {
+    let k = ys.ncols();
+    let mu = Var::from_vars(&Vector::zeros(k).into_shared(), &x[..k]).expect("K values");
+    let mut entries = vec![Var::new(0.0); k * k];
+    for ((i, j), &v) in mvn_lower(k).zip(&x[k..]) {
+        entries[i * k + j] = if i == j { revad::exp(v) } else { v };
+    }
+    let l = Var::from_vars(&Matrix::zeros((k, k)), &entries).expect("K² values");
+    prob::multi_normal_cholesky_lpdf(ys, &mu, &l, false).expect("sizes match")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each case's revad and f64 evaluations compute the same value.
+    #[test]
+    fn the_evaluations_agree() {
+        for k in [1, 5, 20] {
+            let (x, ys) = (mvn_inputs(k), mvn_data(k));
+            let vars: Vec<Var> = x.iter().map(|&v| Var::new(v)).collect();
+            let a = mvn_cholesky_var(&vars, &ys).value();
+            let b = mvn_cholesky_f64(&x, &ys);
+            assert!((a - b).abs() <= 1e-10 * b.abs(), "{a} vs {b}");
+        }
+        let (x, ts) = (gp_inputs(30), gp_points(30));
+        let vars: Vec<Var> = x.iter().map(|&v| Var::new(v)).collect();
+        let a = gp_latent_var(&vars, &ts).value();
+        let b = gp_latent_f64(&x, &ts);
+        assert!((a - b).abs() <= 1e-10 * b.abs(), "{a} vs {b}");
+        tape::reset();
+    }
 }

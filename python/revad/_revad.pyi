@@ -2831,3 +2831,41 @@ def ordered_logistic_lpmf(
     y: _PInt, eta: _PAny, c: _PAny, *, propto: bool = False
 ) -> Var | float: ...
 # END prob
+
+# Multivariate densities: y and mu are each one vector (a 1-D array, a sequence of floats, a 1-D
+# Var) or several (a 2-D array or Var with one per row, or a sequence of vectors); a matrix is a
+# 2-D NumPy array, revad.Data or Var. Data only gives a float, any variable a Var.
+
+_MvConst = _Data | Sequence[float] | Sequence[_Data | Sequence[float]]
+_MvAny = Var | _MvConst | Sequence[Var | _Data | Sequence[float]]
+
+__all__ += [
+    "multi_normal_lpdf",
+    "multi_normal_cholesky_lpdf",
+    "multi_normal_prec_lpdf",
+]
+
+@overload
+def multi_normal_lpdf(
+    y: _MvConst, mu: _MvConst, Sigma: _Data, *, propto: bool = False
+) -> float: ...
+@overload
+def multi_normal_lpdf(
+    y: _MvAny, mu: _MvAny, Sigma: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def multi_normal_cholesky_lpdf(
+    y: _MvConst, mu: _MvConst, L: _Data, *, propto: bool = False
+) -> float: ...
+@overload
+def multi_normal_cholesky_lpdf(
+    y: _MvAny, mu: _MvAny, L: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def multi_normal_prec_lpdf(
+    y: _MvConst, mu: _MvConst, Omega: _Data, *, propto: bool = False
+) -> float: ...
+@overload
+def multi_normal_prec_lpdf(
+    y: _MvAny, mu: _MvAny, Omega: Var | _Data, *, propto: bool = False
+) -> Var | float: ...

@@ -136,6 +136,21 @@ fn linalg_table() {
         });
         row("gp_latent", t, tg, tf, Some(stan));
     }
+    for (k, stan) in [(5, 1.3), (20, 1.75), (50, 2.5)] {
+        let (x, ys) = (linalg::mvn_inputs(k), linalg::mvn_data(k));
+        let mut g = vec![0.0; x.len()];
+        let tg = time(|| {
+            black_box(gradient_into(
+                |v| linalg::mvn_cholesky_var(v, &ys),
+                black_box(&x),
+                &mut g,
+            ));
+        });
+        let tf = time(|| {
+            black_box(linalg::mvn_cholesky_f64(black_box(&x), &ys));
+        });
+        row("mvn_cholesky", k, tg, tf, Some(stan));
+    }
 }
 
 fn scalar_table() {

@@ -16,7 +16,7 @@
 //!   (`call!`);
 //! - `family`: the `family!` table that makes a family's `register`;
 //! - the families, which use the modules above and never each other: `var` and `data` (the
-//!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `functional`;
+//!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `multivariate`, `functional`;
 //! - this file, which registers the families.
 //!
 //! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
@@ -69,6 +69,7 @@ families! {
     linalg,
     gp,
     prob,
+    multivariate,
     var,
     data,
     functional,
