@@ -1,45 +1,5 @@
 //! The Dirichlet distribution of a simplex `θ` with prior sample sizes `α`, and the
 //! Dirichlet-multinomial distribution of counts `n` with prior sample sizes `α`.
-//!
-//! | function | log density / mass |
-//! |---|---|
-//! | `dirichlet_lpdf(θ, α)` | Σₜ [log Γ(Σₖ αₖ) − Σₖ log Γ(αₖ) + Σₖ (αₖ − 1) log θₖ] |
-//! | `dirichlet_multinomial_lpmf(n, α)` | log N + log B(α₀, N) − Σ_{nₖ>0} [log nₖ + log B(αₖ, nₖ)] |
-//!
-//! `dirichlet_lpdf` sums over terms t: `θ` and `α` are each one vector or an array of vectors
-//! ([`Vectors`]), one vector broadcasting against an array. In the Dirichlet-multinomial
-//! `N = Σₖ nₖ`, `α₀ = Σₖ αₖ` and `B` is the beta function (Stan Math's form); it is 0 when
-//! `N = 0`. Each call records one node with the partials computed in the value's pass:
-//!
-//! | argument | partial |
-//! |---|---|
-//! | `θₖ` (Dirichlet) | (αₖ − 1)/θₖ |
-//! | `αₖ` (Dirichlet) | ψ(Σⱼ αⱼ) − ψ(αₖ) + log θₖ |
-//! | `αₖ` (Dirichlet-multinomial) | [nₖ > 0] (ψ(αₖ + nₖ) − ψ(αₖ)) + ψ(α₀) − ψ(α₀ + N) |
-//!
-//! With `propto` the Dirichlet drops the log-gamma terms when `α` is data (and everything when
-//! both are), the Dirichlet-multinomial drops log N − Σ log nₖ, and everything when `α` is data.
-//! As in Stan, a zero `θₖ` gives −∞ for αₖ > 1, +∞ for αₖ < 1 and NaN for αₖ = 1 (0·log 0).
-//!
-//! Checks, as Stan's: `α` positive ("dirichlet_lpdf: prior sample sizes[2] is 0, but must be
-//! positive"), finite too for the Dirichlet-multinomial ("Prior size parameter"); `θ` a simplex
-//! ("dirichlet_lpdf: probabilities is not a valid simplex. sum(probabilities) = 0.9, but should
-//! be 1"; "... probabilities[2] = -0.1, but should be greater than or equal to 0"; not empty);
-//! the counts nonnegative ("Number of trials variable[1] is -1, but must be nonnegative") and
-//! one per element of `α`; sizes that match.
-//!
-//! ```
-//! use ndarray::array;
-//! use revad::{prob, tape, Var};
-//! let theta = Var::array(array![0.2, 0.3, 0.5].into_shared());
-//! let alpha = array![2.0, 1.0, 3.0].into_shared();
-//! let lp = prob::dirichlet_lpdf(&theta, &alpha, false).unwrap();
-//! // Γ(6)/(Γ(2)Γ(1)Γ(3)) θ₁ θ₃² = 60 · 0.2 · 0.25.
-//! assert!((lp.value() - 3f64.ln()).abs() < 1e-14);
-//! lp.grad();
-//! assert!((theta.adj()[2] - 2.0 / 0.5).abs() < 1e-14);
-//! tape::reset();
-//! ```
 
 use super::multinomial::check_counts;
 use super::vectors::{Rows, Vectors};
@@ -129,8 +89,48 @@ fn significant(x: f64, digits: usize) -> String {
 }
 
 /// The log of the Dirichlet density of the simplex `θ` with prior sample sizes `α` (Stan's
-/// `dirichlet_lpdf`), summed over the terms when either is an array of vectors. See the
-/// [module documentation](self) for the formula, the partials and the checks. One node.
+/// `dirichlet_lpdf`), summed over the terms when either is an array of vectors. See below
+/// for the formula, the partials and the checks. One node.
+///
+/// | function | log density / mass |
+/// |---|---|
+/// | `dirichlet_lpdf(θ, α)` | Σₜ [log Γ(Σₖ αₖ) − Σₖ log Γ(αₖ) + Σₖ (αₖ − 1) log θₖ] |
+/// | `dirichlet_multinomial_lpmf(n, α)` | log N + log B(α₀, N) − Σ_{nₖ>0} [log nₖ + log B(αₖ, nₖ)] |
+///
+/// `dirichlet_lpdf` sums over terms t: `θ` and `α` are each one vector or an array of vectors
+/// ([`Vectors`]), one vector broadcasting against an array. In the Dirichlet-multinomial
+/// `N = Σₖ nₖ`, `α₀ = Σₖ αₖ` and `B` is the beta function (Stan Math's form); it is 0 when
+/// `N = 0`. Each call records one node with the partials computed in the value's pass:
+///
+/// | argument | partial |
+/// |---|---|
+/// | `θₖ` (Dirichlet) | (αₖ − 1)/θₖ |
+/// | `αₖ` (Dirichlet) | ψ(Σⱼ αⱼ) − ψ(αₖ) + log θₖ |
+/// | `αₖ` (Dirichlet-multinomial) | \[nₖ > 0\] (ψ(αₖ + nₖ) − ψ(αₖ)) + ψ(α₀) − ψ(α₀ + N) |
+///
+/// With `propto` the Dirichlet drops the log-gamma terms when `α` is data (and everything when
+/// both are), the Dirichlet-multinomial drops log N − Σ log nₖ, and everything when `α` is data.
+/// As in Stan, a zero `θₖ` gives −∞ for αₖ > 1, +∞ for αₖ < 1 and NaN for αₖ = 1 (0·log 0).
+///
+/// Checks, as Stan's: `α` positive ("dirichlet_lpdf: prior sample sizes\[2\] is 0, but must be
+/// positive"), finite too for the Dirichlet-multinomial ("Prior size parameter"); `θ` a simplex
+/// ("dirichlet_lpdf: probabilities is not a valid simplex. sum(probabilities) = 0.9, but should
+/// be 1"; "... probabilities\[2\] = -0.1, but should be greater than or equal to 0"; not empty);
+/// the counts nonnegative ("Number of trials variable\[1\] is -1, but must be nonnegative") and
+/// one per element of `α`; sizes that match.
+///
+/// ```
+/// use ndarray::array;
+/// use revad::{prob, tape, Var};
+/// let theta = Var::array(array![0.2, 0.3, 0.5].into_shared());
+/// let alpha = array![2.0, 1.0, 3.0].into_shared();
+/// let lp = prob::dirichlet_lpdf(&theta, &alpha, false).unwrap();
+/// // Γ(6)/(Γ(2)Γ(1)Γ(3)) θ₁ θ₃² = 60 · 0.2 · 0.25.
+/// assert!((lp.value() - 3f64.ln()).abs() < 1e-14);
+/// lp.grad();
+/// assert!((theta.adj()[2] - 2.0 / 0.5).abs() < 1e-14);
+/// tape::reset();
+/// ```
 ///
 /// # Errors
 /// [`Error::Size`](crate::Error::Size) if the vectors or the arrays differ in size;
@@ -228,7 +228,7 @@ fn record_rows(lp: f64, a: &Rows<'_>, b: &Rows<'_>, n: usize, d_a: Vec<f64>, d_b
 }
 
 /// The log of the Dirichlet-multinomial probability of the counts `ns` with prior sample sizes
-/// `α` (Stan's `dirichlet_multinomial_lpmf`). See the [module documentation](self) for the
+/// `α` (Stan's `dirichlet_multinomial_lpmf`). See [`dirichlet_lpdf`] for the
 /// formula, the partials and the checks. One node; ψ(αₖ + nₖ) − ψ(αₖ) is computed as one
 /// difference, accurate also for large αₖ.
 ///

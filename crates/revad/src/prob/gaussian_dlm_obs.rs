@@ -1,55 +1,5 @@
-//! The Gaussian dynamic linear model (Stan's `gaussian_dlm_obs_lpdf`): the log density of the
-//! observations `y` (r×T, one column per time) of
-//!
-//! yₜ ~ N(Fᵀθₜ, V),  θₜ ~ N(Gθₜ₋₁, W),  θ₀ ~ N(m₀, C₀),
-//!
-//! with the states θ (n of them) integrated out by the Kalman filter. Per time step, from the
-//! filtered mean `m` and covariance `C` of the previous one:
-//!
-//! a = Gm, R = GCGᵀ + W, f = Fᵀa, S = FᵀRF + V, e = yₜ − f, K = RFS⁻¹,
-//! m ← a + Ke, C ← R − KSKᵀ, log p(yₜ | y₁..ₜ₋₁) = −½(r log 2π + log|S| + eᵀS⁻¹e).
-//!
-//! When `V` is given as a vector (the diagonal of an observation covariance with uncorrelated
-//! components), the r components of each yₜ are filtered one at a time, as in Stan, with a
-//! scalar `S` each: no r×r factorisation.
-//!
-//! One node per call. The forward pass keeps each step's gain, innovation and predicted
-//! covariance; the reverse pass runs the filter backwards, step by step, with the adjoint of
-//! each of the recursions above (reverse-mode differentiation of the Kalman filter; the
-//! matrix rules of Giles 2008: `d log|S| = tr(S⁻¹dS)`, `d(S⁻¹) = −S⁻¹ dS S⁻¹`), adding the
-//! adjoints of `y`, `F`, `G`, `V`, `W`, `m₀` and `C₀` that are variables. The cost of the
-//! reverse pass is that of the forward one. Symmetric matrices (`V`, `W`, `C₀`) get the
-//! symmetric gradient in both triangles. With `propto`, −½rT log 2π is dropped, and everything
-//! when all arguments are data.
-//!
-//! Checks, as Stan's: the sizes (`F` n×r with r the rows of `y`, `G` n×n, `V` r×r or of size
-//! r, `W` and `C₀` n×n, `m₀` of size n: "gaussian_dlm_obs_lpdf: columns of F has size 2, but
-//! must have size 3"); `y`, `F`, `G`, `V`, `W`, `m₀` and `C₀` finite ("gaussian_dlm_obs_lpdf:
-//! y[1,2] is inf, but must be finite"); `V`, `W` and `C₀` symmetric and positive semi-definite
-//! ("gaussian_dlm_obs_lpdf: W is not positive semi-definite."), a vector `V` nonnegative. In
-//! the filter, a matrix `S` must be positive definite ("gaussian_dlm_obs_lpdf: Matrix S is not
-//! positive definite"); with a vector `V` the scalar `S` of each component is checked positive
-//! at the first time step ("gaussian_dlm_obs_lpdf: Q0 is 0, but must be positive"), as in Stan.
-//! A `y` without columns gives 0.
-//!
-//! ```
-//! use ndarray::array;
-//! use revad::{prob, tape, Var};
-//! // A random walk observed with noise: one state, one observation, two times.
-//! let y = Var::array(array![[0.5, 1.0]].into_shared());
-//! let one = array![[1.0]].into_shared();
-//! let (f, g, v, w, c0) = (one.clone(), one.clone(), one.clone(), one.clone(), one);
-//! let m0 = array![0.0].into_shared();
-//! let lp = prob::gaussian_dlm_obs_lpdf(&y, &f, &g, &v, &w, &m0, &c0, false).unwrap();
-//! // The observations are jointly normal, mean 0, covariance [[3, 2], [2, 4]].
-//! let (det, quad) = (8.0, (4.0 * 0.25 - 4.0 * 0.5 + 3.0) / 8.0);
-//! let expected = -(2.0 * std::f64::consts::PI).ln() - 0.5 * (det as f64).ln() - 0.5 * quad;
-//! assert!((lp.value() - expected).abs() < 1e-14);
-//! lp.grad();
-//! // ∂/∂y = −Σ⁻¹y = −(4·0.5 − 2, −2·0.5 + 3)/8.
-//! assert!((y.adj()[[0, 1]] + 0.25).abs() < 1e-15);
-//! tape::reset();
-//! ```
+//! The Gaussian dynamic linear model (Stan's `gaussian_dlm_obs_lpdf`): the log density of its
+//! observations, by the Kalman filter.
 
 use std::borrow::Cow;
 
@@ -214,8 +164,60 @@ fn add_into(out: &mut [f64], a: &DMatrix<f64>) {
 /// observations `y` (r×T), design matrix `F` (n×r), transition matrix `G` (n×n),
 /// observation covariance `V` (r×r, or a vector of r variances for uncorrelated
 /// observations), state covariance `W` (n×n), initial state mean `m₀` (n) and covariance `C₀`
-/// (n×n). See the [module documentation](self) for the filter, its reverse pass and the
+/// (n×n). See below for the filter, its reverse pass and the
 /// checks. One node.
+///
+/// The model, for the observations `y` (r×T, one column per time):
+///
+/// yₜ ~ N(Fᵀθₜ, V),  θₜ ~ N(Gθₜ₋₁, W),  θ₀ ~ N(m₀, C₀),
+///
+/// with the states θ (n of them) integrated out by the Kalman filter. Per time step, from the
+/// filtered mean `m` and covariance `C` of the previous one:
+///
+/// a = Gm, R = GCGᵀ + W, f = Fᵀa, S = FᵀRF + V, e = yₜ − f, K = RFS⁻¹,
+/// m ← a + Ke, C ← R − KSKᵀ, log p(yₜ | y₁..ₜ₋₁) = −½(r log 2π + log|S| + eᵀS⁻¹e).
+///
+/// When `V` is given as a vector (the diagonal of an observation covariance with uncorrelated
+/// components), the r components of each yₜ are filtered one at a time, as in Stan, with a
+/// scalar `S` each: no r×r factorisation.
+///
+/// One node per call. The forward pass keeps each step's gain, innovation and predicted
+/// covariance; the reverse pass runs the filter backwards, step by step, with the adjoint of
+/// each of the recursions above (reverse-mode differentiation of the Kalman filter; the
+/// matrix rules of Giles 2008: `d log|S| = tr(S⁻¹dS)`, `d(S⁻¹) = −S⁻¹ dS S⁻¹`), adding the
+/// adjoints of `y`, `F`, `G`, `V`, `W`, `m₀` and `C₀` that are variables. The cost of the
+/// reverse pass is that of the forward one. Symmetric matrices (`V`, `W`, `C₀`) get the
+/// symmetric gradient in both triangles. With `propto`, −½rT log 2π is dropped, and everything
+/// when all arguments are data.
+///
+/// Checks, as Stan's: the sizes (`F` n×r with r the rows of `y`, `G` n×n, `V` r×r or of size
+/// r, `W` and `C₀` n×n, `m₀` of size n: "gaussian_dlm_obs_lpdf: columns of F has size 2, but
+/// must have size 3"); `y`, `F`, `G`, `V`, `W`, `m₀` and `C₀` finite ("gaussian_dlm_obs_lpdf:
+/// y\[1,2\] is inf, but must be finite"); `V`, `W` and `C₀` symmetric and positive semi-definite
+/// ("gaussian_dlm_obs_lpdf: W is not positive semi-definite."), a vector `V` nonnegative. In
+/// the filter, a matrix `S` must be positive definite ("gaussian_dlm_obs_lpdf: Matrix S is not
+/// positive definite"); with a vector `V` the scalar `S` of each component is checked positive
+/// at the first time step ("gaussian_dlm_obs_lpdf: Q0 is 0, but must be positive"), as in Stan.
+/// A `y` without columns gives 0.
+///
+/// ```
+/// use ndarray::array;
+/// use revad::{prob, tape, Var};
+/// // A random walk observed with noise: one state, one observation, two times.
+/// let y = Var::array(array![[0.5, 1.0]].into_shared());
+/// let one = array![[1.0]].into_shared();
+/// let (f, g, v, w, c0) = (one.clone(), one.clone(), one.clone(), one.clone(), one);
+/// let m0 = array![0.0].into_shared();
+/// let lp = prob::gaussian_dlm_obs_lpdf(&y, &f, &g, &v, &w, &m0, &c0, false).unwrap();
+/// // The observations are jointly normal, mean 0, covariance [[3, 2], [2, 4]].
+/// let (det, quad) = (8.0, (4.0 * 0.25 - 4.0 * 0.5 + 3.0) / 8.0);
+/// let expected = -(2.0 * std::f64::consts::PI).ln() - 0.5 * (det as f64).ln() - 0.5 * quad;
+/// assert!((lp.value() - expected).abs() < 1e-14);
+/// lp.grad();
+/// // ∂/∂y = −Σ⁻¹y = −(4·0.5 − 2, −2·0.5 + 3)/8.
+/// assert!((y.adj()[[0, 1]] + 0.25).abs() < 1e-15);
+/// tape::reset();
+/// ```
 ///
 /// # Errors
 /// [`Error::Size`](crate::Error::Size) if the sizes do not match;
@@ -563,7 +565,7 @@ impl Model {
                 }
                 let e = self.y[(j, t)] - fj.dot(&m);
                 m += &cf * (e / s);
-                c -= &cf * cf.transpose() / s;
+                c.ger(-1.0 / s, &cf, &cf, 1.0);
                 symmetrise(&mut c);
                 lp -= 0.5 * (s.ln() + e * e / s);
                 if keep {
@@ -629,13 +631,13 @@ impl Model {
                 cf_bar += fj * s_bar;
                 if f_var {
                     m -= cf * k;
-                    c += cf * cf.transpose() / s;
+                    c.ger(1.0 / s, cf, cf, 1.0);
                     let col = cf * s_bar - &m * e_bar + &c * &cf_bar;
                     let mut target = f_bar.column_mut(j);
                     target += col;
                 }
                 m_bar -= fj * e_bar;
-                c_bar += &cf_bar * fj.transpose();
+                c_bar.ger(1.0, &cf_bar, &fj, 1.0);
             }
             if let Some(run) = bars.run(Y) {
                 for (j, d) in y_bar.iter().enumerate() {

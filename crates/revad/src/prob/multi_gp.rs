@@ -1,49 +1,6 @@
 //! The multi-output Gaussian process: the K rows of a K×N matrix `y` are independent
 //! multivariate normals of mean 0 and covariance `Σ/wᵢ`, one kernel matrix `Σ` (N×N, or its
 //! Cholesky factor `L`, `Σ = LLᵀ`) scaled by a vector `w` of K positive inverse scales.
-//!
-//! | function | log density |
-//! |---|---|
-//! | `multi_gp_lpdf(y, Σ, w)` | −½KN log 2π − ½K log\|Σ\| + ½N Σᵢ log wᵢ − ½ Σᵢ wᵢ yᵢᵀΣ⁻¹yᵢ |
-//! | `multi_gp_cholesky_lpdf(y, L, w)` | −½KN log 2π − K Σⱼ log Lⱼⱼ + ½N Σᵢ log wᵢ − ½ Σᵢ wᵢ‖L⁻¹yᵢ‖² |
-//!
-//! for the rows `yᵢ` of `y`. Each call factors (or solves with) the kernel ONCE, with one
-//! triangular solve of all the rows, and records one node. With `vᵢ = Σ⁻¹yᵢ`, `zᵢ = L⁻¹yᵢ` and
-//! `qᵢ = yᵢᵀΣ⁻¹yᵢ = ‖zᵢ‖²` the adjoints are (Rennie, "The multivariate normal distribution:
-//! derivatives"; Giles 2008 for the matrix ones):
-//!
-//! | argument | adjoint |
-//! |---|---|
-//! | `y`, row i | −wᵢvᵢ |
-//! | `wᵢ` | N/(2wᵢ) − ½qᵢ |
-//! | `Σ` | ½ Σᵢ wᵢvᵢvᵢᵀ − ½KΣ⁻¹ (both triangles: the symmetric gradient) |
-//! | `L` | Σᵢ wᵢvᵢzᵢᵀ − K diag(1/Lⱼⱼ), on the lower triangle |
-//!
-//! With `propto`, −½KN log 2π is dropped, the log determinant when the kernel is data and
-//! ½N Σ log wᵢ when `w` is data.
-//!
-//! Checks, as Stan's: `w` has one element per row of `y` ("multi_gp_lpdf: Size of kernel
-//! scales (w) has size 3, but must have size 2") and the kernel one row per column of `y`;
-//! the kernel has at least one row ("multi_gp_lpdf: Kernel rows is 0, but must be positive");
-//! `Σ` finite, square, symmetric (to 1e-8) and positive definite; `L` square, lower triangular
-//! with a positive diagonal; `w` positive and finite; `y` finite. A `y` without rows gives 0.
-//!
-//! ```
-//! use ndarray::array;
-//! use revad::{prob, tape, Var};
-//! // Two outputs over three points, the identity kernel: each row is N(0, I/wᵢ).
-//! let y = Var::array(array![[1.0, 0.0, -1.0], [0.5, 0.5, 0.0]].into_shared());
-//! let sigma = array![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].into_shared();
-//! let w = array![2.0, 1.0].into_shared();
-//! let lp = prob::multi_gp_lpdf(&y, &sigma, &w, false).unwrap();
-//! let expected = -3.0 * (2.0 * std::f64::consts::PI).ln() + 1.5 * 2f64.ln()
-//!     - 0.5 * (2.0 * 2.0 + 0.5);
-//! assert!((lp.value() - expected).abs() < 1e-14);
-//! lp.grad();
-//! // ∂/∂y₁₁ = −w₁ y₁₁ = −2.
-//! assert_eq!(y.adj()[[0, 0]], -2.0);
-//! tape::reset();
-//! ```
 
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{self as tri_mul, BlockStructure};
@@ -129,10 +86,53 @@ fn add_y_w(bars: &mut Bars<'_>, g: f64, v: &[f64], w: &[f64], d_w: &[f64], n: us
 }
 
 /// The log density of the multi-output Gaussian process with kernel matrix `Σ` (Stan's
-/// `multi_gp_lpdf`): the rows `yᵢ` of `y` (K×N) are N(0, Σ/wᵢ). See the [module
-/// documentation](self) for the formula, the adjoints and the checks. One node: `Σ` is
+/// `multi_gp_lpdf`): the rows `yᵢ` of `y` (K×N) are N(0, Σ/wᵢ). See below
+/// for the formula, the adjoints and the checks. One node: `Σ` is
 /// factored once, `Σ = LLᵀ`, and all K rows solved at once; the reverse pass forms `Σ⁻¹` only
 /// when `Σ` is a variable.
+///
+/// | function | log density |
+/// |---|---|
+/// | `multi_gp_lpdf(y, Σ, w)` | −½KN log 2π − ½K log\|Σ\| + ½N Σᵢ log wᵢ − ½ Σᵢ wᵢ yᵢᵀΣ⁻¹yᵢ |
+/// | `multi_gp_cholesky_lpdf(y, L, w)` | −½KN log 2π − K Σⱼ log Lⱼⱼ + ½N Σᵢ log wᵢ − ½ Σᵢ wᵢ‖L⁻¹yᵢ‖² |
+///
+/// for the rows `yᵢ` of `y`. Each call factors (or solves with) the kernel ONCE, with one
+/// triangular solve of all the rows, and records one node. With `vᵢ = Σ⁻¹yᵢ`, `zᵢ = L⁻¹yᵢ` and
+/// `qᵢ = yᵢᵀΣ⁻¹yᵢ = ‖zᵢ‖²` the adjoints are (Rennie, "The multivariate normal distribution:
+/// derivatives"; Giles 2008 for the matrix ones):
+///
+/// | argument | adjoint |
+/// |---|---|
+/// | `y`, row i | −wᵢvᵢ |
+/// | `wᵢ` | N/(2wᵢ) − ½qᵢ |
+/// | `Σ` | ½ Σᵢ wᵢvᵢvᵢᵀ − ½KΣ⁻¹ (both triangles: the symmetric gradient) |
+/// | `L` | Σᵢ wᵢvᵢzᵢᵀ − K diag(1/Lⱼⱼ), on the lower triangle |
+///
+/// With `propto`, −½KN log 2π is dropped, the log determinant when the kernel is data and
+/// ½N Σ log wᵢ when `w` is data.
+///
+/// Checks, as Stan's: `w` has one element per row of `y` ("multi_gp_lpdf: Size of kernel
+/// scales (w) has size 3, but must have size 2") and the kernel one row per column of `y`;
+/// the kernel has at least one row ("multi_gp_lpdf: Kernel rows is 0, but must be positive");
+/// `Σ` finite, square, symmetric (to 1e-8) and positive definite; `L` square, lower triangular
+/// with a positive diagonal; `w` positive and finite; `y` finite. A `y` without rows gives 0.
+///
+/// ```
+/// use ndarray::array;
+/// use revad::{prob, tape, Var};
+/// // Two outputs over three points, the identity kernel: each row is N(0, I/wᵢ).
+/// let y = Var::array(array![[1.0, 0.0, -1.0], [0.5, 0.5, 0.0]].into_shared());
+/// let sigma = array![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].into_shared();
+/// let w = array![2.0, 1.0].into_shared();
+/// let lp = prob::multi_gp_lpdf(&y, &sigma, &w, false).unwrap();
+/// let expected = -3.0 * (2.0 * std::f64::consts::PI).ln() + 1.5 * 2f64.ln()
+///     - 0.5 * (2.0 * 2.0 + 0.5);
+/// assert!((lp.value() - expected).abs() < 1e-14);
+/// lp.grad();
+/// // ∂/∂y₁₁ = −w₁ y₁₁ = −2.
+/// assert_eq!(y.adj()[[0, 0]], -2.0);
+/// tape::reset();
+/// ```
 ///
 /// # Errors
 /// [`Error::Size`](crate::Error::Size) if the sizes of `y`, `Σ` and `w` do not match or `Σ`
@@ -219,7 +219,7 @@ pub fn multi_gp_lpdf(
 
 /// The log density of the multi-output Gaussian process with the Cholesky factor `L` of its
 /// kernel matrix (Stan's `multi_gp_cholesky_lpdf`): the rows `yᵢ` of `y` (K×N) are
-/// N(0, LLᵀ/wᵢ). See the [module documentation](self) for the formula, the adjoints and the
+/// N(0, LLᵀ/wᵢ). See [`multi_gp_lpdf`] for the formula, the adjoints and the
 /// checks. One node, with one triangular solve `Z = L⁻¹Yᵀ` of all the rows; the reverse pass
 /// does one more, `V = L⁻ᵀZ`.
 ///

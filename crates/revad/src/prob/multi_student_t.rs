@@ -1,54 +1,5 @@
 //! The multivariate Student-t distribution, with its scale matrix `Σ` or the Cholesky factor
 //! `L` of the scale matrix (`Σ = LLᵀ`).
-//!
-//! `y` and `μ` are each one vector or an array of vectors ([`Vectors`]); one vector broadcasts
-//! against an array. For n terms of size K, degrees of freedom ν, residuals `rᵢ = yᵢ − μᵢ` and
-//! `qᵢ = rᵢᵀΣ⁻¹rᵢ = ‖L⁻¹rᵢ‖²`, both functions give
-//!
-//! n [log Γ((ν+K)/2) − log Γ(ν/2) − ½K log ν − ½K log π − ½ log|Σ|] − ½(ν+K) Σᵢ log(1 + qᵢ/ν)
-//!
-//! (with `½ log|Σ| = Σⱼ log Lⱼⱼ` for the Cholesky form). Each call factors (or solves with) the
-//! matrix ONCE for all n terms, with one triangular solve of all the residuals, and records
-//! one node. With `sᵢ = (ν+K)/(ν+qᵢ)`, `wᵢ = Σ⁻¹rᵢ` and `zᵢ = L⁻¹rᵢ`, the adjoints are those of
-//! the multivariate normal with each term weighted by `sᵢ` (Rennie, "The multivariate normal
-//! distribution: derivatives"; Giles 2008 for the matrix ones):
-//!
-//! | argument | adjoint |
-//! |---|---|
-//! | `yᵢ` | −sᵢwᵢ |
-//! | `μᵢ` | +sᵢwᵢ, summed over the terms for one vector |
-//! | `ν` | n [½ψ((ν+K)/2) − ½ψ(ν/2) − K/(2ν)] − ½ Σᵢ log(1 + qᵢ/ν) + Σᵢ (ν+K)qᵢ/(2ν(ν+qᵢ)) |
-//! | `Σ` | ½ Σᵢ sᵢwᵢwᵢᵀ − ½nΣ⁻¹ (both triangles: the symmetric gradient) |
-//! | `L` | Σᵢ sᵢwᵢzᵢᵀ − n diag(1/Lⱼⱼ), on the lower triangle |
-//!
-//! With `propto`, −½nK log π is dropped, the terms in ν alone when ν is data, and the log
-//! determinant when the matrix is data.
-//!
-//! Checks, as Stan's (whose messages name the functions `multi_student_t` and
-//! `multi_student_t_cholesky`): ν not NaN, positive and finite ("multi_student_t: Degrees of
-//! freedom parameter is 0, but must be positive"); `y` and `μ` arrays of one count and vectors
-//! of one size, matching the matrix; `μ` finite, `y` not NaN; `Σ` square, symmetric (to 1e-8),
-//! free of NaN and positive definite ("multi_student_t: Scale parameter is not positive
-//! definite"); `L` lower triangular with a positive diagonal ("multi_student_t_cholesky: scale
-//! parameter[2] is -1, but must be positive"). Empty arrays or K = 0 give 0.
-//!
-//! ```
-//! use ndarray::array;
-//! use revad::{prob, tape, Var};
-//! let y = Var::array(array![1.0, 2.0].into_shared());
-//! let mu = array![0.0, 0.0].into_shared();
-//! let l = array![[1.0, 0.0], [0.5, 2.0]].into_shared();
-//! let lp = prob::multi_student_t_cholesky_lpdf(&y, 3.0, &mu, &l, false).unwrap();
-//! // q = ‖L⁻¹y‖² = 1 + 0.75² = 1.5625; Γ(5/2)/Γ(3/2) = 3/2.
-//! let q = 1.5625;
-//! let expected = 1.5f64.ln() - 3f64.ln() - std::f64::consts::PI.ln() - 2f64.ln()
-//!     - 2.5 * (1.0 + q / 3.0f64).ln();
-//! assert!((lp.value() - expected).abs() < 1e-14);
-//! lp.grad();
-//! // ∂/∂y = −s L⁻ᵀz with s = 5/(3 + q): the second element is −s·0.75/2.
-//! assert!((y.adj()[1] + 5.0 / (3.0 + q) * 0.375).abs() < 1e-15);
-//! tape::reset();
-//! ```
 
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{self as tri_mul, BlockStructure};
@@ -208,10 +159,59 @@ fn scale_rows(w: &mut [f64], s: &[f64], k: usize) {
 }
 
 /// The log of the multivariate Student-t density of `y` with `nu` degrees of freedom,
-/// location `μ` and scale matrix `Σ` (Stan's `multi_student_t_lpdf`). See the [module
-/// documentation](self) for the formula, the adjoints and the checks. One node: `Σ` is
+/// location `μ` and scale matrix `Σ` (Stan's `multi_student_t_lpdf`). See below
+/// for the formula, the adjoints and the checks. One node: `Σ` is
 /// factored once, `Σ = LLᵀ`; the reverse pass reuses the factor and forms `Σ⁻¹` only when `Σ`
 /// is a variable.
+///
+/// `y` and `μ` are each one vector or an array of vectors ([`Vectors`]); one vector broadcasts
+/// against an array. For n terms of size K, degrees of freedom ν, residuals `rᵢ = yᵢ − μᵢ` and
+/// `qᵢ = rᵢᵀΣ⁻¹rᵢ = ‖L⁻¹rᵢ‖²`, both functions give
+///
+/// n [log Γ((ν+K)/2) − log Γ(ν/2) − ½K log ν − ½K log π − ½ log|Σ|] − ½(ν+K) Σᵢ log(1 + qᵢ/ν)
+///
+/// (with `½ log|Σ| = Σⱼ log Lⱼⱼ` for the Cholesky form). Each call factors (or solves with) the
+/// matrix ONCE for all n terms, with one triangular solve of all the residuals, and records
+/// one node. With `sᵢ = (ν+K)/(ν+qᵢ)`, `wᵢ = Σ⁻¹rᵢ` and `zᵢ = L⁻¹rᵢ`, the adjoints are those of
+/// the multivariate normal with each term weighted by `sᵢ` (Rennie, "The multivariate normal
+/// distribution: derivatives"; Giles 2008 for the matrix ones):
+///
+/// | argument | adjoint |
+/// |---|---|
+/// | `yᵢ` | −sᵢwᵢ |
+/// | `μᵢ` | +sᵢwᵢ, summed over the terms for one vector |
+/// | `ν` | n [½ψ((ν+K)/2) − ½ψ(ν/2) − K/(2ν)] − ½ Σᵢ log(1 + qᵢ/ν) + Σᵢ (ν+K)qᵢ/(2ν(ν+qᵢ)) |
+/// | `Σ` | ½ Σᵢ sᵢwᵢwᵢᵀ − ½nΣ⁻¹ (both triangles: the symmetric gradient) |
+/// | `L` | Σᵢ sᵢwᵢzᵢᵀ − n diag(1/Lⱼⱼ), on the lower triangle |
+///
+/// With `propto`, −½nK log π is dropped, the terms in ν alone when ν is data, and the log
+/// determinant when the matrix is data.
+///
+/// Checks, as Stan's (whose messages name the functions `multi_student_t` and
+/// `multi_student_t_cholesky`): ν not NaN, positive and finite ("multi_student_t: Degrees of
+/// freedom parameter is 0, but must be positive"); `y` and `μ` arrays of one count and vectors
+/// of one size, matching the matrix; `μ` finite, `y` not NaN; `Σ` square, symmetric (to 1e-8),
+/// free of NaN and positive definite ("multi_student_t: Scale parameter is not positive
+/// definite"); `L` lower triangular with a positive diagonal ("multi_student_t_cholesky: scale
+/// parameter\[2\] is -1, but must be positive"). Empty arrays or K = 0 give 0.
+///
+/// ```
+/// use ndarray::array;
+/// use revad::{prob, tape, Var};
+/// let y = Var::array(array![1.0, 2.0].into_shared());
+/// let mu = array![0.0, 0.0].into_shared();
+/// let l = array![[1.0, 0.0], [0.5, 2.0]].into_shared();
+/// let lp = prob::multi_student_t_cholesky_lpdf(&y, 3.0, &mu, &l, false).unwrap();
+/// // q = ‖L⁻¹y‖² = 1 + 0.75² = 1.5625; Γ(5/2)/Γ(3/2) = 3/2.
+/// let q = 1.5625;
+/// let expected = 1.5f64.ln() - 3f64.ln() - std::f64::consts::PI.ln() - 2f64.ln()
+///     - 2.5 * (1.0 + q / 3.0f64).ln();
+/// assert!((lp.value() - expected).abs() < 1e-14);
+/// lp.grad();
+/// // ∂/∂y = −s L⁻ᵀz with s = 5/(3 + q): the second element is −s·0.75/2.
+/// assert!((y.adj()[1] + 5.0 / (3.0 + q) * 0.375).abs() < 1e-15);
+/// tape::reset();
+/// ```
 ///
 /// # Errors
 /// [`Error::Domain`](crate::Error::Domain) if ν is not positive and finite, `μ` not finite or
@@ -304,7 +304,7 @@ pub fn multi_student_t_lpdf<N: Real>(
 
 /// The log of the multivariate Student-t density of `y` with `nu` degrees of freedom,
 /// location `μ` and scale matrix `LLᵀ`, for the lower-triangular Cholesky factor `L` (Stan's
-/// `multi_student_t_cholesky_lpdf`). See the [module documentation](self) for the formula,
+/// `multi_student_t_cholesky_lpdf`). See [`multi_student_t_lpdf`] for the formula,
 /// the adjoints and the checks. One node; the reverse pass reuses the forward pass's solve
 /// `Z = L⁻¹R` of all the residuals and does one more, `W = L⁻ᵀZ`.
 ///

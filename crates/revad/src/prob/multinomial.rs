@@ -1,33 +1,5 @@
 //! The multinomial distribution of counts `n` (K nonnegative integers, `N = Σₖ nₖ`), with a
 //! simplex of probabilities `θ` or with log odds `γ` (`θ = softmax(γ)`).
-//!
-//! | function | log mass | partial |
-//! |---|---|---|
-//! | `multinomial_lpmf(n, θ)` | log N! − Σₖ log nₖ! + Σₖ nₖ log θₖ | ∂/∂θₖ = nₖ/θₖ |
-//! | `multinomial_logit_lpmf(n, γ)` | log N! − Σₖ log nₖ! + Σₖ nₖ γₖ − N log Σⱼ e^γⱼ | ∂/∂γₖ = nₖ − N softmax(γ)ₖ |
-//!
-//! A zero count contributes nothing (`0 · log 0 = 0`). Each call records one node with the
-//! partials computed in the value's pass. With `propto` the multinomial coefficient is
-//! dropped, and everything when `θ` (or `γ`) is data.
-//!
-//! Checks, as Stan's: one count per element of `θ` ("multinomial_lpmf: rows of probabilities
-//! parameter has size 2, but must have size 3"), counts nonnegative ("multinomial_lpmf: Number
-//! of trials variable[1] is -1, but must be nonnegative"), `θ` a simplex ("multinomial_lpmf:
-//! Probabilities parameter is not a valid simplex. sum(Probabilities parameter) = 0.9, but
-//! should be 1"), `γ` finite ("multinomial_logit_lpmf: log-probabilities parameter[2] is inf,
-//! but must be finite").
-//!
-//! ```
-//! use ndarray::array;
-//! use revad::{prob, tape, Var};
-//! let theta = Var::array(array![0.5, 0.25, 0.25].into_shared());
-//! let lp = prob::multinomial_lpmf(&[2, 1, 0], &theta, false).unwrap();
-//! // 3!/(2! 1! 0!) · 0.5² · 0.25 = 3/16.
-//! assert!((lp.value() - (3.0f64 / 16.0).ln()).abs() < 1e-15);
-//! lp.grad();
-//! assert_eq!(theta.adj()[0], 4.0);
-//! tape::reset();
-//! ```
 
 use super::dirichlet::check_simplex;
 use crate::error::{check, Error, Result};
@@ -69,8 +41,36 @@ fn record(lp: f64, x: &impl Operand<Vector>, d: Vec<f64>) -> Var {
 }
 
 /// The log of the multinomial probability of the counts `ns` with the simplex of
-/// probabilities `θ` (Stan's `multinomial_lpmf`). See the [module documentation](self) for
+/// probabilities `θ` (Stan's `multinomial_lpmf`). See below for
 /// the formula, the partials and the checks. One node.
+///
+/// | function | log mass | partial |
+/// |---|---|---|
+/// | `multinomial_lpmf(n, θ)` | log N! − Σₖ log nₖ! + Σₖ nₖ log θₖ | ∂/∂θₖ = nₖ/θₖ |
+/// | `multinomial_logit_lpmf(n, γ)` | log N! − Σₖ log nₖ! + Σₖ nₖ γₖ − N log Σⱼ e^γⱼ | ∂/∂γₖ = nₖ − N softmax(γ)ₖ |
+///
+/// A zero count contributes nothing (`0 · log 0 = 0`). Each call records one node with the
+/// partials computed in the value's pass. With `propto` the multinomial coefficient is
+/// dropped, and everything when `θ` (or `γ`) is data.
+///
+/// Checks, as Stan's: one count per element of `θ` ("multinomial_lpmf: rows of probabilities
+/// parameter has size 2, but must have size 3"), counts nonnegative ("multinomial_lpmf: Number
+/// of trials variable\[1\] is -1, but must be nonnegative"), `θ` a simplex ("multinomial_lpmf:
+/// Probabilities parameter is not a valid simplex. sum(Probabilities parameter) = 0.9, but
+/// should be 1"), `γ` finite ("multinomial_logit_lpmf: log-probabilities parameter\[2\] is inf,
+/// but must be finite").
+///
+/// ```
+/// use ndarray::array;
+/// use revad::{prob, tape, Var};
+/// let theta = Var::array(array![0.5, 0.25, 0.25].into_shared());
+/// let lp = prob::multinomial_lpmf(&[2, 1, 0], &theta, false).unwrap();
+/// // 3!/(2! 1! 0!) · 0.5² · 0.25 = 3/16.
+/// assert!((lp.value() - (3.0f64 / 16.0).ln()).abs() < 1e-15);
+/// lp.grad();
+/// assert_eq!(theta.adj()[0], 4.0);
+/// tape::reset();
+/// ```
 ///
 /// # Errors
 /// [`Error::Size`](crate::Error::Size) if `ns` and `θ` differ in size;
@@ -101,7 +101,7 @@ pub fn multinomial_lpmf(ns: &[i64], theta: &impl Operand<Vector>, propto: bool) 
 }
 
 /// The log of the multinomial probability of the counts `ns` with probabilities
-/// `softmax(γ)` (Stan's `multinomial_logit_lpmf`). See the [module documentation](self) for
+/// `softmax(γ)` (Stan's `multinomial_logit_lpmf`). See [`multinomial_lpmf`] for
 /// the formula, the partials and the checks. One node; the log-sum-exp is formed once.
 ///
 /// ```
