@@ -3235,3 +3235,99 @@ def matrix_normal_prec_lpdf(
 def matrix_normal_prec_lpdf(
     y: Var | _Data, Mu: Var | _Data, Sigma: Var | _Data, D: Var | _Data, *, propto: bool = False
 ) -> Var | float: ...
+
+# More multivariate densities. A vector is a 1-D array, a sequence of floats or a 1-D Var;
+# counts are a sequence of ints or a 1-D integer NumPy array; nu is a float or a scalar Var.
+
+_Counts = Sequence[int] | npt.NDArray[Any]
+
+__all__ += [
+    "multi_student_t_lpdf",
+    "multi_student_t_cholesky_lpdf",
+    "multi_gp_lpdf",
+    "multi_gp_cholesky_lpdf",
+    "dirichlet_lpdf",
+    "multinomial_lpmf",
+    "multinomial_logit_lpmf",
+    "dirichlet_multinomial_lpmf",
+    "gaussian_dlm_obs_lpdf",
+]
+
+@overload
+def multi_student_t_lpdf(
+    y: _MvConst, nu: float, mu: _MvConst, Sigma: _Data, *, propto: bool = False
+) -> float: ...
+@overload
+def multi_student_t_lpdf(
+    y: _MvAny, nu: float | Var, mu: _MvAny, Sigma: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def multi_student_t_cholesky_lpdf(
+    y: _MvConst, nu: float, mu: _MvConst, L: _Data, *, propto: bool = False
+) -> float: ...
+@overload
+def multi_student_t_cholesky_lpdf(
+    y: _MvAny, nu: float | Var, mu: _MvAny, L: Var | _Data, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def multi_gp_lpdf(y: _Data, Sigma: _Data, w: _VecConst, *, propto: bool = False) -> float: ...
+@overload
+def multi_gp_lpdf(
+    y: Var | _Data, Sigma: Var | _Data, w: Var | _VecConst, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def multi_gp_cholesky_lpdf(
+    y: _Data, L: _Data, w: _VecConst, *, propto: bool = False
+) -> float: ...
+@overload
+def multi_gp_cholesky_lpdf(
+    y: Var | _Data, L: Var | _Data, w: Var | _VecConst, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def dirichlet_lpdf(theta: _MvConst, alpha: _MvConst, *, propto: bool = False) -> float: ...
+@overload
+def dirichlet_lpdf(theta: _MvAny, alpha: _MvAny, *, propto: bool = False) -> Var | float: ...
+@overload
+def multinomial_lpmf(ns: _Counts, theta: _VecConst, *, propto: bool = False) -> float: ...
+@overload
+def multinomial_lpmf(
+    ns: _Counts, theta: Var | _VecConst, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def multinomial_logit_lpmf(ns: _Counts, gamma: _VecConst, *, propto: bool = False) -> float: ...
+@overload
+def multinomial_logit_lpmf(
+    ns: _Counts, gamma: Var | _VecConst, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def dirichlet_multinomial_lpmf(
+    ns: _Counts, alpha: _VecConst, *, propto: bool = False
+) -> float: ...
+@overload
+def dirichlet_multinomial_lpmf(
+    ns: _Counts, alpha: Var | _VecConst, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def gaussian_dlm_obs_lpdf(
+    y: _Data,
+    F: _Data,
+    G: _Data,
+    V: _Data | Sequence[float],
+    W: _Data,
+    m0: _VecConst,
+    C0: _Data,
+    *,
+    propto: bool = False,
+) -> float: ...
+@overload
+def gaussian_dlm_obs_lpdf(
+    y: Var | _Data,
+    F: Var | _Data,
+    G: Var | _Data,
+    V: Var | _Data | Sequence[float],
+    W: Var | _Data,
+    m0: Var | _VecConst,
+    C0: Var | _Data,
+    *,
+    propto: bool = False,
+) -> Var | float: ...

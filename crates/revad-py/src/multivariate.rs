@@ -4,18 +4,24 @@
 //! The random variable and the location are each one vector or several ([`Vecs`]): a 1-D
 //! array, list of floats or 1-D Var is one vector; a 2-D array or 2-D Var holds one vector per
 //! row; a list of vectors is an array of them. One vector broadcasts against several. A matrix
-//! argument is a 2-D NumPy array, `revad.Data` or Var. With data only, the result is a float.
+//! argument is a 2-D NumPy array, `revad.Data` or Var; counts are a list of ints or a 1-D
+//! integer NumPy array. With data only, the result is a float.
 
-#![allow(non_snake_case)] // Stan's names: Sigma, L, Omega.
+#![allow(non_snake_case)] // Stan's names: Sigma, L, Omega, F, G, V, W, C0.
 
+use numpy::{
+    PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
 use revad::prob::{self, Rows, Vectors};
-use revad::{Matrix, Var, Vector};
+use revad::{Matrix, Storage, Var, Vector};
 
-use crate::args::{Arr, Ax, Out, X};
-use crate::convert::{array_arg, matrix_arg, try_x, vector_arg};
+use crate::args::{shape_str, Arg, Arr, Ax, Out, X};
+use crate::convert::{arg, array_arg, matrix_arg, try_x, type_name, vector_arg};
 use crate::errors::to_py;
+use crate::handle::PyVar;
 use crate::family::family;
 use crate::gil::on_data;
 
@@ -211,6 +217,423 @@ vector_matrix_density! {
     multi_normal_prec_lpdf(Omega) => prob::multi_normal_prec_lpdf;
 }
 
+/// Argument `name` of `function` as counts: a list or tuple of ints, or a 1-D integer NumPy
+/// array (never bools or floats).
+fn counts_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Vec<i64>> {
+    let error = |what: String| {
+        PyTypeError::new_err(format!(
+            "{function}: argument {name} must be a list of ints or a 1-D integer NumPy array, \
+             not {what}"
+        ))
+    };
+    if let Ok(u) = obj.cast::<PyUntypedArray>() {
+        if u.ndim() != 1 || !matches!(u.dtype().kind(), b'i' | b'u') {
+            return Err(error(format!(
+                "a NumPy array of dtype {} and shape {}",
+                u.dtype(),
+                shape_str(u.shape())
+            )));
+        }
+        let converted = obj.call_method1("astype", ("int64",))?;
+        let a = converted.cast::<PyArray1<i64>>()?.readonly();
+        return Ok(a.as_array().iter().copied().collect());
+    }
+    if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+        return Err(error(type_name(obj)));
+    }
+    let mut out = Vec::new();
+    for item in obj.try_iter()? {
+        let item = item?;
+        if item.is_instance_of::<PyBool>()
+            || item.is_instance_of::<PyFloat>()
+            || item.is_instance_of::<PyVar>()
+        {
+            return Err(error(format!("a list holding {}", type_name(&item))));
+        }
+        match item.extract::<i64>() {
+            Ok(n) => out.push(n),
+            // An int out of range: Python's own OverflowError says so.
+            Err(e) if item.is_instance_of::<PyInt>() => return Err(e),
+            Err(_) => return Err(error(format!("a list holding {}", type_name(&item)))),
+        }
+    }
+    Ok(out)
+}
+
+/// The value of a data operand (`None` for a variable), to take across a GIL release.
+fn data<S: Storage>(a: &Arr<S>) -> Option<S> {
+    match a {
+        Arr::D(d) => Some(d.clone()),
+        Arr::V(_) => None,
+    }
+}
+
+/// The Python result of a density: a float computed by `on_data` (the GIL released for large
+/// data) when `data` holds the inputs of a call on data only, else the variable of `call`.
+fn result<D: Send>(
+    py: Python<'_>,
+    n: usize,
+    data: Option<D>,
+    on: impl Send + FnOnce(D) -> revad::Result<Var>,
+    call: impl FnOnce() -> revad::Result<Var>,
+) -> PyResult<Py<PyAny>> {
+    match data {
+        Some(d) => {
+            let lp = on_data(py, n, move || on(d).map(|v| v.value()));
+            Out::F(lp.map_err(to_py)?).into_py(py)
+        }
+        None => Out::V(call().map_err(to_py)?).into_py(py),
+    }
+}
+
+/// A multivariate Student-t density of `(y, nu, mu, matrix)`, one `#[pyfunction]` per line.
+macro_rules! student_t_density {
+    ($($(#[$doc:meta])* $name:ident($matrix:ident) => $core:path;)*) => {$(
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (y, nu, mu, $matrix, *, propto = false))]
+        fn $name(
+            py: Python<'_>,
+            y: &Bound<'_, PyAny>,
+            nu: &Bound<'_, PyAny>,
+            mu: &Bound<'_, PyAny>,
+            $matrix: &Bound<'_, PyAny>,
+            propto: bool,
+        ) -> PyResult<Py<PyAny>> {
+            const F: &str = stringify!($name);
+            let y = vectors_arg(y, F, "y")?;
+            let nu = arg(nu, F, "nu")?;
+            let mu = vectors_arg(mu, F, "mu")?;
+            let m = matrix_arg($matrix, F, stringify!($matrix))?;
+            let n = y.len().max(mu.len()).max(m.value().nrows());
+            let all = match (y.data(), nu, mu.data(), data(&m)) {
+                (Some(y), Arg::F(nu), Some(mu), Some(m)) => Some((y, nu, mu, m)),
+                _ => None,
+            };
+            result(
+                py,
+                n,
+                all,
+                move |(y, nu, mu, m)| $core(&y, nu, &mu, &m, propto),
+                || match nu {
+                    Arg::F(x) => $core(&y, x, &mu, &m, propto),
+                    Arg::V(v) => $core(&y, v, &mu, &m, propto),
+                },
+            )
+        }
+    )*};
+}
+
+student_t_density! {
+    /// `multi_student_t_lpdf(y, nu, mu, Sigma, *, propto=False)`: the log of the multivariate
+    /// Student-t density with ``nu`` degrees of freedom, location ``mu`` and scale matrix
+    /// ``Sigma``, summed over the observations,
+    ///
+    /// ``n[log Γ((ν+K)/2) − log Γ(ν/2) − ½K log(νπ) − ½ log|Σ|] − ½(ν+K) Σᵢ log(1 + qᵢ/ν)``
+    ///
+    /// with ``qᵢ = rᵢᵀΣ⁻¹rᵢ``, ``rᵢ = yᵢ − μᵢ``, for n vectors of size K. ``y`` and ``mu`` as in
+    /// ``multi_normal_lpdf``; ``nu`` a float or scalar Var. ``Sigma`` is factored once per call.
+    ///
+    /// Gradient, with ``sᵢ = (ν+K)/(ν+qᵢ)`` and ``wᵢ = Σ⁻¹rᵢ``: ``ȳᵢ = −sᵢwᵢ``, ``μ̄ᵢ = sᵢwᵢ``,
+    /// ``Σ̄ = ½ Σᵢ sᵢwᵢwᵢᵀ − ½nΣ⁻¹``, ``ν̄ = n[½ψ((ν+K)/2) − ½ψ(ν/2) − K/(2ν)] −
+    /// ½ Σᵢ log(1 + qᵢ/ν) + Σᵢ (ν+K)qᵢ/(2ν(ν+qᵢ))``.
+    ///
+    /// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if ``nu`` is not positive
+    /// and finite, ``mu`` not finite, ``y`` NaN, or ``Sigma`` not symmetric or not positive
+    /// definite (Stan's messages, which name the function ``multi_student_t``).
+    ///
+    /// >>> import numpy as np, revad
+    /// >>> round(revad.multi_student_t_lpdf([0.0, 0.0], 3.0, [0.0, 0.0], np.eye(2)), 6)
+    /// -1.837877
+    multi_student_t_lpdf(Sigma) => prob::multi_student_t_lpdf;
+
+    /// `multi_student_t_cholesky_lpdf(y, nu, mu, L, *, propto=False)`: the log of the
+    /// multivariate Student-t density with scale matrix ``L Lᵀ``, for its lower-triangular
+    /// Cholesky factor ``L``, summed over the observations (the formula of
+    /// ``multi_student_t_lpdf`` with ``½ log|Σ| = Σⱼ log Lⱼⱼ``, ``qᵢ = ‖L⁻¹rᵢ‖²``). One
+    /// triangular solve of all the residuals per call.
+    ///
+    /// Gradient as ``multi_student_t_lpdf``, with ``L̄ = Σᵢ sᵢwᵢzᵢᵀ − n diag(1/Lⱼⱼ)`` on the
+    /// lower triangle (``zᵢ = L⁻¹rᵢ``).
+    ///
+    /// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if ``nu`` is not positive
+    /// and finite, ``mu`` not finite, ``y`` NaN, or ``L`` not lower triangular with a positive
+    /// diagonal.
+    multi_student_t_cholesky_lpdf(L) => prob::multi_student_t_cholesky_lpdf;
+}
+
+/// A multi-output Gaussian process density of `(y, matrix, w)`, one `#[pyfunction]` per line.
+macro_rules! gp_density {
+    ($($(#[$doc:meta])* $name:ident($matrix:ident) => $core:path;)*) => {$(
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (y, $matrix, w, *, propto = false))]
+        fn $name(
+            py: Python<'_>,
+            y: &Bound<'_, PyAny>,
+            $matrix: &Bound<'_, PyAny>,
+            w: &Bound<'_, PyAny>,
+            propto: bool,
+        ) -> PyResult<Py<PyAny>> {
+            const F: &str = stringify!($name);
+            let y = matrix_arg(y, F, "y")?;
+            let m = matrix_arg($matrix, F, stringify!($matrix))?;
+            let w = vector_arg(w, F, "w")?;
+            let n = y.value().len().max(m.value().len());
+            let all = match (data(&y), data(&m), data(&w)) {
+                (Some(y), Some(m), Some(w)) => Some((y, m, w)),
+                _ => None,
+            };
+            result(
+                py,
+                n,
+                all,
+                move |(y, m, w)| $core(&y, &m, &w, propto),
+                || $core(&y, &m, &w, propto),
+            )
+        }
+    )*};
+}
+
+gp_density! {
+    /// `multi_gp_lpdf(y, Sigma, w, *, propto=False)`: the log density of a multi-output
+    /// Gaussian process: the K rows ``yᵢ`` of the K×N matrix ``y`` are independent
+    /// ``N(0, Σ/wᵢ)``, for an N×N kernel matrix ``Sigma`` and K positive inverse scales ``w``,
+    ///
+    /// ``−½KN log 2π − ½K log|Σ| + ½N Σᵢ log wᵢ − ½ Σᵢ wᵢ yᵢᵀΣ⁻¹yᵢ``.
+    ///
+    /// ``Sigma`` is factored once and all rows solved at once.
+    ///
+    /// Gradient, with ``vᵢ = Σ⁻¹yᵢ``: ``ȳᵢ = −wᵢvᵢ``, ``w̄ᵢ = N/(2wᵢ) − ½yᵢᵀvᵢ``,
+    /// ``Σ̄ = ½ Σᵢ wᵢvᵢvᵢᵀ − ½KΣ⁻¹``.
+    ///
+    /// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if ``y`` or ``Sigma`` is
+    /// not finite, ``w`` not positive finite, or ``Sigma`` not symmetric or not positive
+    /// definite.
+    ///
+    /// >>> import numpy as np, revad
+    /// >>> round(revad.multi_gp_lpdf(np.zeros((1, 2)), np.eye(2), [1.0]), 6)
+    /// -1.837877
+    multi_gp_lpdf(Sigma) => prob::multi_gp_lpdf;
+
+    /// `multi_gp_cholesky_lpdf(y, L, w, *, propto=False)`: ``multi_gp_lpdf`` with the kernel
+    /// matrix given by its lower-triangular Cholesky factor ``L`` (``Σ = L Lᵀ``),
+    ///
+    /// ``−½KN log 2π − K Σⱼ log Lⱼⱼ + ½N Σᵢ log wᵢ − ½ Σᵢ wᵢ‖L⁻¹yᵢ‖²``.
+    ///
+    /// Gradient as ``multi_gp_lpdf``, with ``L̄ = Σᵢ wᵢvᵢzᵢᵀ − K diag(1/Lⱼⱼ)`` on the lower
+    /// triangle (``zᵢ = L⁻¹yᵢ``).
+    ///
+    /// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if ``y`` is not finite,
+    /// ``w`` not positive finite, or ``L`` not lower triangular with a positive diagonal.
+    multi_gp_cholesky_lpdf(L) => prob::multi_gp_cholesky_lpdf;
+}
+
+/// `dirichlet_lpdf(theta, alpha, *, propto=False)`: the log of the Dirichlet density of the
+/// simplex ``theta`` with prior sample sizes ``alpha``, summed over the terms,
+///
+/// ``Σₜ [log Γ(Σₖ αₖ) − Σₖ log Γ(αₖ) + Σₖ (αₖ − 1) log θₖ]``.
+///
+/// ``theta`` and ``alpha`` are each one vector or several (a 2-D array with one per row, or a
+/// list of vectors); one vector broadcasts against several.
+///
+/// Gradient: ``θ̄ₖ = (αₖ − 1)/θₖ``, ``ᾱₖ = ψ(Σⱼ αⱼ) − ψ(αₖ) + log θₖ``.
+///
+/// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if ``alpha`` is not
+/// positive or ``theta`` not a simplex (sum within 1e-8 of 1, no negative element).
+///
+/// >>> import revad
+/// >>> round(revad.dirichlet_lpdf([0.2, 0.3, 0.5], [2.0, 1.0, 3.0]), 6)
+/// 1.098612
+#[pyfunction]
+#[pyo3(signature = (theta, alpha, *, propto = false))]
+fn dirichlet_lpdf(
+    py: Python<'_>,
+    theta: &Bound<'_, PyAny>,
+    alpha: &Bound<'_, PyAny>,
+    propto: bool,
+) -> PyResult<Py<PyAny>> {
+    const F: &str = "dirichlet_lpdf";
+    let theta = vectors_arg(theta, F, "theta")?;
+    let alpha = vectors_arg(alpha, F, "alpha")?;
+    let n = theta.len().max(alpha.len());
+    let all = match (theta.data(), alpha.data()) {
+        (Some(t), Some(a)) => Some((t, a)),
+        _ => None,
+    };
+    result(
+        py,
+        n,
+        all,
+        move |(t, a)| prob::dirichlet_lpdf(&t, &a, propto),
+        || prob::dirichlet_lpdf(&theta, &alpha, propto),
+    )
+}
+
+/// A distribution of counts `(ns, vector)`, one `#[pyfunction]` per line.
+macro_rules! counts_density {
+    ($($(#[$doc:meta])* $name:ident($vector:ident) => $core:path;)*) => {$(
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (ns, $vector, *, propto = false))]
+        fn $name(
+            py: Python<'_>,
+            ns: &Bound<'_, PyAny>,
+            $vector: &Bound<'_, PyAny>,
+            propto: bool,
+        ) -> PyResult<Py<PyAny>> {
+            const F: &str = stringify!($name);
+            let ns = counts_arg(ns, F, "ns")?;
+            let v = vector_arg($vector, F, stringify!($vector))?;
+            let n = ns.len();
+            let all = data(&v).map(|v| (ns.clone(), v));
+            result(
+                py,
+                n,
+                all,
+                move |(ns, v)| $core(&ns, &v, propto),
+                || $core(&ns, &v, propto),
+            )
+        }
+    )*};
+}
+
+counts_density! {
+    /// `multinomial_lpmf(ns, theta, *, propto=False)`: the log of the multinomial probability
+    /// of the counts ``ns`` with the simplex of probabilities ``theta``,
+    ///
+    /// ``log N! − Σₖ log nₖ! + Σₖ nₖ log θₖ`` (``N = Σₖ nₖ``).
+    ///
+    /// Gradient: ``θ̄ₖ = nₖ/θₖ``.
+    ///
+    /// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if a count is negative or
+    /// ``theta`` is not a simplex.
+    ///
+    /// >>> import revad
+    /// >>> round(revad.multinomial_lpmf([2, 1, 0], [0.5, 0.25, 0.25]), 6)
+    /// -1.673976
+    multinomial_lpmf(theta) => prob::multinomial_lpmf;
+
+    /// `multinomial_logit_lpmf(ns, gamma, *, propto=False)`: ``multinomial_lpmf`` with the
+    /// probabilities ``softmax(gamma)``,
+    ///
+    /// ``log N! − Σₖ log nₖ! + Σₖ nₖ γₖ − N log Σⱼ exp(γⱼ)``.
+    ///
+    /// Gradient: ``γ̄ₖ = nₖ − N softmax(γ)ₖ``.
+    ///
+    /// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if a count is negative or
+    /// ``gamma`` is not finite.
+    multinomial_logit_lpmf(gamma) => prob::multinomial_logit_lpmf;
+
+    /// `dirichlet_multinomial_lpmf(ns, alpha, *, propto=False)`: the log of the
+    /// Dirichlet-multinomial probability of the counts ``ns`` with prior sample sizes
+    /// ``alpha``,
+    ///
+    /// ``log N + log B(α₀, N) − Σ_{nₖ>0} [log nₖ + log B(αₖ, nₖ)]`` (``α₀ = Σₖ αₖ``; 0 for
+    /// ``N = 0``).
+    ///
+    /// Gradient: ``ᾱₖ = [nₖ > 0](ψ(αₖ + nₖ) − ψ(αₖ)) + ψ(α₀) − ψ(α₀ + N)``.
+    ///
+    /// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if a count is negative or
+    /// ``alpha`` is not positive finite.
+    dirichlet_multinomial_lpmf(alpha) => prob::dirichlet_multinomial_lpmf;
+}
+
+/// `gaussian_dlm_obs_lpdf(y, F, G, V, W, m0, C0, *, propto=False)`: the log density of the
+/// observations ``y`` (r×T, one column per time) of the Gaussian dynamic linear model
+///
+/// ``yₜ ~ N(Fᵀθₜ, V), θₜ ~ N(Gθₜ₋₁, W), θ₀ ~ N(m0, C0)``,
+///
+/// by the Kalman filter (n states: ``F`` n×r, ``G``, ``W``, ``C0`` n×n, ``m0`` of size n).
+/// ``V`` is the r×r observation covariance, or a 1-D array of r variances for uncorrelated
+/// observations (then filtered one component at a time). One node; the reverse pass runs the
+/// filter backwards.
+///
+/// Raises ``SizeError`` if the sizes do not match, ``DomainError`` if an argument is not
+/// finite, ``V``, ``W`` or ``C0`` not symmetric positive semi-definite, or the filter's
+/// prediction covariance not positive definite.
+///
+/// >>> import numpy as np, revad
+/// >>> one = np.ones((1, 1))
+/// >>> y = np.array([[0.5, 1.0]])
+/// >>> round(revad.gaussian_dlm_obs_lpdf(y, one, one, one, one, [0.0], one), 6)
+/// -3.002598
+#[pyfunction]
+#[pyo3(signature = (y, F, G, V, W, m0, C0, *, propto = false))]
+#[allow(clippy::too_many_arguments)]
+fn gaussian_dlm_obs_lpdf(
+    py: Python<'_>,
+    y: &Bound<'_, PyAny>,
+    F: &Bound<'_, PyAny>,
+    G: &Bound<'_, PyAny>,
+    V: &Bound<'_, PyAny>,
+    W: &Bound<'_, PyAny>,
+    m0: &Bound<'_, PyAny>,
+    C0: &Bound<'_, PyAny>,
+    propto: bool,
+) -> PyResult<Py<PyAny>> {
+    const FN: &str = "gaussian_dlm_obs_lpdf";
+    let y = matrix_arg(y, FN, "y")?;
+    let f = matrix_arg(F, FN, "F")?;
+    let g = matrix_arg(G, FN, "G")?;
+    let v = array_arg(V, FN, "V")?;
+    let w = matrix_arg(W, FN, "W")?;
+    let m0 = vector_arg(m0, FN, "m0")?;
+    let c0 = matrix_arg(C0, FN, "C0")?;
+    let n = y.value().len() * g.value().nrows().max(1);
+    let v_data = match &v {
+        Ax::V(a) => data(a).map(Ax2::V),
+        Ax::M(a) => data(a).map(Ax2::M),
+    };
+    let all = match (
+        data(&y),
+        data(&f),
+        data(&g),
+        v_data,
+        data(&w),
+        data(&m0),
+        data(&c0),
+    ) {
+        (Some(y), Some(f), Some(g), Some(v), Some(w), Some(m0), Some(c0)) => {
+            Some((y, f, g, v, w, m0, c0))
+        }
+        _ => None,
+    };
+    result(
+        py,
+        n,
+        all,
+        move |(y, f, g, v, w, m0, c0)| match v {
+            Ax2::V(v) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, &v, &w, &m0, &c0, propto),
+            Ax2::M(v) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, &v, &w, &m0, &c0, propto),
+        },
+        || match &v {
+            Ax::M(v) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, v, &w, &m0, &c0, propto),
+            Ax::V(Arr::V(v)) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, v, &w, &m0, &c0, propto),
+            Ax::V(Arr::D(v)) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, v, &w, &m0, &c0, propto),
+        },
+    )
+}
+
+/// The value of a data `V` of [`gaussian_dlm_obs_lpdf`]: variances or a matrix.
+enum Ax2 {
+    V(Vector),
+    M(Matrix),
+}
+
 family! {
-    functions: [multi_normal_lpdf, multi_normal_cholesky_lpdf, multi_normal_prec_lpdf],
+    functions: [
+        multi_normal_lpdf,
+        multi_normal_cholesky_lpdf,
+        multi_normal_prec_lpdf,
+        multi_student_t_lpdf,
+        multi_student_t_cholesky_lpdf,
+        multi_gp_lpdf,
+        multi_gp_cholesky_lpdf,
+        dirichlet_lpdf,
+        multinomial_lpmf,
+        multinomial_logit_lpmf,
+        dirichlet_multinomial_lpmf,
+        gaussian_dlm_obs_lpdf,
+    ],
 }

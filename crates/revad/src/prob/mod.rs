@@ -21,6 +21,7 @@ mod categorical;
 mod categorical_logit;
 mod cauchy;
 mod chi_square;
+mod dirichlet;
 mod discrete_cdf;
 mod discrete_range;
 mod double_exponential;
@@ -29,6 +30,7 @@ mod exp_mod_normal;
 mod exponential;
 mod frechet;
 mod gamma;
+mod gaussian_dlm_obs;
 mod gumbel;
 mod hypergeometric;
 mod int_args;
@@ -41,7 +43,10 @@ mod logistic;
 mod loglogistic;
 mod lognormal;
 mod matrix_normal_prec;
+mod multi_gp;
 mod multi_normal;
+mod multi_student_t;
+mod multinomial;
 mod neg_binomial;
 mod neg_binomial_2;
 mod neg_binomial_2_log;
@@ -83,6 +88,7 @@ pub use categorical::categorical_lpmf;
 pub use categorical_logit::categorical_logit_lpmf;
 pub use cauchy::{cauchy_cdf, cauchy_lccdf, cauchy_lcdf, cauchy_lpdf};
 pub use chi_square::{chi_square_cdf, chi_square_lccdf, chi_square_lcdf, chi_square_lpdf};
+pub use dirichlet::{dirichlet_lpdf, dirichlet_multinomial_lpmf};
 pub use discrete_range::{
     discrete_range_cdf, discrete_range_lccdf, discrete_range_lcdf, discrete_range_lpmf,
 };
@@ -96,6 +102,7 @@ pub use exp_mod_normal::{
 pub use exponential::{exponential_cdf, exponential_lccdf, exponential_lcdf, exponential_lpdf};
 pub use frechet::{frechet_cdf, frechet_lccdf, frechet_lcdf, frechet_lpdf};
 pub use gamma::{gamma_cdf, gamma_lccdf, gamma_lcdf, gamma_lpdf};
+pub use gaussian_dlm_obs::{gaussian_dlm_obs_lpdf, ObservationCovariance};
 pub use gumbel::{gumbel_cdf, gumbel_lccdf, gumbel_lcdf, gumbel_lpdf};
 pub use hypergeometric::hypergeometric_lpmf;
 pub use int_args::{check_all_int, IntArg, IntValues};
@@ -110,7 +117,10 @@ pub use logistic::{logistic_cdf, logistic_lccdf, logistic_lcdf, logistic_lpdf};
 pub use loglogistic::{loglogistic_cdf, loglogistic_lpdf};
 pub use lognormal::{lognormal_cdf, lognormal_lccdf, lognormal_lcdf, lognormal_lpdf};
 pub use matrix_normal_prec::matrix_normal_prec_lpdf;
+pub use multi_gp::{multi_gp_cholesky_lpdf, multi_gp_lpdf};
 pub use multi_normal::{multi_normal_cholesky_lpdf, multi_normal_lpdf, multi_normal_prec_lpdf};
+pub use multi_student_t::{multi_student_t_cholesky_lpdf, multi_student_t_lpdf};
+pub use multinomial::{multinomial_logit_lpmf, multinomial_lpmf};
 pub use neg_binomial::{
     neg_binomial_cdf, neg_binomial_lccdf, neg_binomial_lcdf, neg_binomial_lpmf,
 };
