@@ -11,7 +11,11 @@
   J = 8, 100, 1000;
 - the Gaussian-process marginal likelihood ``y ~ multi_normal(0, K + sigma² I)`` with
   ``K = gp_exp_quad_cov(t, alpha, rho)``, t_i = 10 i / T, through the Cholesky factor, gradient
-  with respect to (log rho, log alpha, log sigma), T = 50, 200, 500.
+  with respect to (log rho, log alpha, log sigma), T = 50, 200, 500;
+- ``multi_normal_cholesky_lpdf(ys | mu, L)`` of 100 observations of size K (the Stan benchmark's
+  ``mvn_cholesky`` data), mu and L variables: L's strict lower triangle and the log of its
+  diagonal from a K×K parameter matrix A (its upper triangle unused), gradient with respect to
+  (mu, A), K = 5, 20, 50.
 
     python benches/python/bench_densities.py [--budget SECONDS] [--plot PATH]
 
@@ -47,6 +51,7 @@ NORMAL_SIZES = (1_000, 10_000, 100_000, 1_000_000)
 REGRESSION_SIZES = (100, 1_000, 10_000, 100_000)
 HIERARCHICAL_SIZES = (8, 100, 1_000)
 GP_SIZES = (50, 200, 500)
+MVN_SIZES = (5, 20, 50)
 
 
 def seconds_per_call(fn: Callable[[], object], budget: float) -> float:
@@ -255,13 +260,12 @@ def gp_case(t: int) -> Case:
 
     case.calls["numpy f64"] = f64
 
+    zero = np.zeros(t)
+
     def model(th: Any, points: Any, ys: Any) -> Any:
         rho, alpha, sigma = revad.exp(th[0]), revad.exp(th[1]), revad.exp(th[2])
         k = revad.add_diag(revad.gp_exp_quad_cov(points, alpha, rho), sigma * sigma)
-        chol = revad.cholesky_decompose(k)
-        z = revad.mdivide_left_tri_low(chol, ys)
-        return (-0.5 * revad.dot_self(z) - revad.sum(revad.log(revad.diagonal(chol)))
-                - t * half_log_2pi)
+        return revad.multi_normal_cholesky_lpdf(ys, zero, revad.cholesky_decompose(k))
 
     ours = revad.value_and_grad(model, argnums=0)
     dts, dy = revad.Data(ts), revad.Data(y)
@@ -295,6 +299,64 @@ def gp_case(t: int) -> Case:
             chol = torch.linalg.cholesky(k)
             z = torch.linalg.solve_triangular(chol, ty[:, None], upper=False)[:, 0]
             lp = -0.5 * z @ z - torch.log(torch.diag(chol)).sum() - t * half_log_2pi
+            lp.backward()
+            return lp.item(), th.grad
+
+        case.calls["pytorch"] = eager
+    return case
+
+
+def mvn_case(k: int) -> Case:
+    n = 100
+    i, j = np.meshgrid(np.arange(1, n + 1), np.arange(k), indexing="ij")
+    ys = np.sin(0.37 * i * (j + 1)) + 0.1 * j
+    rng = np.random.default_rng(k)
+    theta = np.concatenate([0.05 * np.arange(k), 0.1 * rng.standard_normal(k * k)])
+    half_log_2pi = 0.5 * np.log(2 * np.pi)
+    strict = np.tril(np.ones((k, k)), -1)
+    case = Case("mvn_cholesky", k)
+
+    def f64() -> float:
+        mu, a = theta[:k], theta[k:].reshape(k, k)
+        chol = a * strict + np.diag(np.exp(np.diag(a)))
+        z = _solve_lower(chol, (ys - mu).T)
+        return float(-0.5 * np.sum(z * z) - n * np.sum(np.diag(a)) - n * k * half_log_2pi)
+
+    case.calls["numpy f64"] = f64
+
+    def model(th: Any, obs: Any) -> Any:
+        a = revad.to_matrix(th[k:], k, k)
+        chol = a * strict + revad.diag_matrix(revad.exp(revad.diagonal(a)))
+        return revad.multi_normal_cholesky_lpdf(obs, th[:k], chol)
+
+    ours = revad.value_and_grad(model, argnums=0)
+    dys = revad.Data(ys)
+    case.calls["revad"] = lambda: ours(theta, ys)
+    case.calls["revad Data"] = lambda: ours(theta, dys)
+    jax = _jax()
+    if jax is not None:
+        import jax.numpy as jnp
+        from jax.scipy.linalg import solve_triangular
+
+        jys, jstrict = jnp.asarray(ys), jnp.asarray(strict)
+
+        def model(th: Any) -> Any:
+            mu, a = th[:k], th[k:].reshape(k, k)
+            chol = a * jstrict + jnp.diag(jnp.exp(jnp.diag(a)))
+            z = solve_triangular(chol, (jys - mu).T, lower=True)
+            return -0.5 * jnp.sum(z * z) - n * jnp.sum(jnp.diag(a)) - n * k * half_log_2pi
+
+        _compiled(jax, model, (jnp.asarray(theta),), case)
+    torch = _torch()
+    if torch is not None:
+        tys, tstrict = torch.tensor(ys), torch.tensor(strict)
+
+        def eager() -> object:
+            th = torch.tensor(theta, requires_grad=True)
+            mu, a = th[:k], th[k:].reshape(k, k)
+            chol = a * tstrict + torch.diag(torch.exp(torch.diag(a)))
+            z = torch.linalg.solve_triangular(chol, (tys - mu).T, upper=False)
+            lp = -0.5 * (z * z).sum() - n * torch.diag(a).sum() - n * k * half_log_2pi
             lp.backward()
             return lp.item(), th.grad
 
@@ -348,7 +410,7 @@ def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(name)
-        ax.set_xlabel({"hierarchical": "J", "gp_marginal": "T"}.get(name, "N"))
+        ax.set_xlabel({"hierarchical": "J", "gp_marginal": "T", "mvn_cholesky": "K"}.get(name, "N"))
         ax.set_ylabel("time relative to peer (lower is faster)")
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -362,7 +424,7 @@ def main() -> None:
     parser.add_argument("--plot", default="docs/densities.png", help="PNG path")
     parser.add_argument("--case", action="append", default=None,
                         help="run only this case (normal_lpdf, 'linear regression', hierarchical, "
-                        "gp_marginal); repeatable")
+                        "gp_marginal, mvn_cholesky); repeatable")
     cores.add_argument(parser)
     args = parser.parse_args()
     where = cores.apply(args.cores)
@@ -373,6 +435,7 @@ def main() -> None:
         ("linear regression", regression_case, REGRESSION_SIZES),
         ("hierarchical", hierarchical_case, HIERARCHICAL_SIZES),
         ("gp_marginal", gp_case, GP_SIZES),
+        ("mvn_cholesky", mvn_case, MVN_SIZES),
     ]
     peers = ["jax jit", "pytorch"]
     ours = ["revad", "revad Data"]
