@@ -317,7 +317,7 @@ def mvn_case(k: int) -> Case:
     case = Case("mvn_cholesky", k)
 
     def f64() -> float:
-        mu, a = theta[:k], theta[k:].reshape(k, k)
+        mu, a = theta[:k], theta[k:].reshape(k, k).T  # column-major, as to_matrix
         chol = a * strict + np.diag(np.exp(np.diag(a)))
         z = _solve_lower(chol, (ys - mu).T)
         return float(-0.5 * np.sum(z * z) - n * np.sum(np.diag(a)) - n * k * half_log_2pi)
@@ -325,7 +325,7 @@ def mvn_case(k: int) -> Case:
     case.calls["numpy f64"] = f64
 
     def model(th: Any, obs: Any) -> Any:
-        a = revad.to_matrix(th[k:], k, k)
+        a = revad.to_matrix(th[k:], k, k)  # column-major, as Stan's to_matrix
         chol = a * strict + revad.diag_matrix(revad.exp(revad.diagonal(a)))
         return revad.multi_normal_cholesky_lpdf(obs, th[:k], chol)
 
@@ -341,7 +341,7 @@ def mvn_case(k: int) -> Case:
         jys, jstrict = jnp.asarray(ys), jnp.asarray(strict)
 
         def model(th: Any) -> Any:
-            mu, a = th[:k], th[k:].reshape(k, k)
+            mu, a = th[:k], th[k:].reshape(k, k).T
             chol = a * jstrict + jnp.diag(jnp.exp(jnp.diag(a)))
             z = solve_triangular(chol, (jys - mu).T, lower=True)
             return -0.5 * jnp.sum(z * z) - n * jnp.sum(jnp.diag(a)) - n * k * half_log_2pi
@@ -353,7 +353,7 @@ def mvn_case(k: int) -> Case:
 
         def eager() -> object:
             th = torch.tensor(theta, requires_grad=True)
-            mu, a = th[:k], th[k:].reshape(k, k)
+            mu, a = th[:k], th[k:].reshape(k, k).T
             chol = a * tstrict + torch.diag(torch.exp(torch.diag(a)))
             z = torch.linalg.solve_triangular(chol, (tys - mu).T, upper=False)
             lp = -0.5 * (z * z).sum() - n * torch.diag(a).sum() - n * k * half_log_2pi

@@ -175,7 +175,7 @@ pub fn multi_gp_lpdf(
     );
     let q: Vec<f64> = v
         .chunks_exact(n)
-        .map(|z| z.iter().map(|x| x * x).sum())
+        .map(|z| crate::kernels::dot(z, z))
         .collect();
     faer::linalg::triangular_solve::solve_upper_triangular_in_place(
         l.transpose(),
@@ -256,7 +256,7 @@ pub fn multi_gp_cholesky_lpdf(
     tri_solve(lv.view(), Tri::LOWER, columns(&mut z, n, k));
     let q: Vec<f64> = z
         .chunks_exact(n)
-        .map(|r| r.iter().map(|x| x * x).sum())
+        .map(|r| crate::kernels::dot(r, r))
         .collect();
     let half_log_det = if !propto || l_var {
         diag.iter().map(|d| d.ln()).sum()

@@ -10,6 +10,7 @@ use ndarray::{Array2, ArrayView2};
 
 use super::vectors::{check_y_mu, Rows, Vectors};
 use crate::error::{check, Result};
+use crate::kernels;
 use crate::linalg::cholesky::checked_factor;
 use crate::linalg::node::{arg, record_args, Arg, Bars};
 use crate::linalg::triangular::{tri_solve_rows, Tri};
@@ -142,7 +143,7 @@ fn record_density(
 
 /// The sums of the rows of length `n` of `a`.
 fn row_sums(a: &[f64], n: usize) -> Vec<f64> {
-    a.chunks_exact(n).map(|row| row.iter().sum()).collect()
+    a.chunks_exact(n).map(kernels::sum).collect()
 }
 
 /// What `need` asks of `w`, which holds what `have` asks (the whole K×n block, or less).
@@ -214,7 +215,7 @@ pub fn multi_normal_cholesky_lpdf(
     // Z = L⁻¹R, the residuals as the columns of a K×n block.
     let mut z = terms.residuals();
     tri_solve_rows(lv.view(), Tri::LOWER, &mut z, n);
-    let quad: f64 = z.iter().map(|x| x * x).sum();
+    let quad = kernels::dot(&z, &z);
     let mut lp = terms.constant(propto) - 0.5 * quad;
     if !propto || l_var {
         lp -= n as f64 * lv.diag().iter().map(|d| d.ln()).sum::<f64>();
@@ -337,7 +338,7 @@ pub fn multi_normal_lpdf(
     // Z = L⁻¹R (columns), kept for the reverse pass.
     let mut z = terms.residuals();
     tri_solve_rows(f.l_view(), Tri::LOWER, &mut z, n);
-    let quad: f64 = z.iter().map(|x| x * x).sum();
+    let quad = kernels::dot(&z, &z);
     let mut lp = terms.constant(propto) - 0.5 * quad;
     if !propto || s_var {
         lp -= 0.5 * n as f64 * f.log_determinant();
@@ -415,7 +416,7 @@ pub fn multi_normal_prec_lpdf(
         1.0,
         Par::Seq,
     );
-    let quad: f64 = r.iter().zip(&v).map(|(a, b)| a * b).sum();
+    let quad = kernels::dot(&r, &v);
     let mut lp = terms.constant(propto) - 0.5 * quad;
     if !propto || o_var {
         lp += 0.5 * n as f64 * f.log_determinant();

@@ -257,7 +257,7 @@ pub fn multi_student_t_lpdf<N: Real>(
     );
     let q: Vec<f64> = w
         .chunks_exact(k)
-        .map(|z| z.iter().map(|x| x * x).sum())
+        .map(|z| crate::kernels::dot(z, z))
         .collect();
     faer::linalg::triangular_solve::solve_upper_triangular_in_place(
         l.transpose(),
@@ -339,7 +339,7 @@ pub fn multi_student_t_cholesky_lpdf<N: Real>(
     tri_solve(lv.view(), Tri::LOWER, columns(&mut z, k, n));
     let q: Vec<f64> = z
         .chunks_exact(k)
-        .map(|r| r.iter().map(|x| x * x).sum())
+        .map(|r| crate::kernels::dot(r, r))
         .collect();
     let half_log_det = if !propto || l_var {
         diag.iter().map(|d| d.ln()).sum()
