@@ -395,3 +395,16 @@ def test_fuzz_operators() -> None:
             except (ACCEPTED + (ZeroDivisionError,)):
                 pass
     assert (Var(2.0) * 3.0).value == 6.0
+
+
+def test_domain_errors_are_recoverable_for_samplers() -> None:
+    # nutpie reads `is_recoverable`: a domain error at a proposed point is a divergence, a
+    # size or tape error a bug that must stop the run.
+    with pytest.raises(revad.DomainError) as e:
+        revad.normal_lpdf(0.0, 0.0, -1.0)
+    assert e.value.is_recoverable is True
+    with pytest.raises(revad.SizeError) as e:
+        revad.normal_lpdf([0.0, 1.0], [0.0, 1.0, 2.0], 1.0)
+    assert e.value.is_recoverable is False
+    assert revad.NoConvergenceError.is_recoverable is True
+    assert revad.RevadError.is_recoverable is False

@@ -195,6 +195,10 @@ __all__ = [
 class RevadError(Exception):
     """Base class of every exception revad raises."""
 
+    #: Whether a sampler meeting this error at a proposed point should reject the point (a
+    #: divergence) rather than stop: true for DomainError and NoConvergenceError.
+    is_recoverable: ClassVar[bool]
+
 class DomainError(RevadError, ValueError):
     """An argument lies outside a function's domain."""
 

@@ -11,6 +11,10 @@ struct ExceptionClass {
     name: &'static str,
     builtin: Option<&'static str>,
     doc: &'static str,
+    /// Its `is_recoverable` class attribute: whether a sampler meeting it at a proposed point
+    /// should reject the point (a divergence) rather than stop, as Stan treats a domain error
+    /// (nutpie reads this attribute).
+    recoverable: bool,
 }
 
 static REVAD_ERROR: ExceptionClass = ExceptionClass {
@@ -18,6 +22,7 @@ static REVAD_ERROR: ExceptionClass = ExceptionClass {
     name: "RevadError",
     builtin: None,
     doc: "Base class of every exception revad raises.",
+    recoverable: false,
 };
 static DOMAIN_ERROR: ExceptionClass = ExceptionClass {
     cell: PyOnceLock::new(),
@@ -25,24 +30,28 @@ static DOMAIN_ERROR: ExceptionClass = ExceptionClass {
     builtin: Some("ValueError"),
     doc: "An argument lies outside a function's domain (message: function, argument, value, \
           requirement).",
+    recoverable: true,
 };
 static SIZE_ERROR: ExceptionClass = ExceptionClass {
     cell: PyOnceLock::new(),
     name: "SizeError",
     builtin: Some("ValueError"),
     doc: "Arguments that must agree in size do not.",
+    recoverable: false,
 };
 static STALE_VAR_ERROR: ExceptionClass = ExceptionClass {
     cell: PyOnceLock::new(),
     name: "StaleVarError",
     builtin: Some("RuntimeError"),
     doc: "A Var was used after the tape scope that made it was reset or ended.",
+    recoverable: false,
 };
 static THREAD_ERROR: ExceptionClass = ExceptionClass {
     cell: PyOnceLock::new(),
     name: "ThreadError",
     builtin: Some("RuntimeError"),
     doc: "A Var or Tape was used on another thread than the one whose tape holds it.",
+    recoverable: false,
 };
 static TAPE_ERROR: ExceptionClass = ExceptionClass {
     cell: PyOnceLock::new(),
@@ -50,12 +59,14 @@ static TAPE_ERROR: ExceptionClass = ExceptionClass {
     builtin: Some("RuntimeError"),
     doc: "The tape refused an operation (a second grad() on one scope, reset() inside a \
           Tape block, ...).",
+    recoverable: false,
 };
 static NO_CONVERGENCE_ERROR: ExceptionClass = ExceptionClass {
     cell: PyOnceLock::new(),
     name: "NoConvergenceError",
     builtin: Some("ArithmeticError"),
     doc: "An iterative algorithm did not reach its tolerance.",
+    recoverable: true,
 };
 
 const ALL: [&ExceptionClass; 7] = [
@@ -84,6 +95,7 @@ impl ExceptionClass {
             let dict = PyDict::new(py);
             dict.set_item("__module__", "revad")?;
             dict.set_item("__doc__", self.doc)?;
+            dict.set_item("is_recoverable", self.recoverable)?;
             let ty =
                 builtins
                     .getattr("type")?
