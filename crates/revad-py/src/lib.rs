@@ -69,6 +69,7 @@ families! {
     linalg,
     gp,
     prob,
+    glm,
     var,
     data,
     functional,
