@@ -2,8 +2,8 @@
 //!
 //! `Σᵢ log Bernoulli(yᵢ | inv_logit(ηᵢ))` with `η = x·β + α`. With `sᵢ = 2yᵢ − 1` the value is
 //! `Σᵢ log inv_logit(sᵢηᵢ) = −Σᵢ log1p_exp(−sᵢηᵢ)` and `dᵢ = ∂/∂ηᵢ = sᵢ·inv_logit(−sᵢηᵢ)`
-//! (the partials of α, β and x follow as in [`glm`](super::glm)); both stay accurate for
-//! large `|η|`.
+//! (the partials of α, β and x follow as in [`glm`](super::glm)), both from one `exp(−|sᵢηᵢ|)`
+//! and accurate for large `|η|`.
 
 use super::args::ProbArg;
 use super::args::{Out, ProbOutput};
@@ -12,7 +12,6 @@ use super::glm::{
 };
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{require_int, Result};
-use crate::special::log_exp::{inv_logit, log1p_exp};
 
 /// `Σᵢ log Bernoulli(yᵢ | inv_logit(xᵢ·β + αᵢ))` for outcomes `y` in {0, 1} (a scalar or N
 /// of them), an N×K design matrix `x` (or a row vector shared by every observation), the
@@ -69,10 +68,14 @@ where
     let sign = |i: usize| if y.val(i) == 1 { 1.0 } else { -1.0 };
     let mut lp = 0.0;
     let (d, beta_bar) = pass(&design, &bv, &av, n, B::IS_VAR, |i, eta| {
+        // With e = exp(−|t|), one exponential serves both: log1p_exp(−t) = max(−t, 0) +
+        // log1p(e), inv_logit(−t) = e/(1 + e) for t > 0, 1/(1 + e) otherwise.
         let s = sign(i);
         let t = s * eta;
-        lp -= log1p_exp(-t);
-        s * inv_logit(-t)
+        let e = (-t.abs()).exp();
+        lp -= (-t).max(0.0) + e.ln_1p();
+        let numerator = if t > 0.0 { e } else { 1.0 };
+        s * numerator / (1.0 + e)
     });
     if !lp.is_finite() {
         Param::of(&beta).finite(F, "Weight vector")?;
@@ -85,9 +88,7 @@ where
         }
     }
     let mut node = Node::new();
-    if A::IS_VAR {
-        node.add(&alpha, d.clone());
-    }
+    node.add_ref(&alpha, &d);
     node.add(&beta, beta_bar);
     if X::IS_VAR {
         node.add_x(&x, d, bv.into_owned());

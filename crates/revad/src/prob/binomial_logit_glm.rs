@@ -104,9 +104,7 @@ where
             .sum::<f64>();
     }
     let mut node = Node::new();
-    if A::IS_VAR {
-        node.add(&alpha, d.clone());
-    }
+    node.add_ref(&alpha, &d);
     node.add(&beta, beta_bar);
     if X::IS_VAR {
         node.add_x(&x, d, bv.into_owned());

@@ -109,6 +109,22 @@ impl<'a> Param<'a> {
         }
     }
 
+    /// A scalar `x`.
+    pub(super) fn scalar(x: f64) -> Self {
+        Param {
+            vals: Cow::Owned(vec![x]),
+            scalar: true,
+        }
+    }
+
+    /// A container of values `v`.
+    pub(super) fn owned(v: Vec<f64>) -> Self {
+        Param {
+            vals: Cow::Owned(v),
+            scalar: false,
+        }
+    }
+
     /// The constant 0 (the intercept of `ordered_logistic_glm_lpmf`, which has none).
     pub(super) fn zero() -> Self {
         Param {
@@ -251,28 +267,26 @@ pub(super) fn not_finite<T>(
 /// in cache when it is read again for `β̅`.
 const BLOCK_ELEMENTS: usize = 4096;
 
-/// The pass over `x`: `ηᵢ = xᵢ·β + αᵢ` for each of the `n` observations, `dᵢ = f(i, ηᵢ)`, and
-/// (when `want_beta`) `β̅ = xᵀ·d` (`(Σd)·x` for a row vector). Returns `(d, β̅)`; `β̅` is
-/// empty unless wanted.
-pub(super) fn pass(
+/// The pass over `x` for `n` observations, a block of rows at a time: `f(start, e)` receives
+/// `eᵢ = xᵢ·β` (without the intercept) for the observations `start..start + e.len()` and
+/// overwrites each with `dᵢ = ∂ log p/∂ηᵢ`; then (when `want_beta`) the block adds `xᵀ·d` into
+/// `β̅` (`(Σd)·x` for a row vector, whose one block is every observation). Returns `(d, β̅)`;
+/// `β̅` is empty unless wanted.
+pub(super) fn pass_blocks(
     design: &Design,
     beta: &[f64],
-    alpha: &Param,
     n: usize,
     want_beta: bool,
-    mut f: impl FnMut(usize, f64) -> f64,
+    mut f: impl FnMut(usize, &mut [f64]),
 ) -> (Vec<f64>, Vec<f64>) {
     let k = design.k;
     let mut d = vec![0.0; n];
     let mut beta_bar = if want_beta { vec![0.0; k] } else { Vec::new() };
     if design.row_vector {
-        let shared = kernels::dot(&design.x[..k], &beta[..k]);
-        let mut sum = 0.0;
-        for (i, di) in d.iter_mut().enumerate() {
-            *di = f(i, shared + alpha.at(i));
-            sum += *di;
-        }
+        d.fill(kernels::dot(&design.x[..k], &beta[..k]));
+        f(0, &mut d);
         if want_beta {
+            let sum = kernels::sum(&d);
             for (b, x) in beta_bar.iter_mut().zip(design.x.iter()) {
                 *b = sum * x;
             }
@@ -286,16 +300,55 @@ pub(super) fn pass(
         let xs = &design.x[start * k..end * k];
         let ds = &mut d[start..end];
         kernels::mat_vec(xs, k, beta, ds);
-        for (j, di) in ds.iter_mut().enumerate() {
-            let i = start + j;
-            *di = f(i, *di + alpha.at(i));
-        }
+        f(start, ds);
         if want_beta {
             kernels::mat_t_vec_add(xs, k, ds, &mut beta_bar);
         }
         start = end;
     }
     (d, beta_bar)
+}
+
+/// [`pass_blocks`] one observation at a time: `dᵢ = f(i, ηᵢ)` with `ηᵢ = xᵢ·β + αᵢ` (for
+/// densities whose per-observation work, a transcendental function or two, dwarfs the call).
+pub(super) fn pass(
+    design: &Design,
+    beta: &[f64],
+    alpha: &Param,
+    n: usize,
+    want_beta: bool,
+    mut f: impl FnMut(usize, f64) -> f64,
+) -> (Vec<f64>, Vec<f64>) {
+    pass_blocks(design, beta, n, want_beta, |start, e| {
+        for (j, ej) in e.iter_mut().enumerate() {
+            let i = start + j;
+            *ej = f(i, *ej + alpha.at(i));
+        }
+    })
+}
+
+/// The values of `p` for the observations `start..start + len`: its own, or a scalar's
+/// repeated from `fill` (at least `len` long).
+pub(super) fn segment<'a>(p: &'a Param, fill: &'a [f64], start: usize, len: usize) -> &'a [f64] {
+    if p.is_scalar() {
+        &fill[..len]
+    } else {
+        &p.values()[start..start + len]
+    }
+}
+
+/// A buffer holding a scalar `p` repeated for the longest block of [`pass_blocks`] (empty for
+/// a container), for [`segment`].
+pub(super) fn fill(p: &Param, design: &Design, n: usize) -> Vec<f64> {
+    if !p.is_scalar() {
+        return Vec::new();
+    }
+    let len = if design.row_vector {
+        n
+    } else {
+        (BLOCK_ELEMENTS / design.k.max(1)).max(8).min(n)
+    };
+    vec![p.at(0); len]
 }
 
 /// Where an argument's partials go in the reverse pass.
@@ -353,11 +406,24 @@ impl Node {
         }
         a.keys(&mut self.keys);
         let entry = match (a.size(), a.run()) {
-            (None, _) => (Target::Scalar(a.slot(0)), vec![full.iter().sum()]),
+            (None, _) => (Target::Scalar(a.slot(0)), vec![kernels::sum(&full)]),
             (Some(_), Some(first)) => (Target::Run(first), full),
             (Some(n), None) => (Target::Slots((0..n).map(|i| a.slot(i)).collect()), full),
         };
         self.grads.push(entry);
+    }
+
+    /// [`add`](Self::add) of the partials `d` of the linear predictor (an intercept's): summed
+    /// for a scalar (no copy), copied for a container.
+    pub(super) fn add_ref<A: ProbArg>(&mut self, a: &A, d: &[f64]) {
+        if !A::IS_VAR {
+            return;
+        }
+        let full = match a.size() {
+            None => vec![kernels::sum(d)],
+            Some(_) => d.to_vec(),
+        };
+        self.add(a, full);
     }
 
     /// `x̅ += ḡ·d·βᵀ` in the reverse pass, for a variable `x` (nothing for data); for a row

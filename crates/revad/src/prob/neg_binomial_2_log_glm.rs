@@ -128,9 +128,7 @@ where
         return not_finite(F, "Matrix of independent variables", eta);
     }
     let mut node = Node::new();
-    if A::IS_VAR {
-        node.add(&alpha, d.clone());
-    }
+    node.add_ref(&alpha, &d);
     node.add(&beta, beta_bar);
     node.add(&phi, dphi);
     if X::IS_VAR {

@@ -11,9 +11,11 @@
 
 use super::args::{Out, ProbArg, ProbOutput};
 use super::glm::{
-    consistent, empty, instances, not_finite, pass, zero, Design, MatrixArg, Node, Param,
+    consistent, empty, fill, instances, not_finite, pass_blocks, segment, zero, Design, MatrixArg,
+    Node, Param,
 };
 use crate::error::Result;
+use crate::kernels;
 
 /// `½ log(2π)`.
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
@@ -81,16 +83,43 @@ where
     }
     let (yv, design, av) = (Param::of(&y), Design::of(&x), Param::of(&alpha));
     let bv = Param::of(&beta).expand(k);
+    // 1/σ once per call for a scalar σ, once per observation (one vector division) else.
+    let inv = if sig.is_scalar() {
+        Param::scalar(1.0 / sig.at(0))
+    } else {
+        Param::owned(sig.values().iter().map(|s| 1.0 / s).collect())
+    };
+    let (fill_y, fill_a, fill_inv) = (
+        fill(&yv, &design, n),
+        fill(&av, &design, n),
+        fill(&inv, &design, n),
+    );
     let mut sq = 0.0;
-    let mut dsigma = if S::IS_VAR { vec![0.0; n] } else { Vec::new() };
-    let (d, beta_bar) = pass(&design, &bv, &av, n, B::IS_VAR, |i, eta| {
-        let inv = 1.0 / sig.at(i);
-        let z = (yv.at(i) - eta) * inv;
-        sq += z * z;
-        if S::IS_VAR {
-            dsigma[i] = (z * z - 1.0) * inv;
+    // ∂/∂σᵢ per observation for a vector σ; a scalar σ's is (Σz² − N)/σ, formed at the end.
+    let each_sigma = S::IS_VAR && !sig.is_scalar();
+    let mut dsigma = if each_sigma { vec![0.0; n] } else { Vec::new() };
+    let (d, beta_bar) = pass_blocks(&design, &bv, n, B::IS_VAR, |start, e| {
+        let len = e.len();
+        let ys = segment(&yv, &fill_y, start, len);
+        let als = segment(&av, &fill_a, start, len);
+        let invs = segment(&inv, &fill_inv, start, len);
+        // zᵢ = (yᵢ − ηᵢ)/σᵢ in place, Σz², then ∂/∂σᵢ = (zᵢ² − 1)/σᵢ and dᵢ = zᵢ/σᵢ.
+        for (((ei, y), a), w) in e.iter_mut().zip(ys).zip(als).zip(invs) {
+            *ei = (y - (*ei + a)) * w;
         }
-        z * inv
+        sq += kernels::dot(e, e);
+        if each_sigma {
+            for ((ds, z), w) in dsigma[start..start + len]
+                .iter_mut()
+                .zip(e.iter())
+                .zip(invs)
+            {
+                *ds = (z * z - 1.0) * w;
+            }
+        }
+        for (ei, w) in e.iter_mut().zip(invs) {
+            *ei *= w;
+        }
     });
     if !sq.is_finite() {
         yv.finite(F, "Vector of dependent variables")?;
@@ -111,12 +140,17 @@ where
     }
     let mut node = Node::new();
     if Y::IS_VAR {
-        node.add(&y, d.iter().map(|v| -v).collect());
+        let dy = match y.size() {
+            None => vec![-kernels::sum(&d)],
+            Some(_) => d.iter().map(|v| -v).collect(),
+        };
+        node.add(&y, dy);
     }
-    if A::IS_VAR {
-        node.add(&alpha, d.clone());
-    }
+    node.add_ref(&alpha, &d);
     node.add(&beta, beta_bar);
+    if S::IS_VAR && !each_sigma {
+        dsigma = vec![(sq - n as f64) * inv.at(0)];
+    }
     node.add(&sigma, dsigma);
     if X::IS_VAR {
         node.add_x(&x, d, bv.into_owned());

@@ -82,9 +82,7 @@ where
         }
     }
     let mut node = Node::new();
-    if A::IS_VAR {
-        node.add(&alpha, d.clone());
-    }
+    node.add_ref(&alpha, &d);
     node.add(&beta, beta_bar);
     if X::IS_VAR {
         node.add_x(&x, d, bv.into_owned());
