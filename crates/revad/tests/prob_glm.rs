@@ -1168,3 +1168,58 @@ fn empty_observations_give_zero() {
             .unwrap();
     assert_eq!([a, b, c, d, e, f, g], [0.0; 7]);
 }
+
+#[test]
+fn densities_without_constants_ignore_propto_and_data_only_propto_is_zero() {
+    let x = matrix(N, K, &X);
+    let b = vector_from(&BETA.map(Var::new));
+    let pairs = [
+        (
+            bernoulli_logit_glm_lpmf(&YB[..], &x, 0.1, &b, false).unwrap(),
+            bernoulli_logit_glm_lpmf(&YB[..], &x, 0.1, &b, true).unwrap(),
+        ),
+        (
+            ordered_logistic_glm_lpmf(&YO[..], &x, &b, &CUTS[..], false).unwrap(),
+            ordered_logistic_glm_lpmf(&YO[..], &x, &b, &CUTS[..], true).unwrap(),
+        ),
+    ];
+    for (lp, pp) in pairs {
+        assert_eq!(lp.value(), pp.value());
+    }
+    let a = vector_from(&ALPHA_C.map(Var::new));
+    let beta = matrix(K, C, &BETA_C);
+    let lp = categorical_logit_glm_lpmf(&YC[..], &x, &a, &beta, false).unwrap();
+    let pp = categorical_logit_glm_lpmf(&YC[..], &x, &a, &beta, true).unwrap();
+    assert_eq!(lp.value(), pp.value());
+    let zeros: [f64; 6] = [
+        bernoulli_logit_glm_lpmf(&YB[..], &x, 0.1, &BETA[..], true).unwrap(),
+        poisson_log_glm_lpmf(&YP[..], &x, 0.1, &BETA[..], true).unwrap(),
+        neg_binomial_2_log_glm_lpmf(&YP[..], &x, 0.1, &BETA[..], 2.0, true).unwrap(),
+        binomial_logit_glm_lpmf(&YP[..], &TRIALS[..], &x, 0.1, &BETA[..], true).unwrap(),
+        ordered_logistic_glm_lpmf(&YO[..], &x, &BETA[..], &CUTS[..], true).unwrap(),
+        categorical_logit_glm_lpmf(&YC[..], &x, &ALPHA_C[..], &beta, true).unwrap(),
+    ];
+    assert_eq!(zeros, [0.0; 6]);
+    tape::reset();
+}
+
+#[test]
+fn a_column_major_design_matrix_is_read_in_its_logical_order() {
+    use ndarray::ShapeBuilder;
+    let column_major: Vec<f64> = (0..K)
+        .flat_map(|j| (0..N).map(move |i| X[i * K + j]))
+        .collect();
+    let xf = Array2::from_shape_vec((N, K).f(), column_major)
+        .unwrap()
+        .into_shared();
+    assert!(!xf.is_standard_layout());
+    let want: f64 =
+        normal_id_glm_lpdf(&Y[..], &matrix(N, K, &X), &ALPHA[..], &BETA[..], 1.3, false).unwrap();
+    let got: f64 = normal_id_glm_lpdf(&Y[..], &xf, &ALPHA[..], &BETA[..], 1.3, false).unwrap();
+    assert_close(got, want, 1e-14);
+    let beta = matrix(K, C, &BETA_C);
+    let want: f64 =
+        categorical_logit_glm_lpmf(&YC[..], &matrix(N, K, &X), &ALPHA_C[..], &beta, false).unwrap();
+    let got: f64 = categorical_logit_glm_lpmf(&YC[..], &xf, &ALPHA_C[..], &beta, false).unwrap();
+    assert_close(got, want, 1e-14);
+}
