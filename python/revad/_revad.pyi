@@ -3335,3 +3335,107 @@ def gaussian_dlm_obs_lpdf(
     *,
     propto: bool = False,
 ) -> Var | float: ...
+
+# GLM densities (crates/revad-py/src/glm.rs, written by hand): x (and the weight matrix of
+# categorical_logit_glm_lpmf) is a 2-D array, a revad.Data, a matrix Var or a list of rows; a
+# 1-D x is one row shared by every observation. Real and integer arguments as above.
+
+_GConst = _Data | Sequence[float] | Sequence[Sequence[float]]
+_GAny = Var | _GConst | Sequence[Var | float] | Sequence[Sequence[Var | float]]
+
+__all__ += [
+    "normal_id_glm_lpdf",
+    "bernoulli_logit_glm_lpmf",
+    "poisson_log_glm_lpmf",
+    "neg_binomial_2_log_glm_lpmf",
+    "binomial_logit_glm_lpmf",
+    "ordered_logistic_glm_lpmf",
+    "categorical_logit_glm_lpmf",
+]
+
+@overload
+def normal_id_glm_lpdf(
+    y: _PConst, x: _GConst, alpha: _PConst, beta: _PConst, sigma: _PConst, *, propto: bool = False
+) -> float: ...
+@overload
+def normal_id_glm_lpdf(
+    y: _PAny, x: _GAny, alpha: _PAny, beta: Var, sigma: _PAny, *, propto: bool = False
+) -> Var: ...
+@overload
+def normal_id_glm_lpdf(
+    y: _PAny, x: _GAny, alpha: _PAny, beta: _PAny, sigma: _PAny, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def bernoulli_logit_glm_lpmf(
+    y: _PInt, x: _GConst, alpha: _PConst, beta: _PConst, *, propto: bool = False
+) -> float: ...
+@overload
+def bernoulli_logit_glm_lpmf(
+    y: _PInt, x: _GAny, alpha: _PAny, beta: Var, *, propto: bool = False
+) -> Var: ...
+@overload
+def bernoulli_logit_glm_lpmf(
+    y: _PInt, x: _GAny, alpha: _PAny, beta: _PAny, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def poisson_log_glm_lpmf(
+    y: _PInt, x: _GConst, alpha: _PConst, beta: _PConst, *, propto: bool = False
+) -> float: ...
+@overload
+def poisson_log_glm_lpmf(
+    y: _PInt, x: _GAny, alpha: _PAny, beta: Var, *, propto: bool = False
+) -> Var: ...
+@overload
+def poisson_log_glm_lpmf(
+    y: _PInt, x: _GAny, alpha: _PAny, beta: _PAny, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def neg_binomial_2_log_glm_lpmf(
+    y: _PInt, x: _GConst, alpha: _PConst, beta: _PConst, phi: _PConst, *, propto: bool = False
+) -> float: ...
+@overload
+def neg_binomial_2_log_glm_lpmf(
+    y: _PInt, x: _GAny, alpha: _PAny, beta: Var, phi: _PAny, *, propto: bool = False
+) -> Var: ...
+@overload
+def neg_binomial_2_log_glm_lpmf(
+    y: _PInt, x: _GAny, alpha: _PAny, beta: _PAny, phi: _PAny, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def binomial_logit_glm_lpmf(
+    n: _PInt, N: _PInt, x: _GConst, alpha: _PConst, beta: _PConst, *, propto: bool = False
+) -> float: ...
+@overload
+def binomial_logit_glm_lpmf(
+    n: _PInt, N: _PInt, x: _GAny, alpha: _PAny, beta: Var, *, propto: bool = False
+) -> Var: ...
+@overload
+def binomial_logit_glm_lpmf(
+    n: _PInt, N: _PInt, x: _GAny, alpha: _PAny, beta: _PAny, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def ordered_logistic_glm_lpmf(
+    y: _PInt, x: _GConst, beta: _PConst, cuts: _PConst, *, propto: bool = False
+) -> float: ...
+@overload
+def ordered_logistic_glm_lpmf(
+    y: _PInt, x: _GAny, beta: Var, cuts: _PAny, *, propto: bool = False
+) -> Var: ...
+@overload
+def ordered_logistic_glm_lpmf(
+    y: _PInt, x: _GAny, beta: _PAny, cuts: _PAny, *, propto: bool = False
+) -> Var | float: ...
+@overload
+def categorical_logit_glm_lpmf(
+    y: _PInt, x: _GConst, alpha: _PConst, beta: _GConst, *, propto: bool = False
+) -> float: ...
+@overload
+def categorical_logit_glm_lpmf(
+    y: _PInt, x: _GAny, alpha: _PAny, beta: Var, *, propto: bool = False
+) -> Var: ...
+@overload
+def categorical_logit_glm_lpmf(
+    y: _PInt, x: _GAny, alpha: _PAny, beta: _GAny, *, propto: bool = False
+) -> Var | float: ...
+
+# END glm

@@ -266,3 +266,63 @@ pub fn adj_array<D: ndarray::Dimension>(py: Python<'_>, a: ndarray::ArcArray<f64
         a.into_owned().into_pyarray(py).into_any().unbind()
     }
 }
+
+/// An integer argument (outcomes, counts): an int, a 1-D integer NumPy array, or a list or
+/// tuple of ints; a `TypeError` naming the argument for anything else (a float, a bool, a
+/// Var).
+pub fn int_values_arg(
+    obj: &Bound<'_, PyAny>,
+    function: &'static str,
+    name: &str,
+) -> PyResult<revad::prob::IntValues> {
+    use pyo3::types::PyBool;
+    use revad::prob::IntValues;
+    let refuse = |what: String| {
+        PyTypeError::new_err(format!(
+            "{function}: argument {name} must be an int, a 1-D integer NumPy array or a list \
+             of ints, not {what}"
+        ))
+    };
+    let one = |item: &Bound<'_, PyAny>, what: &dyn Fn(String) -> String| -> PyResult<i64> {
+        if item.is_instance_of::<PyBool>()
+            || item.is_instance_of::<PyFloat>()
+            || item.is_instance_of::<PyVar>()
+        {
+            return Err(refuse(what(type_name(item))));
+        }
+        match item.extract::<i64>() {
+            Ok(n) => Ok(n),
+            // An int out of range: Python's own OverflowError says so.
+            Err(e) if item.is_instance_of::<PyInt>() => Err(e),
+            Err(_) => Err(refuse(what(type_name(item)))),
+        }
+    };
+    if obj.is_exact_instance_of::<PyInt>() {
+        return Ok(IntValues::Scalar(obj.extract()?));
+    }
+    if let Ok(u) = obj.cast::<PyUntypedArray>() {
+        if u.ndim() > 1 || !matches!(u.dtype().kind(), b'i' | b'u') {
+            return Err(refuse(format!(
+                "a NumPy array of dtype {} and shape {}",
+                u.dtype(),
+                shape_str(u.shape())
+            )));
+        }
+        let converted = obj.call_method1("astype", ("int64",))?;
+        let a = converted.cast::<numpy::PyArrayDyn<i64>>()?.readonly();
+        let data: Vec<i64> = a.as_array().iter().copied().collect();
+        return Ok(if u.ndim() == 0 {
+            IntValues::Scalar(data[0])
+        } else {
+            IntValues::Vector(data)
+        });
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let mut out = Vec::new();
+        for item in obj.try_iter()? {
+            out.push(one(&item?, &|t| format!("a list holding {t}"))?);
+        }
+        return Ok(IntValues::Vector(out));
+    }
+    Ok(IntValues::Scalar(one(obj, &|t| t)?))
+}

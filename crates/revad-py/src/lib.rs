@@ -17,7 +17,7 @@
 //! - `family`: the `family!` table that makes a family's `register`;
 //! - the families, which use the modules above and never each other: `var` and `data` (the
 //!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `multivariate`,
-//!   `matrix_densities`, `functional`;
+//!   `matrix_densities`, `glm`, `functional`;
 //! - this file, which registers the families.
 //!
 //! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
@@ -72,6 +72,7 @@ families! {
     prob,
     multivariate,
     matrix_densities,
+    glm,
     var,
     data,
     functional,

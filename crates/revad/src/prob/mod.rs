@@ -11,14 +11,17 @@
 mod args;
 mod bernoulli;
 mod bernoulli_logit;
+mod bernoulli_logit_glm;
 mod beta;
 mod beta_binomial;
 mod beta_neg_binomial;
 mod beta_proportion;
 mod binomial;
 mod binomial_logit;
+mod binomial_logit_glm;
 mod categorical;
 mod categorical_logit;
+mod categorical_logit_glm;
 mod cauchy;
 mod chi_square;
 mod dirichlet;
@@ -31,6 +34,7 @@ mod exponential;
 mod frechet;
 mod gamma;
 mod gaussian_dlm_obs;
+mod glm;
 mod gumbel;
 mod hypergeometric;
 mod int_args;
@@ -50,13 +54,17 @@ mod multinomial;
 mod neg_binomial;
 mod neg_binomial_2;
 mod neg_binomial_2_log;
+mod neg_binomial_2_log_glm;
 mod normal;
+mod normal_id_glm;
 mod ordered_logistic;
+mod ordered_logistic_glm;
 mod ordered_probit;
 mod pareto;
 mod pareto_type_2;
 mod poisson;
 mod poisson_log;
+mod poisson_log_glm;
 mod rayleigh;
 mod scaled_inv_chi_square;
 mod skew_double_exponential;
@@ -76,6 +84,7 @@ pub use args::{
 };
 pub use bernoulli::{bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_lpmf};
 pub use bernoulli_logit::bernoulli_logit_lpmf;
+pub use bernoulli_logit_glm::bernoulli_logit_glm_lpmf;
 pub use beta::{beta_cdf, beta_lccdf, beta_lcdf, beta_lpdf};
 pub use beta_binomial::{
     beta_binomial_cdf, beta_binomial_lccdf, beta_binomial_lcdf, beta_binomial_lpmf,
@@ -84,8 +93,10 @@ pub use beta_neg_binomial::beta_neg_binomial_lpmf;
 pub use beta_proportion::{beta_proportion_lccdf, beta_proportion_lcdf, beta_proportion_lpdf};
 pub use binomial::{binomial_cdf, binomial_lccdf, binomial_lcdf, binomial_lpmf};
 pub use binomial_logit::binomial_logit_lpmf;
+pub use binomial_logit_glm::binomial_logit_glm_lpmf;
 pub use categorical::categorical_lpmf;
 pub use categorical_logit::categorical_logit_lpmf;
+pub use categorical_logit_glm::categorical_logit_glm_lpmf;
 pub use cauchy::{cauchy_cdf, cauchy_lccdf, cauchy_lcdf, cauchy_lpdf};
 pub use chi_square::{chi_square_cdf, chi_square_lccdf, chi_square_lcdf, chi_square_lpdf};
 pub use dirichlet::{dirichlet_lpdf, dirichlet_multinomial_lpmf};
@@ -103,6 +114,7 @@ pub use exponential::{exponential_cdf, exponential_lccdf, exponential_lcdf, expo
 pub use frechet::{frechet_cdf, frechet_lccdf, frechet_lcdf, frechet_lpdf};
 pub use gamma::{gamma_cdf, gamma_lccdf, gamma_lcdf, gamma_lpdf};
 pub use gaussian_dlm_obs::{gaussian_dlm_obs_lpdf, ObservationCovariance};
+pub use glm::MatrixArg;
 pub use gumbel::{gumbel_cdf, gumbel_lccdf, gumbel_lcdf, gumbel_lpdf};
 pub use hypergeometric::hypergeometric_lpmf;
 pub use int_args::{check_all_int, IntArg, IntValues};
@@ -128,8 +140,11 @@ pub use neg_binomial_2::{
     neg_binomial_2_cdf, neg_binomial_2_lccdf, neg_binomial_2_lcdf, neg_binomial_2_lpmf,
 };
 pub use neg_binomial_2_log::neg_binomial_2_log_lpmf;
+pub use neg_binomial_2_log_glm::neg_binomial_2_log_glm_lpmf;
 pub use normal::{normal_cdf, normal_lccdf, normal_lcdf, normal_lpdf};
+pub use normal_id_glm::normal_id_glm_lpdf;
 pub use ordered_logistic::ordered_logistic_lpmf;
+pub use ordered_logistic_glm::ordered_logistic_glm_lpmf;
 pub use ordered_probit::ordered_probit_lpmf;
 pub use pareto::{pareto_cdf, pareto_lccdf, pareto_lcdf, pareto_lpdf};
 pub use pareto_type_2::{
@@ -137,6 +152,7 @@ pub use pareto_type_2::{
 };
 pub use poisson::{poisson_cdf, poisson_lccdf, poisson_lcdf, poisson_lpmf};
 pub use poisson_log::poisson_log_lpmf;
+pub use poisson_log_glm::poisson_log_glm_lpmf;
 pub use rayleigh::{rayleigh_cdf, rayleigh_lccdf, rayleigh_lcdf, rayleigh_lpdf};
 pub use scaled_inv_chi_square::{
     scaled_inv_chi_square_cdf, scaled_inv_chi_square_lccdf, scaled_inv_chi_square_lcdf,
