@@ -227,7 +227,7 @@ pub fn chol2inv(l: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     if n == 0 {
         return Ok(Var::array(empty()));
     }
-    let li = lower_inverse(&Square::lower_of(lv.as_slice(), n, false, Vec::new()).0);
+    let li = lower_inverse(&Square::lower_copy(lv.as_slice(), n, Vec::new()));
     let x = inverse_from_l_inverse(&li);
     let value = x.symmetric_to_row_major().into_shared();
     Ok(node(value, [arg(l)], move |g, bars| {
