@@ -75,4 +75,6 @@ families! {
     var,
     data,
     functional,
+    // Stan's constraining transforms.
+    transform,
 }
