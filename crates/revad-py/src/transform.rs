@@ -703,7 +703,7 @@ matrix_fn! {
     /// Raises ``SizeError`` unless ``y`` has K(K−1)/2 elements.
     ///
     /// >>> import math, revad
-    /// >>> round(revad.corr_matrix_constrain([math.atanh(0.5)], 2)[0, 1], 12)
+    /// >>> round(float(revad.corr_matrix_constrain([math.atanh(0.5)], 2)[0, 1]), 12)
     /// 0.5
     corr_matrix_constrain(y, K) => t::corr_matrix_constrain
 }
