@@ -125,7 +125,13 @@ fn round_trips_through_a_longer_free_vector() {
         theta.extend(&free);
         theta.push(9.0);
         let theta = Var::array(Vector::from(theta));
+        let before = tape::stats().continuations;
         let (value, lj) = transform.constrain_jacobian(&theta, 2, shape).unwrap();
+        assert_eq!(
+            tape::stats().continuations,
+            before + 1,
+            "one node: {transform:?}"
+        );
         let back = transform.unconstrain(&stan_order(&value), shape).unwrap();
         if matches!(transform, Transform::UnitVector) {
             // Only the direction comes back: the free value of a unit vector is itself.
@@ -327,4 +333,60 @@ fn errors() {
         1e-15,
     );
     let _ = t::lb_constrain(0.0, 0.0);
+}
+
+#[test]
+fn every_function_records_one_node() {
+    tape::reset();
+    let v = |n: usize| Var::array(Vector::from(points(n, 21, 0.5)));
+    let m = |r: usize, c: usize| {
+        Var::array(Matrix::from_shape_vec((r, c), points(r * c, 22, 0.5)).unwrap())
+    };
+    let count = || tape::stats().continuations;
+    let mut last = count();
+    let mut one = |what: &str| {
+        let now = count();
+        assert_eq!(now, last + 1, "{what} records one node");
+        last = now;
+    };
+    let (y3, y6) = (v(3), v(6));
+    let x = t::ordered_jacobian(&y3).unwrap().0;
+    one("ordered_jacobian");
+    t::ordered_unconstrain(&x).unwrap();
+    one("ordered_unconstrain");
+    let s = t::simplex_jacobian(&y3).unwrap().0;
+    one("simplex_jacobian");
+    t::simplex_unconstrain(&s).unwrap();
+    one("simplex_unconstrain");
+    t::stick_breaking_simplex_jacobian(&y3).unwrap();
+    one("stick_breaking_simplex_jacobian");
+    t::unit_vector_jacobian(&y3).unwrap();
+    one("unit_vector_jacobian");
+    let z = t::sum_to_zero_jacobian(&m(3, 2)).unwrap().0;
+    one("sum_to_zero_jacobian");
+    t::sum_to_zero_unconstrain(&z).unwrap();
+    one("sum_to_zero_unconstrain");
+    let l = t::cholesky_factor_corr_jacobian(&y6, 4).unwrap().0;
+    one("cholesky_factor_corr_jacobian");
+    t::cholesky_factor_corr_unconstrain(&l).unwrap();
+    one("cholesky_factor_corr_unconstrain");
+    let c = t::corr_matrix_jacobian(&y6, 4).unwrap().0;
+    one("corr_matrix_jacobian");
+    t::corr_matrix_unconstrain(&c).unwrap();
+    one("corr_matrix_unconstrain");
+    let s = t::cov_matrix_jacobian(&y6, 3).unwrap().0;
+    one("cov_matrix_jacobian");
+    t::cov_matrix_unconstrain(&s).unwrap();
+    one("cov_matrix_unconstrain");
+    let f = t::cholesky_factor_cov_jacobian(&v(7), 4, 2).unwrap().0;
+    one("cholesky_factor_cov_jacobian");
+    t::cholesky_factor_cov_unconstrain(&f).unwrap();
+    one("cholesky_factor_cov_unconstrain");
+    let sc = t::stochastic_column_jacobian(&m(2, 3)).unwrap().0;
+    one("stochastic_column_jacobian");
+    t::stochastic_column_unconstrain(&sc).unwrap();
+    one("stochastic_column_unconstrain");
+    t::stochastic_row_jacobian(&m(2, 3)).unwrap();
+    one("stochastic_row_jacobian");
+    tape::reset();
 }
