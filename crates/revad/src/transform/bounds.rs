@@ -210,7 +210,7 @@ fn free_element(kind: Kind, v: f64, a: f64, b: f64) -> [f64; 4] {
 /// A bound (or offset, multiplier) as the elementwise engine reads it.
 #[doc(hidden)]
 pub struct BoundData<'a> {
-    values: Cow<'a, [f64]>,
+    values: Values<'a>,
     /// `None` for a scalar.
     shape: Option<(usize, usize)>,
     key: Option<u64>,
@@ -221,13 +221,13 @@ impl BoundData<'_> {
     #[inline]
     fn get(&self, k: usize) -> f64 {
         match self.shape {
-            None => self.values[0],
-            Some(_) => self.values[k],
+            None => self.values.as_slice()[0],
+            Some(_) => self.values.as_slice()[k],
         }
     }
 
     fn arg(&self) -> Arg {
-        self.key.map(|k| (k, self.values.len()))
+        self.key.map(|k| (k, self.values.as_slice().len()))
     }
 
     fn at(&self, k: usize) -> At {
@@ -240,7 +240,7 @@ impl BoundData<'_> {
     /// A scalar bound.
     pub(crate) fn scalar(x: f64, key: Option<u64>) -> BoundData<'static> {
         BoundData {
-            values: Cow::Owned(vec![x]),
+            values: Values::One([x]),
             shape: None,
             key,
         }
@@ -254,7 +254,7 @@ impl BoundData<'_> {
         };
         let shape = a.value().shape();
         BoundData {
-            values,
+            values: Values::Many(values),
             shape: Some(shape),
             key: a.key(),
         }
@@ -263,8 +263,24 @@ impl BoundData<'_> {
     /// Its values, owned (for the reverse pass).
     fn to_kept(&self) -> Kept {
         Kept {
-            values: self.values.to_vec(),
+            values: self.values.as_slice().to_vec(),
             scalar: self.shape.is_none(),
+        }
+    }
+}
+
+/// The values of a bound: one (no allocation), or an array's.
+enum Values<'a> {
+    One([f64; 1]),
+    Many(Cow<'a, [f64]>),
+}
+
+impl Values<'_> {
+    #[inline]
+    fn as_slice(&self) -> &[f64] {
+        match self {
+            Values::One(x) => x,
+            Values::Many(v) => v,
         }
     }
 }
@@ -413,7 +429,7 @@ fn check_bounds(
             Ok(())
         }
         Kind::OffsetMultiplier => {
-            for (k, &m) in a.values.iter().enumerate() {
+            for (k, &m) in a.values.as_slice().iter().enumerate() {
                 if !m.is_finite() {
                     return Err(element_error(
                         function,
@@ -424,7 +440,7 @@ fn check_bounds(
                     ));
                 }
             }
-            for (k, &s) in b.values.iter().enumerate() {
+            for (k, &s) in b.values.as_slice().iter().enumerate() {
                 if !(s > 0.0 && s.is_finite()) {
                     return Err(element_error(
                         function,
