@@ -397,7 +397,7 @@ fn columns_of(name: &'static str) -> &'static str {
 /// Stan's checks of the bounds of a constraining transform: `lb < ub` where both are finite
 /// ("lub_constrain: lb is 3, but must be less than 2"); a finite offset ("offset is inf, but
 /// must be finite") and a positive finite multiplier ("multiplier is 0, but must be positive
-/// finite"). `free` names the freeing function in the messages instead.
+/// finite"), under `function`'s name.
 fn check_bounds(
     kind: Kind,
     function: &'static str,
