@@ -3439,3 +3439,368 @@ def categorical_logit_glm_lpmf(
 ) -> Var | float: ...
 
 # END glm
+
+# ---------------------------------------------------------------------------------------------
+# Stan's constraining transforms: <t>_constrain, <t>_jacobian (value, log-Jacobian) and
+# <t>_unconstrain (also <t>_free), and the Transform description. Data only gives data.
+
+__all__ += [
+    "lower_bound_constrain",
+    "lower_bound_jacobian",
+    "lower_bound_unconstrain",
+    "upper_bound_constrain",
+    "upper_bound_jacobian",
+    "upper_bound_unconstrain",
+    "lower_upper_bound_constrain",
+    "lower_upper_bound_jacobian",
+    "lower_upper_bound_unconstrain",
+    "offset_multiplier_constrain",
+    "offset_multiplier_jacobian",
+    "offset_multiplier_unconstrain",
+    "ordered_constrain",
+    "ordered_jacobian",
+    "ordered_unconstrain",
+    "positive_ordered_constrain",
+    "positive_ordered_jacobian",
+    "positive_ordered_unconstrain",
+    "simplex_constrain",
+    "simplex_jacobian",
+    "simplex_unconstrain",
+    "unit_vector_constrain",
+    "unit_vector_jacobian",
+    "unit_vector_unconstrain",
+    "sum_to_zero_constrain",
+    "sum_to_zero_jacobian",
+    "sum_to_zero_unconstrain",
+    "cholesky_factor_corr_constrain",
+    "cholesky_factor_corr_jacobian",
+    "cholesky_factor_corr_unconstrain",
+    "cholesky_factor_cov_constrain",
+    "cholesky_factor_cov_jacobian",
+    "cholesky_factor_cov_unconstrain",
+    "corr_matrix_constrain",
+    "corr_matrix_jacobian",
+    "corr_matrix_unconstrain",
+    "cov_matrix_constrain",
+    "cov_matrix_jacobian",
+    "cov_matrix_unconstrain",
+    "stochastic_column_constrain",
+    "stochastic_column_jacobian",
+    "stochastic_column_unconstrain",
+    "stochastic_row_constrain",
+    "stochastic_row_jacobian",
+    "stochastic_row_unconstrain",
+    "Transform",
+    "lb_constrain",
+    "lb_free",
+    "lower_bound_free",
+    "ub_constrain",
+    "ub_free",
+    "upper_bound_free",
+    "lub_constrain",
+    "lub_free",
+    "lower_upper_bound_free",
+    "offset_multiplier_free",
+    "ordered_free",
+    "positive_ordered_free",
+    "simplex_free",
+    "unit_vector_free",
+    "sum_to_zero_free",
+    "cholesky_corr_constrain",
+    "cholesky_corr_free",
+    "cholesky_factor_corr_free",
+    "cholesky_factor_constrain",
+    "cholesky_factor_free",
+    "cholesky_factor_cov_free",
+    "corr_matrix_free",
+    "cov_matrix_free",
+    "stochastic_column_free",
+    "stochastic_row_free",
+]
+
+# A bound, offset or multiplier: a number or a Var, or an array of the value's shape.
+_Bound = float | Var | _ArrayArg
+_BoundConst = float | _VecConst
+_SimplexMethod = Literal["ilr", "stick_breaking"]
+
+@overload
+def lower_bound_constrain(x: float, lb: float) -> float: ...
+@overload
+def lower_bound_constrain(x: _VecConst, lb: _BoundConst) -> _Array: ...
+@overload
+def lower_bound_constrain(x: float | _ArrayArg, lb: _Bound) -> Var | float | _Array: ...
+@overload
+def lower_bound_jacobian(x: float, lb: float) -> tuple[float, float]: ...
+@overload
+def lower_bound_jacobian(x: _VecConst, lb: _BoundConst) -> tuple[_Array, float]: ...
+@overload
+def lower_bound_jacobian(
+    x: float | _ArrayArg, lb: _Bound
+) -> tuple[Var | float | _Array, Var | float]: ...
+@overload
+def lower_bound_unconstrain(y: float, lb: float) -> float: ...
+@overload
+def lower_bound_unconstrain(y: _VecConst, lb: _BoundConst) -> _Array: ...
+@overload
+def lower_bound_unconstrain(y: float | _ArrayArg, lb: _Bound) -> Var | float | _Array: ...
+@overload
+def upper_bound_constrain(x: float, ub: float) -> float: ...
+@overload
+def upper_bound_constrain(x: _VecConst, ub: _BoundConst) -> _Array: ...
+@overload
+def upper_bound_constrain(x: float | _ArrayArg, ub: _Bound) -> Var | float | _Array: ...
+@overload
+def upper_bound_jacobian(x: float, ub: float) -> tuple[float, float]: ...
+@overload
+def upper_bound_jacobian(x: _VecConst, ub: _BoundConst) -> tuple[_Array, float]: ...
+@overload
+def upper_bound_jacobian(
+    x: float | _ArrayArg, ub: _Bound
+) -> tuple[Var | float | _Array, Var | float]: ...
+@overload
+def upper_bound_unconstrain(y: float, ub: float) -> float: ...
+@overload
+def upper_bound_unconstrain(y: _VecConst, ub: _BoundConst) -> _Array: ...
+@overload
+def upper_bound_unconstrain(y: float | _ArrayArg, ub: _Bound) -> Var | float | _Array: ...
+@overload
+def lower_upper_bound_constrain(x: float, lb: float, ub: float) -> float: ...
+@overload
+def lower_upper_bound_constrain(x: _VecConst, lb: _BoundConst, ub: _BoundConst) -> _Array: ...
+@overload
+def lower_upper_bound_constrain(
+    x: float | _ArrayArg, lb: _Bound, ub: _Bound
+) -> Var | float | _Array: ...
+@overload
+def lower_upper_bound_jacobian(x: float, lb: float, ub: float) -> tuple[float, float]: ...
+@overload
+def lower_upper_bound_jacobian(
+    x: _VecConst, lb: _BoundConst, ub: _BoundConst
+) -> tuple[_Array, float]: ...
+@overload
+def lower_upper_bound_jacobian(
+    x: float | _ArrayArg, lb: _Bound, ub: _Bound
+) -> tuple[Var | float | _Array, Var | float]: ...
+@overload
+def lower_upper_bound_unconstrain(y: float, lb: float, ub: float) -> float: ...
+@overload
+def lower_upper_bound_unconstrain(
+    y: _VecConst, lb: _BoundConst, ub: _BoundConst
+) -> _Array: ...
+@overload
+def lower_upper_bound_unconstrain(
+    y: float | _ArrayArg, lb: _Bound, ub: _Bound
+) -> Var | float | _Array: ...
+@overload
+def offset_multiplier_constrain(x: float, offset: float, multiplier: float) -> float: ...
+@overload
+def offset_multiplier_constrain(
+    x: _VecConst, offset: _BoundConst, multiplier: _BoundConst
+) -> _Array: ...
+@overload
+def offset_multiplier_constrain(
+    x: float | _ArrayArg, offset: _Bound, multiplier: _Bound
+) -> Var | float | _Array: ...
+@overload
+def offset_multiplier_jacobian(
+    x: float, offset: float, multiplier: float
+) -> tuple[float, float]: ...
+@overload
+def offset_multiplier_jacobian(
+    x: _VecConst, offset: _BoundConst, multiplier: _BoundConst
+) -> tuple[_Array, float]: ...
+@overload
+def offset_multiplier_jacobian(
+    x: float | _ArrayArg, offset: _Bound, multiplier: _Bound
+) -> tuple[Var | float | _Array, Var | float]: ...
+@overload
+def offset_multiplier_unconstrain(y: float, offset: float, multiplier: float) -> float: ...
+@overload
+def offset_multiplier_unconstrain(
+    y: _VecConst, offset: _BoundConst, multiplier: _BoundConst
+) -> _Array: ...
+@overload
+def offset_multiplier_unconstrain(
+    y: float | _ArrayArg, offset: _Bound, multiplier: _Bound
+) -> Var | float | _Array: ...
+@overload
+def ordered_constrain(y: _VecConst) -> _Array: ...
+@overload
+def ordered_constrain(y: _ArrayArg) -> Var | _Array: ...
+@overload
+def ordered_jacobian(y: _VecConst) -> tuple[_Array, float]: ...
+@overload
+def ordered_jacobian(y: _ArrayArg) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def ordered_unconstrain(x: _VecConst) -> _Array: ...
+@overload
+def ordered_unconstrain(x: _ArrayArg) -> Var | _Array: ...
+@overload
+def positive_ordered_constrain(y: _VecConst) -> _Array: ...
+@overload
+def positive_ordered_constrain(y: _ArrayArg) -> Var | _Array: ...
+@overload
+def positive_ordered_jacobian(y: _VecConst) -> tuple[_Array, float]: ...
+@overload
+def positive_ordered_jacobian(y: _ArrayArg) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def positive_ordered_unconstrain(x: _VecConst) -> _Array: ...
+@overload
+def positive_ordered_unconstrain(x: _ArrayArg) -> Var | _Array: ...
+@overload
+def simplex_constrain(y: _VecConst, method: _SimplexMethod = "ilr") -> _Array: ...
+@overload
+def simplex_constrain(y: _ArrayArg, method: _SimplexMethod = "ilr") -> Var | _Array: ...
+@overload
+def simplex_jacobian(y: _VecConst, method: _SimplexMethod = "ilr") -> tuple[_Array, float]: ...
+@overload
+def simplex_jacobian(
+    y: _ArrayArg, method: _SimplexMethod = "ilr"
+) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def simplex_unconstrain(x: _VecConst, method: _SimplexMethod = "ilr") -> _Array: ...
+@overload
+def simplex_unconstrain(x: _ArrayArg, method: _SimplexMethod = "ilr") -> Var | _Array: ...
+@overload
+def unit_vector_constrain(y: _VecConst) -> _Array: ...
+@overload
+def unit_vector_constrain(y: _ArrayArg) -> Var | _Array: ...
+@overload
+def unit_vector_jacobian(y: _VecConst) -> tuple[_Array, float]: ...
+@overload
+def unit_vector_jacobian(y: _ArrayArg) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def unit_vector_unconstrain(x: _VecConst) -> _Array: ...
+@overload
+def unit_vector_unconstrain(x: _ArrayArg) -> Var | _Array: ...
+@overload
+def sum_to_zero_constrain(y: _VecConst) -> _Array: ...
+@overload
+def sum_to_zero_constrain(y: _ArrayArg) -> Var | _Array: ...
+@overload
+def sum_to_zero_jacobian(y: _VecConst) -> tuple[_Array, float]: ...
+@overload
+def sum_to_zero_jacobian(y: _ArrayArg) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def sum_to_zero_unconstrain(x: _VecConst) -> _Array: ...
+@overload
+def sum_to_zero_unconstrain(x: _ArrayArg) -> Var | _Array: ...
+@overload
+def cholesky_factor_corr_constrain(y: _VecConst, K: int) -> _Array: ...
+@overload
+def cholesky_factor_corr_constrain(y: _ArrayArg, K: int) -> Var | _Array: ...
+@overload
+def cholesky_factor_corr_jacobian(y: _VecConst, K: int) -> tuple[_Array, float]: ...
+@overload
+def cholesky_factor_corr_jacobian(y: _ArrayArg, K: int) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def cholesky_factor_corr_unconstrain(x: _Data) -> _Array: ...
+@overload
+def cholesky_factor_corr_unconstrain(x: Var | _Data) -> Var | _Array: ...
+@overload
+def cholesky_factor_cov_constrain(y: _VecConst, M: int, N: int) -> _Array: ...
+@overload
+def cholesky_factor_cov_constrain(y: _ArrayArg, M: int, N: int) -> Var | _Array: ...
+@overload
+def cholesky_factor_cov_jacobian(y: _VecConst, M: int, N: int) -> tuple[_Array, float]: ...
+@overload
+def cholesky_factor_cov_jacobian(
+    y: _ArrayArg, M: int, N: int
+) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def cholesky_factor_cov_unconstrain(x: _Data) -> _Array: ...
+@overload
+def cholesky_factor_cov_unconstrain(x: Var | _Data) -> Var | _Array: ...
+@overload
+def corr_matrix_constrain(y: _VecConst, K: int) -> _Array: ...
+@overload
+def corr_matrix_constrain(y: _ArrayArg, K: int) -> Var | _Array: ...
+@overload
+def corr_matrix_jacobian(y: _VecConst, K: int) -> tuple[_Array, float]: ...
+@overload
+def corr_matrix_jacobian(y: _ArrayArg, K: int) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def corr_matrix_unconstrain(x: _Data) -> _Array: ...
+@overload
+def corr_matrix_unconstrain(x: Var | _Data) -> Var | _Array: ...
+@overload
+def cov_matrix_constrain(y: _VecConst, K: int) -> _Array: ...
+@overload
+def cov_matrix_constrain(y: _ArrayArg, K: int) -> Var | _Array: ...
+@overload
+def cov_matrix_jacobian(y: _VecConst, K: int) -> tuple[_Array, float]: ...
+@overload
+def cov_matrix_jacobian(y: _ArrayArg, K: int) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def cov_matrix_unconstrain(x: _Data) -> _Array: ...
+@overload
+def cov_matrix_unconstrain(x: Var | _Data) -> Var | _Array: ...
+@overload
+def stochastic_column_constrain(y: _Data) -> _Array: ...
+@overload
+def stochastic_column_constrain(y: Var | _Data) -> Var | _Array: ...
+@overload
+def stochastic_column_jacobian(y: _Data) -> tuple[_Array, float]: ...
+@overload
+def stochastic_column_jacobian(y: Var | _Data) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def stochastic_column_unconstrain(x: _Data) -> _Array: ...
+@overload
+def stochastic_column_unconstrain(x: Var | _Data) -> Var | _Array: ...
+@overload
+def stochastic_row_constrain(y: _Data) -> _Array: ...
+@overload
+def stochastic_row_constrain(y: Var | _Data) -> Var | _Array: ...
+@overload
+def stochastic_row_jacobian(y: _Data) -> tuple[_Array, float]: ...
+@overload
+def stochastic_row_jacobian(y: Var | _Data) -> tuple[Var | _Array, Var | float]: ...
+@overload
+def stochastic_row_unconstrain(x: _Data) -> _Array: ...
+@overload
+def stochastic_row_unconstrain(x: Var | _Data) -> Var | _Array: ...
+
+@final
+class Transform:
+    """One of Stan's constraining transforms, with its bounds, for generic code."""
+
+    def __new__(cls, name: str, *bounds: _Bound) -> Transform: ...
+    @property
+    def name(self) -> str:
+        """The transform's name (``"simplex"``, ...)."""
+    def free_size(self, shape: Sequence[int]) -> int: ...
+    def constrain(
+        self, free: _ArrayArg, shape: Sequence[int], offset: int = 0
+    ) -> Var | float | _Array: ...
+    def constrain_jacobian(
+        self, free: _ArrayArg, shape: Sequence[int], offset: int = 0
+    ) -> tuple[Var | float | _Array, Var | float]: ...
+    def unconstrain(
+        self, value: float | _ArrayArg, shape: Sequence[int] | None = None
+    ) -> _Array: ...
+
+lb_constrain = lower_bound_constrain
+lb_free = lower_bound_unconstrain
+lower_bound_free = lower_bound_unconstrain
+ub_constrain = upper_bound_constrain
+ub_free = upper_bound_unconstrain
+upper_bound_free = upper_bound_unconstrain
+lub_constrain = lower_upper_bound_constrain
+lub_free = lower_upper_bound_unconstrain
+lower_upper_bound_free = lower_upper_bound_unconstrain
+offset_multiplier_free = offset_multiplier_unconstrain
+ordered_free = ordered_unconstrain
+positive_ordered_free = positive_ordered_unconstrain
+simplex_free = simplex_unconstrain
+unit_vector_free = unit_vector_unconstrain
+sum_to_zero_free = sum_to_zero_unconstrain
+cholesky_corr_constrain = cholesky_factor_corr_constrain
+cholesky_corr_free = cholesky_factor_corr_unconstrain
+cholesky_factor_corr_free = cholesky_factor_corr_unconstrain
+cholesky_factor_constrain = cholesky_factor_cov_constrain
+cholesky_factor_free = cholesky_factor_cov_unconstrain
+cholesky_factor_cov_free = cholesky_factor_cov_unconstrain
+corr_matrix_free = corr_matrix_unconstrain
+cov_matrix_free = cov_matrix_unconstrain
+stochastic_column_free = stochastic_column_unconstrain
+stochastic_row_free = stochastic_row_unconstrain

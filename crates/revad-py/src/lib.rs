@@ -76,4 +76,6 @@ families! {
     var,
     data,
     functional,
+    // Stan's constraining transforms.
+    transform,
 }

@@ -39,6 +39,8 @@ pub mod prob;
 mod scalar;
 pub mod special;
 pub mod testing;
+// Stan's constraining transforms.
+pub mod transform;
 
 pub use error::{Error, Result};
 pub use functional::{gradient, gradient_into, jacobian, try_gradient, try_jacobian};
