@@ -1,5 +1,5 @@
 """The examples in the documentation run: every ```python block of docs/python-quickstart.md,
-of docs/linear-algebra.md and of the README's Python section (in order, sharing one namespace
+of docs/linear-algebra.md, of docs/sampling.md and of the README's Python section (in order, sharing one namespace
 per document), and the doctests in the docstrings of the pure-Python modules."""
 
 from __future__ import annotations
@@ -79,6 +79,15 @@ def test_linear_algebra_guide_runs() -> None:
     path = ROOT / "docs" / "linear-algebra.md"
     blocks = python_blocks(path.read_text(encoding="utf-8"))
     assert blocks, "the linear-algebra guide lost its example"
+    run_blocks(path, blocks)
+    revad.reset()
+
+
+def test_sampling_guide_runs() -> None:
+    pytest.importorskip("nutpie", reason="the guide samples with nutpie (pip install nutpie)")
+    path = ROOT / "docs" / "sampling.md"
+    blocks = python_blocks(path.read_text(encoding="utf-8"))
+    assert len(blocks) >= 3, "the sampling guide lost its examples"
     run_blocks(path, blocks)
     revad.reset()
 

@@ -17,6 +17,9 @@ and returns a float for float arguments, a Var otherwise. So are the probability
 take NumPy arrays and lists for any argument, and Stan's linear algebra (``cholesky_decompose``,
 ``mdivide_left``, ``eigendecompose_sym``, ``gp_exp_quad_cov``, ...), also under NumPy's and
 SciPy's names in ``revad.linalg`` (``revad.linalg.cholesky``, ``.solve``, ``.eigh``, ...).
+``revad.Model`` bundles declared parameters (``revad.real(lower=0)``, ``revad.simplex(K)``, ...)
+and a log density into an object with BridgeStan's interface, for samplers and optimisers
+(``revad.nutpie.compile`` hands one to nutpie).
 """
 
 # The helpers this module imports for itself are private (`_functools`) or imported for type
@@ -27,9 +30,12 @@ import functools as _functools
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 # `linalg`: linear algebra under NumPy's and SciPy's names (revad.linalg.cholesky, ...).
-from . import _revad, linalg  # noqa: F401
+from . import _revad, linalg, model  # noqa: F401
 from ._revad import *  # noqa: F401,F403  (the compiled functions, Var, Tape, exceptions)
 from ._revad import ValueAndGrad
+
+# `Model` and the parameter declarations (revad.real, revad.vector, revad.simplex, ...).
+from .model import *  # noqa: F401,F403
 
 if _TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -81,5 +87,5 @@ def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..
 
 
 # Every name of the compiled module (PyO3 lists each function and class it adds in its
-# `__all__`) and the two defined here.
-__all__ = [*_revad.__all__, "value_and_grad", "grad"]
+# `__all__`), the two defined here, and the model's.
+__all__ = [*_revad.__all__, "value_and_grad", "grad", *model.__all__]

@@ -10,12 +10,17 @@ from typing import Any
 
 from . import _revad as _revad
 from . import linalg as linalg
+from . import model as model
 from ._revad import *  # noqa: F403  (every name in _revad.__all__)
 from ._revad import ValueAndGrad, Var
 from ._revad import __all__ as __all__
 
+from .model import *  # noqa: F403  (Model and the parameter declarations)
+from .model import __all__ as _model_all
+
 __version__: str
 __all__ += ["value_and_grad", "grad"]
+__all__ += _model_all
 
 def value_and_grad(
     f: Callable[..., Var | float], argnums: int | Sequence[int] = 0
