@@ -1,6 +1,7 @@
 """The examples in the documentation run: every ```python block of docs/python-quickstart.md,
-of docs/linear-algebra.md, of docs/sampling.md and of the README's Python section (in order, sharing one namespace
-per document), and the doctests in the docstrings of the pure-Python modules."""
+of docs/linear-algebra.md, of docs/sampling.md and of the README's Python section (in order,
+sharing one namespace per document), and the doctests in the docstrings of the pure-Python
+modules."""
 
 from __future__ import annotations
 
@@ -108,7 +109,8 @@ def test_readme_python_section_runs() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", [revad, revad._revad, revad.linalg, revad.testing], ids=lambda m: m.__name__
+    "module", [revad, revad._revad, revad.linalg, revad.testing, revad.model],
+    ids=lambda m: m.__name__,
 )
 def test_docstring_examples(module: object) -> None:
     # Empty globals: revad's own names (round, sum, abs, ...) would shadow the built-ins.

@@ -14,13 +14,31 @@ from . import model as model
 from ._revad import *  # noqa: F403  (every name in _revad.__all__)
 from ._revad import ValueAndGrad, Var
 from ._revad import __all__ as __all__
-
 from .model import *  # noqa: F403  (Model and the parameter declarations)
-from .model import __all__ as _model_all
 
 __version__: str
 __all__ += ["value_and_grad", "grad"]
-__all__ += _model_all
+# The model module's names (written out: stubtest reads a literal list).
+__all__ += [  # noqa: F405
+    "Model",
+    "Param",
+    "real",
+    "vector",
+    "row_vector",
+    "matrix",
+    "simplex",
+    "ordered",
+    "positive_ordered",
+    "unit_vector",
+    "sum_to_zero_vector",
+    "sum_to_zero_matrix",
+    "cholesky_factor_corr",
+    "cholesky_factor_cov",
+    "corr_matrix",
+    "cov_matrix",
+    "column_stochastic_matrix",
+    "row_stochastic_matrix",
+]
 
 def value_and_grad(
     f: Callable[..., Var | float], argnums: int | Sequence[int] = 0

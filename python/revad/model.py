@@ -10,7 +10,8 @@ values::
     def eight_schools(p, data):
         theta = p["mu"] + p["tau"] * p["eta"]
         return (revad.normal_lpdf(p["mu"], 0.0, 5.0) + revad.cauchy_lpdf(p["tau"], 0.0, 5.0)
-                + revad.std_normal_lpdf(p["eta"]) + revad.normal_lpdf(data["y"], theta, data["sigma"]))
+                + revad.std_normal_lpdf(p["eta"])
+                + revad.normal_lpdf(data["y"], theta, data["sigma"]))
 
     model = revad.Model(
         {"mu": revad.real(), "tau": revad.real(lower=0), "eta": revad.vector(8)},
@@ -78,87 +79,28 @@ _Bound = float | np.ndarray | Sequence[float] | None
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter declaration: its constrained shape, its constraint (a Stan transform) and
-    the transform's arguments. Made by :func:`real`, :func:`vector`, :func:`simplex`, ...
+    """A parameter declaration: its Stan type, its constrained shape, and the constraining
+    transform (a :class:`revad.Transform` name and its bounds, offset and multiplier). Made by
+    :func:`real`, :func:`vector`, :func:`simplex`, ...
 
-    ``free_size`` is the number of unconstrained coordinates it takes.
+    >>> import revad
+    >>> revad.cholesky_factor_corr(3).free_size
+    3
     """
 
     kind: str
     shape: tuple[int, ...]
-    free_size: int
-    lower: _Bound = None
-    upper: _Bound = None
-    offset: _Bound = None
-    multiplier: _Bound = None
+    transform: str = "identity"
+    bounds: tuple[Any, ...] = ()
 
-    def _bounds(self) -> tuple[str | None, tuple[Any, ...]]:
-        """The elementwise transform of a real, vector or matrix, and its bounds."""
-        if self.lower is not None and self.upper is not None:
-            return "lub", (self.lower, self.upper)
-        if self.lower is not None:
-            return "lb", (self.lower,)
-        if self.upper is not None:
-            return "ub", (self.upper,)
-        if self.offset is not None or self.multiplier is not None:
-            offset = 0.0 if self.offset is None else self.offset
-            multiplier = 1.0 if self.multiplier is None else self.multiplier
-            return "offset_multiplier", (offset, multiplier)
-        return None, ()
-
-    def constrain(self, x: Any, jacobian: bool) -> tuple[Any, Any]:
-        """The constrained value of free coordinates ``x`` (a 1-D array Var, or a NumPy array
-        of floats) and the log absolute Jacobian determinant (0 unless ``jacobian``)."""
-        if self.kind == "real":
-            x = x[0]
-        if self.kind in ("real", "vector", "row_vector", "matrix"):
-            name, args = self._bounds()
-            value = x
-            if self.kind == "matrix":
-                value = _core.to_matrix(x, *self.shape)
-            if name is None:
-                return value, 0.0
-            if not jacobian:
-                return getattr(_core, f"{name}_constrain")(value, *args), 0.0
-            return getattr(_core, f"{name}_jacobian")(value, *args)
-        args = self._size_args()
-        if not jacobian:
-            return getattr(_core, f"{self._transform}_constrain")(x, *args), 0.0
-        return getattr(_core, f"{self._transform}_jacobian")(x, *args)
-
-    def unconstrain(self, value: Any) -> np.ndarray:
-        """The free coordinates of a constrained value, as a 1-D float array. Raises
-        ``DomainError`` with Stan's message if the value is not in the constrained set."""
-        value = np.asarray(value, dtype=np.float64)
-        if value.shape != self.shape:
-            raise _core.SizeError(
-                f"param_unconstrain: a value of shape {value.shape} for a parameter of "
-                f"shape {self.shape}"
-            )
-        if self.kind in ("real", "vector", "row_vector", "matrix"):
-            name, args = self._bounds()
-            free = value if name is None else getattr(_core, f"{name}_unconstrain")(value, *args)
-            return np.asarray(free, dtype=np.float64).ravel(order="F")
-        free = getattr(_core, f"{self._transform}_unconstrain")(value)
-        return np.asarray(free, dtype=np.float64).ravel()
+    def make(self) -> Any:
+        """The :class:`revad.Transform` of this declaration."""
+        return _core.Transform(self.transform, *self.bounds)
 
     @property
-    def _transform(self) -> str:
-        return {
-            "sum_to_zero_vector": "sum_to_zero",
-            "sum_to_zero_matrix": "sum_to_zero",
-            "column_stochastic_matrix": "stochastic_column",
-            "row_stochastic_matrix": "stochastic_row",
-        }.get(self.kind, self.kind)
-
-    def _size_args(self) -> tuple[int, ...]:
-        """The sizes a transform of free coordinates needs to know (Stan's `_jacobian(x, K)`)."""
-        if self.kind in ("cholesky_factor_corr", "corr_matrix", "cov_matrix"):
-            return (self.shape[0],)
-        if self.kind in ("cholesky_factor_cov", "sum_to_zero_matrix",
-                         "column_stochastic_matrix", "row_stochastic_matrix"):
-            return self.shape
-        return ()
+    def free_size(self) -> int:
+        """The number of unconstrained coordinates it takes."""
+        return int(self.make().free_size(self.shape))
 
     def names(self, name: str) -> list[str]:
         """The constrained coordinates' names, column-major: ``a``, ``a.1``, ``a.2.3``."""
@@ -176,10 +118,20 @@ class Param:
 
 def _elementwise(kind: str, shape: tuple[int, ...], lower: _Bound, upper: _Bound,
                  offset: _Bound, multiplier: _Bound) -> Param:
+    """A real, vector or matrix with Stan's optional bounds or offset and multiplier."""
     if (lower is not None or upper is not None) and (offset is not None
                                                       or multiplier is not None):
         raise ValueError(f"{kind}: bounds and offset/multiplier cannot be combined (as in Stan)")
-    return Param(kind, shape, math.prod(shape), lower, upper, offset, multiplier)
+    if lower is not None and upper is not None:
+        return Param(kind, shape, "lower_upper_bound", (lower, upper))
+    if lower is not None:
+        return Param(kind, shape, "lower_bound", (lower,))
+    if upper is not None:
+        return Param(kind, shape, "upper_bound", (upper,))
+    if offset is not None or multiplier is not None:
+        return Param(kind, shape, "offset_multiplier",
+                     (0.0 if offset is None else offset, 1.0 if multiplier is None else multiplier))
+    return Param(kind, shape)
 
 
 def real(*, lower: float | None = None, upper: float | None = None,
@@ -211,65 +163,65 @@ def matrix(m: int, n: int, *, lower: _Bound = None, upper: _Bound = None,
 def simplex(k: int) -> Param:
     """A simplex of ``k`` elements (non-negative, summing to 1): ``k − 1`` free coordinates
     (Stan 2.37's isometric log-ratio transform)."""
-    return Param("simplex", (k,), k - 1)
+    return Param("simplex", (k,), "simplex")
 
 
 def ordered(k: int) -> Param:
     """An increasing vector of ``k`` elements: ``k`` free coordinates."""
-    return Param("ordered", (k,), k)
+    return Param("ordered", (k,), "ordered")
 
 
 def positive_ordered(k: int) -> Param:
     """A positive increasing vector of ``k`` elements: ``k`` free coordinates."""
-    return Param("positive_ordered", (k,), k)
+    return Param("positive_ordered", (k,), "positive_ordered")
 
 
 def unit_vector(k: int) -> Param:
     """A vector of ``k`` elements of Euclidean length 1: ``k`` free coordinates (the Jacobian
     term is Stan's −½‖x‖²)."""
-    return Param("unit_vector", (k,), k)
+    return Param("unit_vector", (k,), "unit_vector")
 
 
 def sum_to_zero_vector(k: int) -> Param:
     """A vector of ``k`` elements summing to 0: ``k − 1`` free coordinates."""
-    return Param("sum_to_zero_vector", (k,), k - 1)
+    return Param("sum_to_zero_vector", (k,), "sum_to_zero")
 
 
 def sum_to_zero_matrix(m: int, n: int) -> Param:
     """An m×n matrix whose rows and columns sum to 0: ``(m − 1)(n − 1)`` free coordinates."""
-    return Param("sum_to_zero_matrix", (m, n), (m - 1) * (n - 1))
+    return Param("sum_to_zero_matrix", (m, n), "sum_to_zero")
 
 
 def cholesky_factor_corr(k: int) -> Param:
     """The Cholesky factor of a k×k correlation matrix: ``k(k − 1)/2`` free coordinates."""
-    return Param("cholesky_factor_corr", (k, k), k * (k - 1) // 2)
+    return Param("cholesky_factor_corr", (k, k), "cholesky_factor_corr")
 
 
 def cholesky_factor_cov(m: int, n: int | None = None) -> Param:
     """The Cholesky factor of a covariance matrix, m×n with m ≥ n (n = m by default):
     ``n(n + 1)/2 + (m − n)n`` free coordinates."""
     n = m if n is None else n
-    return Param("cholesky_factor_cov", (m, n), n * (n + 1) // 2 + (m - n) * n)
+    return Param("cholesky_factor_cov", (m, n), "cholesky_factor_cov")
 
 
 def corr_matrix(k: int) -> Param:
     """A k×k correlation matrix: ``k(k − 1)/2`` free coordinates."""
-    return Param("corr_matrix", (k, k), k * (k - 1) // 2)
+    return Param("corr_matrix", (k, k), "corr_matrix")
 
 
 def cov_matrix(k: int) -> Param:
     """A k×k covariance matrix: ``k + k(k − 1)/2`` free coordinates."""
-    return Param("cov_matrix", (k, k), k + k * (k - 1) // 2)
+    return Param("cov_matrix", (k, k), "cov_matrix")
 
 
 def column_stochastic_matrix(m: int, n: int) -> Param:
     """An m×n matrix whose columns are simplexes: ``(m − 1)n`` free coordinates."""
-    return Param("column_stochastic_matrix", (m, n), (m - 1) * n)
+    return Param("column_stochastic_matrix", (m, n), "stochastic_column")
 
 
 def row_stochastic_matrix(m: int, n: int) -> Param:
     """An m×n matrix whose rows are simplexes: ``m(n − 1)`` free coordinates."""
-    return Param("row_stochastic_matrix", (m, n), m * (n - 1))
+    return Param("row_stochastic_matrix", (m, n), "stochastic_row")
 
 
 def _out(out: np.ndarray | None, size: int, what: str) -> np.ndarray:
@@ -313,11 +265,14 @@ class Model:
         self._log_density = log_density
         self._data = data
         self._name = name
-        self._layout: list[tuple[str, Param, int, int]] = []
+        # Each parameter's name, declaration, transform and place in the free vector.
+        self._layout: list[tuple[str, Param, Any, int, int]] = []
         start = 0
         for key, decl in self._params.items():
-            self._layout.append((key, decl, start, start + decl.free_size))
-            start += decl.free_size
+            transform = decl.make()
+            size = int(transform.free_size(decl.shape))
+            self._layout.append((key, decl, transform, start, start + size))
+            start += size
         self._unc_num = start
         self._num = sum(math.prod(d.shape) for d in self._params.values())
         try:
@@ -334,6 +289,7 @@ class Model:
 
     def __repr__(self) -> str:
         decls = ", ".join(f"{k}: {d.kind}{list(d.shape) if d.shape else ''}"
+                          f"{'<' + d.transform + '>' if d.bounds else ''}"
                           for k, d in self._params.items())
         return f"revad.Model({self._name!r}; {decls})"
 
@@ -358,11 +314,11 @@ class Model:
 
     def param_names(self, *, include_tp: bool = False, include_gq: bool = False) -> list[str]:
         """The constrained parameters' names, column-major: ``a``, ``a.1``, ``a.2.3``."""
-        return [n for key, decl, _, _ in self._layout for n in decl.names(key)]
+        return [n for key, decl, *_ in self._layout for n in decl.names(key)]
 
     def param_unc_names(self) -> list[str]:
         """The unconstrained parameters' names: ``a`` for a real, else ``a.1``, ``a.2``..."""
-        return [n for key, decl, _, _ in self._layout for n in decl.unc_names(key)]
+        return [n for key, decl, *_ in self._layout for n in decl.unc_names(key)]
 
     def param_constrain(self, theta_unc: Any, *, include_tp: bool = False,
                         include_gq: bool = False, out: np.ndarray | None = None,
@@ -397,8 +353,14 @@ class Model:
                 n = math.prod(decl.shape)
                 values[key] = flat[at:at + n].reshape(decl.shape, order="F")
                 at += n
-        for key, decl, start, stop in self._layout:
-            out[start:stop] = decl.unconstrain(values[key])
+        for key, decl, transform, start, stop in self._layout:
+            value = np.asarray(values[key], dtype=np.float64)
+            if value.shape != decl.shape:
+                raise _core.SizeError(
+                    f"param_unconstrain: {key} has shape {value.shape}, but must have shape "
+                    f"{decl.shape}"
+                )
+            out[start:stop] = transform.unconstrain(value, decl.shape)
         return out
 
     def param_unconstrain_json(self, theta_json: str, *,
@@ -409,9 +371,16 @@ class Model:
 
     def log_density(self, theta_unc: Any, *, propto: bool = True,
                     jacobian: bool = True) -> float:
-        """The log density at unconstrained ``theta_unc`` (evaluated on floats: no tape)."""
+        """The log density at unconstrained ``theta_unc``. With ``propto=False`` it is evaluated
+        on floats (no tape); with ``propto=True`` on variables in a scope of its own that is
+        recovered at once, since a density of data only drops all its terms."""
         x = self._checked(theta_unc)
-        return float(self._density(propto, jacobian)(x))
+        density = self._density(propto, jacobian)
+        if not propto:
+            return float(density(x))
+        with _core.Tape():
+            lp = density(_core.Var(x))
+            return float(lp.value if isinstance(lp, _core.Var) else lp)
 
     def log_density_gradient(self, theta_unc: Any, *, propto: bool = True,
                              jacobian: bool = True,
@@ -477,8 +446,8 @@ class Model:
         """The constrained value of each parameter (floats and NumPy arrays of the declared
         shapes), as the log density receives them: for ArviZ and for reading draws."""
         x = self._checked(theta_unc)
-        return {key: _plain(decl.constrain(x[start:stop], False)[0])
-                for key, decl, start, stop in self._layout}
+        return {key: _plain(transform.constrain(x, decl.shape, start))
+                for key, decl, transform, start, _ in self._layout}
 
     def param_shapes(self) -> dict[str, tuple[int, ...]]:
         """Each parameter's constrained shape."""
@@ -504,11 +473,13 @@ class Model:
         def density(x: Any) -> Any:
             values = {}
             total: Any = 0.0
-            for key, decl, start, stop in layout:
-                value, log_jacobian = decl.constrain(x[start:stop], jacobian)
-                values[key] = value
+            for key, decl, transform, start, _ in layout:
                 if jacobian:
+                    value, log_jacobian = transform.constrain_jacobian(x, decl.shape, start)
                     total = total + log_jacobian
+                else:
+                    value = transform.constrain(x, decl.shape, start)
+                values[key] = value
             return total + user(values, data, **kwargs)
 
         return density
