@@ -467,20 +467,31 @@ class Model:
     def _density(self, propto: bool, jacobian: bool) -> Callable[[Any], Any]:
         """The log density of the unconstrained coordinates, as one function of a 1-D array
         (an array Var while a gradient is taken)."""
-        layout, user, data = self._layout, self._log_density, self._data
+        user, data = self._log_density, self._data
         kwargs = {"propto": propto} if self._takes_propto else {}
+        # Unconstrained reals and arrays are read by indexing and slicing, as one would write
+        # them by hand; the others through their transform, with the log-Jacobian if asked.
+        plain, constrained = [], []
+        for key, decl, transform, start, stop in self._layout:
+            if decl.transform != "identity" or decl.kind == "matrix":
+                constrained.append((key, decl.shape, transform, start))
+            elif decl.shape:
+                plain.append((key, slice(start, stop)))
+            else:
+                plain.append((key, start))
 
         def density(x: Any) -> Any:
-            values = {}
+            values = {key: x[index] for key, index in plain}
             total: Any = 0.0
-            for key, decl, transform, start, _ in layout:
+            for key, shape, transform, start in constrained:
                 if jacobian:
-                    value, log_jacobian = transform.constrain_jacobian(x, decl.shape, start)
+                    values[key], log_jacobian = transform.constrain_jacobian(x, shape, start)
                     total = total + log_jacobian
                 else:
-                    value = transform.constrain(x, decl.shape, start)
-                values[key] = value
-            return total + user(values, data, **kwargs)
+                    values[key] = transform.constrain(x, shape, start)
+            if constrained and jacobian:
+                return total + user(values, data, **kwargs)
+            return user(values, data, **kwargs)
 
         return density
 
