@@ -91,6 +91,28 @@ impl fmt::Display for Shown {
     }
 }
 
+impl Error {
+    /// Whether a sampler meeting this error at a point it proposed should reject the point (a
+    /// divergence) and go on, as Stan treats a domain error: true for an argument outside its
+    /// domain (a scale that underflowed to 0, a matrix no longer positive definite) and for an
+    /// iterative algorithm that did not converge there; false for the errors that are bugs
+    /// whatever the point (sizes, stale variables, tape misuse).
+    ///
+    /// ```
+    /// let e = revad::normal_lpdf(0.0, 0.0, -1.0, false).unwrap_err();
+    /// assert!(e.is_recoverable());
+    /// ```
+    pub fn is_recoverable(&self) -> bool {
+        matches!(
+            self,
+            Error::Domain { .. }
+                | Error::DomainInt { .. }
+                | Error::Matrix { .. }
+                | Error::NoConvergence { .. }
+        )
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

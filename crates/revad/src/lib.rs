@@ -13,8 +13,9 @@
 //! ```
 //!
 //! Layers, from the ground up: [`tape`] (and [`Error`]), [`Var`], the scalar functions, the
-//! array functions ([`matrix`], [`linalg`]), the probability functions ([`prob`]) and the
-//! [functionals](gradient). See `docs/design.md` for how the tape works.
+//! array functions ([`matrix`], [`linalg`]), the probability functions ([`prob`]), the
+//! [functionals](gradient), Stan's constraining transforms ([`transform`]) and models for
+//! samplers and optimisers ([`model`]). See `docs/design.md` for how the tape works.
 //!
 //! References cited in this documentation: "the Stan Math paper" is Carpenter, Hoffman,
 //! Brubaker, Lee, Li and Betancourt (2015), "The Stan Math Library: Reverse-Mode Automatic
@@ -35,6 +36,7 @@ mod functional;
 mod kernels;
 pub mod linalg;
 pub mod matrix;
+pub mod model;
 pub mod prob;
 mod scalar;
 pub mod special;
