@@ -165,10 +165,10 @@ impl AppendRow<Vector> for Vector {
 // Recording
 
 /// An operand of a node: its key (`None` for data) and its number of elements.
-type Arg = (Option<u64>, usize);
+pub(super) type Arg = (Option<u64>, usize);
 
 /// A value of kind `T` with shape `shape` and row-major elements `data`.
-fn build<T: Storage>(shape: (usize, usize), data: Vec<f64>) -> T {
+pub(super) fn build<T: Storage>(shape: (usize, usize), data: Vec<f64>) -> T {
     T::from2(Array2::from_shape_vec(shape, data).expect("data fills the shape"))
 }
 
@@ -176,7 +176,7 @@ fn build<T: Storage>(shape: (usize, usize), data: Vec<f64>) -> T {
 /// calls `back(k, ḡ, ā)` for each variable operand `k`, with the result's adjoints `ḡ` and the
 /// operand's adjoint run `ā`, into which `back` adds. Without variable operands nothing is
 /// recorded: the result is a constant with a fresh run of its own.
-fn record<T: Storage, const N: usize>(
+pub(super) fn record<T: Storage, const N: usize>(
     value: T,
     args: [Arg; N],
     back: impl Fn(usize, &[f64], &mut [f64]) + 'static,

@@ -201,7 +201,7 @@ pub fn distance<A: VectorKind, B: VectorKind>(
 /// The weights `e^(xᵢ − L)` with `L = log_sum_exp(x)`, the partials of `log_sum_exp`, with the
 /// scalar [`log_sum_exp_all`](crate::log_sum_exp_all)'s rules where the maximum is not finite
 /// (NaN: all NaN; −∞: all 1; a single +∞: 1 there and 0 elsewhere, several: NaN there).
-fn lse_weights(x: &[f64]) -> Vec<f64> {
+pub(super) fn lse_weights(x: &[f64]) -> Vec<f64> {
     let Some(k) = argmax(x) else {
         return Vec::new();
     };

@@ -400,7 +400,7 @@ pub fn atan2<A: Promote<B>, B: Real>(y: A, x: B) -> A::Output {
 /// `num/(num² + other²)`; where the sum of squares overflows or underflows, as `(num/r)/r`
 /// with `r = hypot(num, other)` (0 when r is infinite).
 #[inline(always)]
-fn atan2_partial(num: f64, other: f64) -> f64 {
+pub(crate) fn atan2_partial(num: f64, other: f64) -> f64 {
     let s = num * num + other * other;
     if s.is_normal() {
         return num / s;

@@ -45,33 +45,35 @@ pub fn log1m_exp<T: Real>(x: T) -> T {
 #[inline]
 pub fn log_diff_exp<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let v = sp::log_diff_exp(a.value(), b.value());
-    binary(
-        a,
-        b,
-        v,
-        |a, b, v| {
-            if v.is_nan() {
-                f64::NAN
-            } else if v == NEG_INF {
-                if b == NEG_INF {
-                    1.0
-                } else {
-                    f64::INFINITY
-                }
-            } else {
-                -1.0 / (b - a).exp_m1()
-            }
-        },
-        |a, b, v| {
-            if v.is_nan() {
-                f64::NAN
-            } else if v == NEG_INF {
-                NEG_INF
-            } else {
-                -1.0 / (a - b).exp_m1()
-            }
-        },
-    )
+    binary(a, b, v, log_diff_exp_da, log_diff_exp_db)
+}
+
+/// ∂ log_diff_exp(a, b)/∂a from the arguments and the value `v` (see [`log_diff_exp`]).
+#[inline(always)]
+pub(crate) fn log_diff_exp_da(a: f64, b: f64, v: f64) -> f64 {
+    if v.is_nan() {
+        f64::NAN
+    } else if v == NEG_INF {
+        if b == NEG_INF {
+            1.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        -1.0 / (b - a).exp_m1()
+    }
+}
+
+/// ∂ log_diff_exp(a, b)/∂b from the arguments and the value `v` (see [`log_diff_exp`]).
+#[inline(always)]
+pub(crate) fn log_diff_exp_db(a: f64, b: f64, v: f64) -> f64 {
+    if v.is_nan() {
+        f64::NAN
+    } else if v == NEG_INF {
+        NEG_INF
+    } else {
+        -1.0 / (a - b).exp_m1()
+    }
 }
 
 /// `log(eᵃ + eᵇ)` without overflow; ∂/∂a = `inv_logit(a − b)`, ∂/∂b = `inv_logit(b − a)`.
@@ -92,25 +94,18 @@ pub fn log_diff_exp<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
 #[inline]
 pub fn log_sum_exp<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let v = sp::log_sum_exp(a.value(), b.value());
-    binary(
-        a,
-        b,
-        v,
-        |a, b, v| {
-            if v == NEG_INF {
-                1.0
-            } else {
-                sp::inv_logit(a - b)
-            }
-        },
-        |a, b, v| {
-            if v == NEG_INF {
-                1.0
-            } else {
-                sp::inv_logit(b - a)
-            }
-        },
-    )
+    binary(a, b, v, log_sum_exp_da, |a, b, v| log_sum_exp_da(b, a, v))
+}
+
+/// ∂ log_sum_exp(a, b)/∂a from the arguments and the value `v` (see [`log_sum_exp`]); the
+/// partial in `b` is this with `a` and `b` swapped.
+#[inline(always)]
+pub(crate) fn log_sum_exp_da(a: f64, b: f64, v: f64) -> f64 {
+    if v == NEG_INF {
+        1.0
+    } else {
+        sp::inv_logit(a - b)
+    }
 }
 
 /// `log Σᵢ e^(xᵢ)` as ONE node; ∂/∂xᵢ = `e^(xᵢ − value)` (the softmax), computed now.

@@ -1169,6 +1169,22 @@ pub fn depth() -> usize {
     with_tape(|t| t.scopes.len())
 }
 
+/// Whether the innermost open scope has been swept (a [`grad`](crate::Var::grad) ran on it):
+/// until then it is recording operations for a gradient.
+///
+/// ```
+/// use revad::{tape, Var};
+/// let _scope = tape::nested();
+/// let x = Var::new(2.0);
+/// let y = x * x;
+/// assert!(!tape::is_swept());
+/// y.grad();
+/// assert!(tape::is_swept());
+/// ```
+pub fn is_swept() -> bool {
+    with_tape(|t| t.scopes.last().is_some_and(|s| s.swept.is_some()))
+}
+
 /// Whether the scalar variable with key `v` belongs to a scope that is still open and has not
 /// been reset since it was made (what `is_live` tells).
 pub(crate) fn is_live_scalar(v: Key) -> bool {
