@@ -18,6 +18,8 @@ __version__: str
 __all__ += ["value_and_grad", "grad"]
 
 def value_and_grad(
-    f: Callable[..., Var | float], argnums: int | Sequence[int] = 0
+    f: Callable[..., Var | float], argnums: int | Sequence[int] = 0, *, allow_constant: bool = False
 ) -> ValueAndGrad: ...
-def grad(f: Callable[..., Var | float], argnums: int | Sequence[int] = 0) -> Callable[..., Any]: ...
+def grad(
+    f: Callable[..., Var | float], argnums: int | Sequence[int] = 0, *, allow_constant: bool = False
+) -> Callable[..., Any]: ...

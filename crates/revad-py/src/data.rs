@@ -8,6 +8,7 @@
 //! place. It is the counterpart of a JAX array made by `jnp.asarray` before a jitted loop.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -53,10 +54,24 @@ impl PyData {
         }
     }
 
-    /// A new float64 NumPy array with the values.
+    /// The values as a read-only float64 NumPy array that shares revad's memory (no copy):
+    /// its ``base`` is this ``Data``, which keeps the memory alive. ``np.array(d.value)`` (or
+    /// ``d.value.copy()``) makes a writable copy.
     #[getter]
-    fn value<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.to_numpy(py)
+    fn value<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let owner = slf.clone().into_any();
+        let view = match &slf.get().values {
+            // SAFETY: the array's buffer belongs to this frozen `Data`, which never mutates or
+            // replaces its values (a clone that is written to is copied first, as revad's
+            // arrays are copy-on-write), and `owner`, the view's base, keeps the `Data` and so
+            // the buffer alive as long as the view.
+            #[allow(unsafe_code)]
+            Values::V(v) => unsafe { PyArray1::borrow_from_array(v, owner) }.into_any(),
+            #[allow(unsafe_code)]
+            Values::M(m) => unsafe { PyArray2::borrow_from_array(m, owner) }.into_any(),
+        };
+        view.getattr("flags")?.setattr("writeable", false)?;
+        Ok(view)
     }
 
     /// The NumPy shape.

@@ -58,7 +58,16 @@ static NO_CONVERGENCE_ERROR: ExceptionClass = ExceptionClass {
     doc: "An iterative algorithm did not reach its tolerance.",
 };
 
-const ALL: [&ExceptionClass; 7] = [
+static REVAD_WARNING: ExceptionClass = ExceptionClass {
+    cell: PyOnceLock::new(),
+    name: "RevadWarning",
+    builtin: Some("UserWarning"),
+    doc: "A warning of revad: a Var converted to a plain number (``float(v)``, ``int(v)``, \
+          ``v.item()``, ``math.exp(v)``) while a gradient is being recorded, which cuts it out \
+          of the gradient. Issued once per line of code.",
+};
+
+const ALL: [&ExceptionClass; 8] = [
     &REVAD_ERROR,
     &DOMAIN_ERROR,
     &SIZE_ERROR,
@@ -66,6 +75,7 @@ const ALL: [&ExceptionClass; 7] = [
     &THREAD_ERROR,
     &TAPE_ERROR,
     &NO_CONVERGENCE_ERROR,
+    &REVAD_WARNING,
 ];
 
 impl ExceptionClass {
@@ -74,7 +84,9 @@ impl ExceptionClass {
         let ty = self.cell.get_or_try_init(py, || -> PyResult<Py<PyType>> {
             let builtins = py.import("builtins")?;
             let mut bases = Vec::new();
-            if self.builtin.is_some() || self.name == "RevadError" {
+            if self.name == "RevadWarning" {
+                bases.push(builtins.getattr("UserWarning")?);
+            } else if self.builtin.is_some() || self.name == "RevadError" {
                 if self.name != "RevadError" {
                     bases.push(REVAD_ERROR.get(py)?.into_any());
                 }
@@ -134,6 +146,41 @@ pub fn thread_error(message: impl Into<String>) -> PyErr {
 /// A `TapeError` with `message`.
 pub fn tape_error(message: impl Into<String>) -> PyErr {
     TAPE_ERROR.err(message)
+}
+
+/// The lines of code (file, line) that have had their float-leak warning.
+static WARNED: std::sync::LazyLock<std::sync::Mutex<std::collections::HashSet<(String, u32)>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// Issues `RevadWarning` for a Var converted to a plain number by `how` (`float()`, `int()`,
+/// `.item()`) while a gradient is being recorded, once per line of the calling Python code
+/// (the frame that made the conversion, which is also the caller of `math.exp(v)`), whatever the
+/// warning filters say about repeats. An error only if the filters turn the warning into one.
+pub fn float_leak(py: Python<'_>, how: &str) -> PyResult<()> {
+    let site = py
+        .import("sys")
+        .and_then(|sys| sys.call_method1("_getframe", (0,)))
+        .and_then(|f| {
+            let file: String = f.getattr("f_code")?.getattr("co_filename")?.extract()?;
+            let line: u32 = f.getattr("f_lineno")?.extract()?;
+            Ok((file, line))
+        })
+        .ok();
+    if let Some(site) = site {
+        let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+        if !warned.insert(site) {
+            return Ok(());
+        }
+    }
+    let message = format!(
+        "{how} of a revad.Var while a gradient is being recorded: the result is a plain number, \
+         so the gradient does not flow through it (float(v), int(v), v.item() and math.exp(v) \
+         all cut v out of the gradient). Use revad's functions (revad.exp(v), revad.log(v), \
+         ...) or NumPy's (np.exp(v)) to keep the gradient, or v.value to read the value on \
+         purpose."
+    );
+    let message = std::ffi::CString::new(message).expect("no NUL in the message");
+    PyErr::warn(py, REVAD_WARNING.get(py)?.as_any(), &message, 1)
 }
 
 /// A `SizeError` with `message`.

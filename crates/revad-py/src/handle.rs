@@ -189,6 +189,21 @@ impl PyVar {
         })
     }
 
+    /// The value of a scalar Var converted to a plain number by `how` (`float()`, `int()`,
+    /// `.item()`), with the float-leak warning (`errors::float_leak`) when the Var is live and a
+    /// gradient is being recorded: inside a nested scope (a gradient functional, a `Tape` block)
+    /// that has not been swept yet.
+    pub fn leak_value(&self, py: Python<'_>, value: f64, how: &str) -> PyResult<f64> {
+        if self.thread == thread_id()
+            && revad::tape::depth() > 1
+            && !revad::tape::is_swept()
+            && revad::Var::from_bits(value, self.key).is_live()
+        {
+            errors::float_leak(py, how)?;
+        }
+        Ok(value)
+    }
+
     /// The value as a Python object: a float or a new float64 NumPy array.
     pub fn value_obj(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(match &self.val {
