@@ -200,7 +200,7 @@ def _unsupported(kind: str, name: str) -> TypeError:
 def _no_out(name: str, kwargs: dict[str, Any]) -> None:
     """Refuses ``out=``, ``where=`` and a dtype other than float64."""
     out = kwargs.pop("out", None)
-    if out is not None and out != (None,):
+    if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
         raise TypeError(f"{name}: out= is not supported for revad.Var (results are new Vars)")
     where = kwargs.pop("where", True)
     if where is not True:
@@ -298,7 +298,9 @@ def _column_stack(tup: Any) -> Any:
 
 def _cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
     _no_out("cumsum", {"out": out, "dtype": dtype})
-    if axis is None or (np.ndim(a) == 1 and axis in (0, -1)):
+    if np.ndim(a) == 1 and axis in (None, 0, -1):
+        return r.cumulative_sum(a)
+    if axis is None:
         return r.cumulative_sum(r.ravel(a))
     raise TypeError("np.cumsum of a 2-D revad.Var works with axis=None only")
 

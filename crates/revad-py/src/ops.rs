@@ -180,6 +180,16 @@ pub fn broadcast_to(a: Arr<Matrix>, rows: usize, cols: usize) -> PyResult<Arr<Ma
 /// two arrays whose shapes broadcast (`(n,)` with `(m, n)`, `(m, 1)` with `(1, n)` or `(n,)`,
 /// ...), each as one node (`matrix::broadcast_elementwise` when the shapes differ).
 pub fn elementwise(op: Op, a: X, b: X) -> PyResult<Res> {
+    // A power of an array and a scalar Var: one broadcast node (rather than the scalar
+    // repeated by a node of its own).
+    if op == Op::Pow
+        && matches!(
+            (&a, &b),
+            (X::A(_), X::S(Arg::V(_))) | (X::S(Arg::V(_)), X::A(_))
+        )
+    {
+        return broadcast_binary(op.broadcast(), a, b);
+    }
     Ok(match (a, b) {
         (X::S(a), X::S(b)) => Res::S(op.scalar(a, b)),
         (X::A(Ax::V(a)), X::S(s)) => Res::V(arr_scalar(op, a, s, false)?),

@@ -415,7 +415,9 @@ fn condition(cond: &Bound<'_, PyAny>) -> PyResult<bool> {
         return cond.is_truthy();
     }
     if cond.cast::<PyVar>().is_err() && cond.hasattr("__index__")? {
-        return cond.call_method0("__index__")?.is_truthy();
+        if let Ok(i) = cond.call_method0("__index__") {
+            return i.is_truthy();
+        }
     }
     Err(pyo3::exceptions::PyTypeError::new_err(format!(
         "if_else: cond must be an integer or a bool, not {}; for a condition per element use \
