@@ -707,3 +707,15 @@ def test_free_memory_gives_the_tape_back() -> None:
         y + 1.0
     with revad.Tape(), pytest.raises(revad.TapeError, match="Tape block is still open"):
         revad.free_memory()
+
+
+def test_the_numpy_guide_runs() -> None:
+    from pathlib import Path
+
+    from test_docs import python_blocks, run_blocks
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "numpy.md"
+    blocks = python_blocks(path.read_text(encoding="utf-8"))
+    assert len(blocks) >= 6, "the NumPy guide lost its examples"
+    run_blocks(path, blocks)
+    revad.reset()

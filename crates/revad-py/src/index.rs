@@ -317,6 +317,21 @@ fn selection(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<(Vec<usize>, V
 /// `a[key]` as NumPy reads it (see [`selection`]): a scalar Var sharing `a`'s adjoint slot for
 /// a single element, else the selected elements as ONE gathering node (`matrix::gather`).
 pub fn getitem<S: Storage>(a: &Var<S>, shape: &[usize], key: &Bound<'_, PyAny>) -> PyResult<Res> {
+    // The common cases first: `v[i]` of a vector, `m[i, j]` of a matrix.
+    let plain_int = |o: &Bound<'_, PyAny>| o.is_exact_instance_of::<PyInt>();
+    if let ([n], true) = (shape, plain_int(key)) {
+        let i = key;
+        let k = in_axis(i.extract()?, *n, 0)?;
+        return Ok(Res::S(Out::V(a.element(k))));
+    }
+    if let ([r, c], Ok(t)) = (shape, key.cast::<PyTuple>()) {
+        if let (2, Ok(i), Ok(j)) = (t.len(), t.get_item(0), t.get_item(1)) {
+            if plain_int(&i) && plain_int(&j) {
+                let (i, j) = (in_axis(i.extract()?, *r, 0)?, in_axis(j.extract()?, *c, 1)?);
+                return Ok(Res::S(Out::V(a.element(i * c + j))));
+            }
+        }
+    }
     let (positions, out) = selection(key, shape)?;
     match out[..] {
         [] => Ok(Res::S(Out::V(a.element(positions[0])))),

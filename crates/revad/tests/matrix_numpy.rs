@@ -744,3 +744,19 @@ fn is_swept_tells_whether_the_scope_ran_its_reverse_pass() {
     (x * x).grad();
     assert!(tape::is_swept());
 }
+
+#[test]
+fn the_rust_example_of_the_numpy_guide() {
+    // docs/numpy.md, "In Rust".
+    use revad::gradient_arrays;
+    let (a, b) = (
+        array![[1.0, 2.0], [3.0, 4.0]],
+        array![[0.5, 1.0], [1.5, 2.0]],
+    );
+    let (value, g) = gradient_arrays(
+        |x| matrix::sum(&(&x[0] * &x[1] + 1.0)),
+        &[a.view(), b.view()],
+    );
+    assert_eq!(value, 15.0 + 4.0); // Σ a∘b, plus 1 per element
+    assert_eq!(g[0], b);
+}
