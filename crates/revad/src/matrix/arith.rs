@@ -68,11 +68,29 @@ fn elementwise<S: Storage>(
 }
 
 /// `a + b` elementwise; the shapes must agree.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![10.0, 20.0].into_shared());
+/// assert_eq!(matrix::add(&a, &b).unwrap().value().to_vec(), vec![11.0, 22.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::add(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn add<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
     elementwise("add", a, b, |x, y| x + y, |_, _, _| 1.0, |_, _, _| 1.0)
 }
 
 /// `a − b` elementwise; the shapes must agree.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![10.0, 20.0].into_shared());
+/// assert_eq!(matrix::subtract(&a, &b).unwrap().value().to_vec(), vec![-9.0, -18.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::subtract(&vector_from(&x[..2]), &b).unwrap()), &[&[1.0, -2.0]]);
+/// ```
 pub fn subtract<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
     elementwise(
         "subtract",
@@ -85,11 +103,29 @@ pub fn subtract<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<
 }
 
 /// `a ∘ b` (elementwise product); the shapes must agree.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Matrix, Matrix) = (array![[1.0, 2.0]].into_shared(), array![[3.0, 4.0]].into_shared());
+/// assert_eq!(matrix::elt_multiply(&a, &b).unwrap().value(), &array![[3.0, 8.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::elt_multiply(&matrix_from(1, 2, &x[..2]), &matrix_from(1, 2, &x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn elt_multiply<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
     elementwise("elt_multiply", a, b, |x, y| x * y, |_, y, _| y, |x, _, _| x)
 }
 
 /// `a ⊘ b` (elementwise quotient); the shapes must agree.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![4.0, 8.0].into_shared());
+/// assert_eq!(matrix::elt_divide(&a, &b).unwrap().value().to_vec(), vec![0.25, 0.25]);
+/// check_gradient(|x| matrix::sum(&matrix::elt_divide(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn elt_divide<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
     elementwise(
         "elt_divide",
@@ -160,16 +196,43 @@ fn with_scalar<S: Storage, R: Real>(
 }
 
 /// `c·a` for an array and a scalar (Stan's `multiply(matrix, real)`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::multiply_scalar(&a, 3.0).value().to_vec(), vec![3.0, 6.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::multiply_scalar(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
+/// ```
 pub fn multiply_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
     with_scalar(a, c, |x, s| x * s, |_, s| s, |x, _, _| x)
 }
 
 /// `a + c` for an array and a scalar (Stan's `add(matrix, real)`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::add_scalar(&a, 3.0).value().to_vec(), vec![4.0, 5.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::add_scalar(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
+/// ```
 pub fn add_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
     with_scalar(a, c, |x, s| x + s, |_, _| 1.0, |_, _, _| 1.0)
 }
 
 /// `a / c` for an array and a scalar (Stan's `divide`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::divide(&a, 4.0).value().to_vec(), vec![0.25, 0.5]);
+/// check_gradient(|x| matrix::dot_self(&matrix::divide(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
+/// ```
 pub fn divide<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
     with_scalar(a, c, |x, s| x / s, |_, s| 1.0 / s, |_, s, c| -c / s)
 }
