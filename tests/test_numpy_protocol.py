@@ -526,6 +526,8 @@ def test_data_only_gives_data() -> None:
     assert np.array_equal(revad.hypot(a, 1.0), np.hypot(a, 1.0))
     assert np.array_equal(revad.expand_dims(a[0], 1), a[0][:, None])
     assert revad.prod([1.0, 2.0, 3.0]) == 6.0
+    assert np.array_equal(revad.sum([[1.0, 2.0], [3.0, 4.0]], axis=0), [4.0, 6.0])
+    assert np.allclose(revad.log_sum_exp([[0.0, 0.0]], axis=1, keepdims=True), [[np.log(2.0)]])
     assert revad.tape_stats()["continuations"] == 0
 
 

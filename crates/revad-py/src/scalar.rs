@@ -13,8 +13,8 @@ use crate::convert::{arg, try_array, type_name, x_arg};
 use crate::errors::to_py;
 use crate::family::family;
 use crate::handle::PyVar;
-use crate::ops::{broadcast_binary, elementwise, Op};
-use crate::shape::{read_axes, reduce};
+use crate::ops::{broadcast_binary, elementwise, shape_of, Op};
+use crate::shape::{read_axes, reduce, shape_arg};
 
 /// The argument of a unary function: a float, a Var (checked once, scalar or array) or a NumPy
 /// array; otherwise the `TypeError` of [`arg`].
@@ -477,6 +477,11 @@ fn log_sum_exp(
         let axes = read_axes(axis, a.shape().len(), "log_sum_exp")?;
         return reduce(Reduction::LogSumExp, X::A(a), axes, keepdims)?.into_py(py);
     }
+    if axis.is_some_and(|a| !a.is_none()) || keepdims {
+        let x = shape_arg(a, "log_sum_exp", "a")?;
+        let axes = read_axes(axis, shape_of(&x).len(), "log_sum_exp")?;
+        return reduce(Reduction::LogSumExp, x, axes, keepdims)?.into_py(py);
+    }
     let args = elements(a, "log_sum_exp")?;
     match as_vars(&args) {
         None => {
@@ -501,6 +506,12 @@ fn sum(
     if let Some(a) = try_array(xs, "sum")? {
         let axes = read_axes(axis, a.shape().len(), "sum")?;
         return reduce(Reduction::Sum, X::A(a), axes, keepdims)?.into_py(py);
+    }
+    if axis.is_some_and(|a| !a.is_none()) || keepdims {
+        // A nested list with axes: read as NumPy reads it.
+        let x = shape_arg(xs, "sum", "xs")?;
+        let axes = read_axes(axis, shape_of(&x).len(), "sum")?;
+        return reduce(Reduction::Sum, x, axes, keepdims)?.into_py(py);
     }
     if let Ok(v) = xs.cast::<PyVar>() {
         // A scalar Var: its own sum.
