@@ -46,10 +46,14 @@ pub fn thread_id() -> u64 {
 ///
 /// ``Var(np.array(...))`` makes an array variable (1-D: a vector, 2-D: a matrix): one handle
 /// with one value array and one run of adjoints. It has ``.shape``, ``.ndim``, ``len``,
-/// ``.T``, ``.sum()``, ``@``, elementwise operators with NumPy's broadcasting rules (a
-/// ``ValueError`` when shapes do not broadcast), indexing and slicing (``v[i]`` is a scalar Var
-/// sharing the run), assignment in place (``v[i] = x``, ``m[a:b, c:d] = block``); ``.value`` and
-/// ``.adj`` are NumPy arrays.
+/// ``.T``, ``@``, elementwise operators with NumPy's broadcasting rules (a ``ValueError`` when
+/// shapes do not broadcast), ``.sum``/``.mean``/``.prod``/``.max``/``.min`` with ``axis`` and
+/// ``keepdims``, ``.reshape``, ``.ravel``, ``.squeeze``, NumPy's indexing (integers, slices,
+/// ``None``, ``...``, integer arrays, boolean masks; ``v[i]`` is a scalar Var sharing the run)
+/// and assignment in place (``v[i] = x``, ``m[mask] = 0.0``, ``m[a:b, c:d] = block``). NumPy's
+/// ufuncs and functions (``np.exp(v)``, ``np.sum(v, axis=0)``, ``np.where``, ...) compute on it
+/// with revad and return Vars; ``np.asarray(v)`` refuses (it would drop the gradient).
+/// ``.value`` and ``.adj`` are NumPy arrays.
 ///
 /// >>> import revad
 /// >>> with revad.Tape():
