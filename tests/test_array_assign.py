@@ -252,7 +252,7 @@ def test_assignment_index_and_type_errors() -> None:
             v[0, 0] = 1.0
         with pytest.raises(IndexError, match="too many indices"):
             m[0, 0, 0] = 1.0
-        with pytest.raises(TypeError, match="integers or slices"):
+        with pytest.raises(IndexError, match="only integers, slices"):
             v["a"] = 1.0  # type: ignore[index]
         with pytest.raises(TypeError):
             v[0] = "x"  # type: ignore[assignment]

@@ -168,7 +168,7 @@ def test_index_out_of_range(key: Any) -> None:
         Var(M32)[key]
 
 
-@pytest.mark.parametrize("key", ["a", 1.5, None, (0, 0, 0), [0, 1]])
+@pytest.mark.parametrize("key", ["a", 1.5, (0, 0, 0), [0.5, 1.0]])
 def test_bad_index(key: Any) -> None:
     with pytest.raises((TypeError, IndexError)):
         Var(M32)[key]
@@ -312,7 +312,7 @@ def test_array_var_is_not_a_float_nor_a_bool() -> None:
     with pytest.raises(TypeError):
         revad.exp(x) + "a"
     with pytest.raises(TypeError):
-        revad.log_diff_exp(x, 1.0)
+        revad.owens_t(x, 1.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -542,7 +542,7 @@ def test_gradient_with_a_matrix_point() -> None:
 
 
 def test_gradient_of_a_constant_function_of_an_array() -> None:
-    value, g = revad.gradient(lambda v: 2.0, np.array([1.0, 2.0]))
+    value, g = revad.gradient(lambda v: 2.0, np.array([1.0, 2.0]), allow_constant=True)
     assert value == 2.0 and np.array_equal(g, [0.0, 0.0])
 
 

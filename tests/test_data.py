@@ -39,7 +39,10 @@ def test_is_immutable_and_independent_of_its_source() -> None:
     src[0] = 1e6
     assert d.value[0] == Y[0]
     out = d.value
-    out[1] = -1e6
+    with pytest.raises(ValueError, match="read-only"):
+        out[1] = -1e6
+    copy = np.array(d.value)
+    copy[1] = -1e6
     assert d.value[1] == Y[1]
     with pytest.raises(AttributeError):
         d.shape = (3, 3)  # type: ignore[misc]

@@ -83,13 +83,13 @@ def test_f_gets_a_list_of_vars_that_indexes_iterates_and_has_a_length() -> None:
 def test_one_element_and_empty_sequences() -> None:
     value, g = revad.gradient(lambda v: v[0] * v[0], [3.0])
     assert value == 9.0 and isinstance(g, np.ndarray) and list(g) == [6.0]
-    value, g = revad.gradient(lambda v: 4.0, [])
+    value, g = revad.gradient(lambda v: 4.0, [], allow_constant=True)
     assert value == 4.0 and isinstance(g, np.ndarray) and g.shape == (0,)
 
 
 @pytest.mark.parametrize("point", [1.5, [1.5, -2.0], np.array([1.5, -2.0, 0.25])])
 def test_constant_f_has_a_zero_gradient(point: Any) -> None:
-    value, g = revad.gradient(lambda x: 7.5, point)
+    value, g = revad.gradient(lambda x: 7.5, point, allow_constant=True)
     assert value == 7.5
     assert np.all(np.asarray(g) == 0.0) and np.shape(g) == np.shape(point)
 
@@ -242,7 +242,8 @@ def test_value_and_grad_leaves_other_arguments_alone_and_recovers_the_tape() -> 
     with pytest.raises(KeyError, match="inside f"):
         revad.value_and_grad(boom)(1.0)
     assert revad.tape_stats() == before
-    assert revad.value_and_grad(lambda x: 2.0)(1.0) == (2.0, 0.0)  # a constant: zero gradient
+    # A constant, allowed: zero gradient.
+    assert revad.value_and_grad(lambda x: 2.0, allow_constant=True)(1.0) == (2.0, 0.0)
 
 
 def test_value_and_grad_errors() -> None:

@@ -44,7 +44,9 @@ if _TYPE_CHECKING:
 __version__ = "0.1.0"
 
 
-def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> ValueAndGrad:
+def value_and_grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, *, allow_constant: bool = False
+) -> ValueAndGrad:
     """``f`` returning its value and its gradient with respect to positional arguments
     ``argnums``, as JAX's ``value_and_grad``: ``value_and_grad(f)(x) == gradient(f, x)``.
 
@@ -52,6 +54,10 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> V
     a list of scalar Vars; a 1-D/2-D NumPy array or ``revad.Data``: an array Var) and its
     gradient has its shape; the other arguments pass unchanged. With a tuple ``argnums`` the
     gradient is a tuple. Usable as a decorator (name and docstring are kept).
+
+    ``f`` must return a Var: a plain number raises ``TypeError`` (it cannot depend on the
+    arguments; a Var turned into a number inside ``f``, by ``float(v)`` or ``math.exp(v)``,
+    drops out of the gradient), unless ``allow_constant=True`` (the gradient is then 0).
 
     >>> import revad
     >>> @revad.value_and_grad
@@ -64,20 +70,23 @@ def value_and_grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> V
     >>> d_m, d_s
     (0.0, 0.0)
     """
-    vg = ValueAndGrad(f, argnums)
+    vg = ValueAndGrad(f, argnums, allow_constant=allow_constant)
     _functools.update_wrapper(vg, f)
     return vg
 
 
-def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+def grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, *, allow_constant: bool = False
+) -> Callable[..., Any]:
     """``f``'s gradient with respect to positional arguments ``argnums``, as JAX's ``grad``:
-    ``grad(f, argnums)(*args) == value_and_grad(f, argnums)(*args)[1]``.
+    ``grad(f, argnums)(*args) == value_and_grad(f, argnums)(*args)[1]`` (``allow_constant`` as
+    there).
 
     >>> import revad
     >>> revad.grad(lambda x: revad.exp(2.0 * x))(0.0)
     2.0
     """
-    vg = ValueAndGrad(f, argnums)
+    vg = ValueAndGrad(f, argnums, allow_constant=allow_constant)
 
     @_functools.wraps(f)
     def gradient_of_f(*args: Any, **kwargs: Any) -> Any:

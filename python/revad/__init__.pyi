@@ -41,6 +41,8 @@ __all__ += [  # noqa: F405
 ]
 
 def value_and_grad(
-    f: Callable[..., Var | float], argnums: int | Sequence[int] = 0
+    f: Callable[..., Var | float], argnums: int | Sequence[int] = 0, *, allow_constant: bool = False
 ) -> ValueAndGrad: ...
-def grad(f: Callable[..., Var | float], argnums: int | Sequence[int] = 0) -> Callable[..., Any]: ...
+def grad(
+    f: Callable[..., Var | float], argnums: int | Sequence[int] = 0, *, allow_constant: bool = False
+) -> Callable[..., Any]: ...

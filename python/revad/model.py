@@ -471,7 +471,8 @@ class Model:
         kwargs = {"propto": propto} if self._takes_propto else {}
         # Unconstrained reals and arrays are read by indexing and slicing, as one would write
         # them by hand; the others through their transform, with the log-Jacobian if asked.
-        plain, constrained = [], []
+        plain: list[tuple[str, Any]] = []
+        constrained: list[tuple[str, tuple[int, ...], Any, int]] = []
         for key, decl, transform, start, stop in self._layout:
             if decl.transform != "identity" or decl.kind == "matrix":
                 constrained.append((key, decl.shape, transform, start))

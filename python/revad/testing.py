@@ -52,7 +52,8 @@ def _is_scalar(x: object) -> bool:
 def _value_of(f: Callable[..., Any], x: _P) -> float:
     """``f(x)`` as a float, in a tape scope of its own (``f`` may make Vars; they are dropped)."""
     with revad.Tape():
-        return float(f(x))
+        y = f(x)
+        return float(y.value if isinstance(y, revad.Var) else y)
 
 
 def _value_or_nan(f: Callable[..., Any], x: _P) -> float:

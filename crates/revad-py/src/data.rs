@@ -8,6 +8,7 @@
 //! place. It is the counterpart of a JAX array made by `jnp.asarray` before a jitted loop.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use numpy::ToPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -22,12 +23,10 @@ impl PyData {
     #[new]
     fn py_new(value: &Bound<'_, PyAny>) -> PyResult<PyData> {
         if let Ok(d) = value.cast::<PyData>() {
-            return Ok(PyData {
-                values: match &d.get().values {
-                    Values::V(v) => Values::V(v.clone()),
-                    Values::M(m) => Values::M(m.clone()),
-                },
-            });
+            return Ok(PyData::new(match &d.get().values {
+                Values::V(v) => Values::V(v.clone()),
+                Values::M(m) => Values::M(m.clone()),
+            }));
         }
         let py = value.py();
         let array = if value.is_instance_of::<numpy::PyUntypedArray>() {
@@ -41,22 +40,31 @@ impl PyData {
             ))
         };
         match read_ndarray(&array, "Data") {
-            Ok(Some(X::A(Ax::V(Arr::D(v))))) => Ok(PyData {
-                values: Values::V(v),
-            }),
-            Ok(Some(X::A(Ax::M(Arr::D(m))))) => Ok(PyData {
-                values: Values::M(m),
-            }),
+            Ok(Some(X::A(Ax::V(Arr::D(v))))) => Ok(PyData::new(Values::V(v))),
+            Ok(Some(X::A(Ax::M(Arr::D(m))))) => Ok(PyData::new(Values::M(m))),
             Ok(Some(_)) => Err(shape_error("a scalar (use a float)".into())),
             Ok(None) => Err(shape_error(type_name(value))),
             Err(e) => Err(e),
         }
     }
 
-    /// A new float64 NumPy array with the values.
+    /// The values as a read-only float64 NumPy array, made on first access and the same
+    /// array on every access after (no copy per access; ``d.value is d.value``). A ``Data``
+    /// never changes, so the array cannot go stale. ``np.array(d.value)`` (or
+    /// ``d.value.copy()``) makes a writable copy.
     #[getter]
-    fn value<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.to_numpy(py)
+    fn value<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let data = slf.get();
+        let array = data.numpy.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            let array = match &data.values {
+                Values::V(v) => v.to_pyarray(py).into_any(),
+                Values::M(m) => m.to_pyarray(py).into_any(),
+            };
+            array.getattr("flags")?.setattr("writeable", false)?;
+            Ok(array.unbind())
+        })?;
+        Ok(array.bind(py).clone())
     }
 
     /// The NumPy shape.

@@ -177,13 +177,15 @@ fn value_and_gradients<'py>(
     made: &[(Inputs, Bound<'py, PyAny>)],
     one: bool,
     function: &'static str,
+    allow_constant: bool,
 ) -> PyResult<(f64, Bound<'py, PyAny>)> {
     let (value, swept) = match returned(y, function)? {
         Arg::V(v) => {
             v.try_grad().map_err(to_py)?;
             (v.value(), true)
         }
-        Arg::F(c) => (c, false),
+        Arg::F(c) if allow_constant => (c, false),
+        Arg::F(c) => return Err(constant_result(function, c, y)),
     };
     let grad_of = |x: &Inputs| match swept {
         true => x.gradient(py),
@@ -223,6 +225,18 @@ fn sweep(
     }
 }
 
+/// The `TypeError` for `f` returning a plain number where a gradient was asked for.
+fn constant_result(function: &'static str, c: f64, y: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{function}: f returned a plain number ({c:?}, a {}), not a revad.Var, so it does not \
+         depend on the inputs and its gradient would be 0. A Var converted to a number inside \
+         f (float(v), math.exp(v), v.item(); see RevadWarning) drops out of the gradient: use \
+         revad's or NumPy's functions on Vars instead. If f is constant on purpose, pass \
+         allow_constant=True (the gradient is then 0).",
+        type_name(y)
+    ))
+}
+
 /// What `f` returned, as a float or a scalar Var (a `TypeError` otherwise).
 fn returned(y: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Arg> {
     try_arg(y, function)?.ok_or_else(|| {
@@ -241,20 +255,33 @@ fn returned(y: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Arg> {
 /// the gradient is a float64 array of the same shape). ``f`` runs in its own tape scope,
 /// recovered afterwards; an exception raised by ``f`` propagates unchanged.
 ///
+/// ``f`` must return a Var: a plain number (``float``, NumPy scalar) raises ``TypeError``,
+/// because it cannot depend on ``x`` (a Var turned into a number inside ``f`` drops out of the
+/// gradient); with ``allow_constant=True`` it is accepted and the gradient is 0.
+///
 /// >>> import revad
 /// >>> revad.gradient(lambda v: v[0] * revad.log(v[1]), [2.0, 4.0])[1]
 /// array([1.38629436, 0.5       ])
 #[pyfunction]
+#[pyo3(signature = (f, x, *, allow_constant = false))]
 fn gradient<'py>(
     py: Python<'py>,
     f: &Bound<'py, PyAny>,
     x: &Bound<'py, PyAny>,
+    allow_constant: bool,
 ) -> PyResult<(f64, Bound<'py, PyAny>)> {
     let point = Point::read(x, "gradient")?;
     let _scope = tape::nested();
     let made = point.make(py)?;
     let y = f.call1((made.1.clone(),))?;
-    value_and_gradients(py, &y, std::slice::from_ref(&made), true, "gradient")
+    value_and_gradients(
+        py,
+        &y,
+        std::slice::from_ref(&made),
+        true,
+        "gradient",
+        allow_constant,
+    )
 }
 
 /// Which positional arguments a [`PyValueAndGrad`] differentiates: one index (the gradient is
@@ -346,18 +373,33 @@ impl Argnums {
 pub struct PyValueAndGrad {
     f: Py<PyAny>,
     argnums: Argnums,
+    allow_constant: bool,
 }
 
 #[pymethods]
 impl PyValueAndGrad {
     #[new]
-    #[pyo3(signature = (f, argnums = None))]
-    fn py_new(f: Py<PyAny>, argnums: Option<&Bound<'_, PyAny>>) -> PyResult<PyValueAndGrad> {
+    #[pyo3(signature = (f, argnums = None, *, allow_constant = false))]
+    fn py_new(
+        f: Py<PyAny>,
+        argnums: Option<&Bound<'_, PyAny>>,
+        allow_constant: bool,
+    ) -> PyResult<PyValueAndGrad> {
         let argnums = match argnums {
             Some(a) => Argnums::read(a)?,
             None => Argnums::One(0),
         };
-        Ok(PyValueAndGrad { f, argnums })
+        Ok(PyValueAndGrad {
+            f,
+            argnums,
+            allow_constant,
+        })
+    }
+
+    /// Whether ``f`` may return a plain number (its gradient is then 0).
+    #[getter]
+    fn allow_constant(&self) -> bool {
+        self.allow_constant
     }
 
     /// The function differentiated.
@@ -402,7 +444,7 @@ impl PyValueAndGrad {
         )?;
         let y = self.f.bind(py).call(call_args, kwargs)?;
         let one = matches!(self.argnums, Argnums::One(_));
-        let (value, grad) = value_and_gradients(py, &y, &made, one, F)?;
+        let (value, grad) = value_and_gradients(py, &y, &made, one, F, self.allow_constant)?;
         Ok((value, grad))
     }
 }
@@ -587,6 +629,16 @@ fn reset() -> PyResult<()> {
     tape::try_reset().map_err(to_py)
 }
 
+/// Empties this thread's default tape, as ``revad.reset()``, and gives its memory back to the
+/// system (``reset()`` keeps it for the next computation): for the end of a long computation,
+/// or after one much larger than the next ones will be.
+#[pyfunction]
+fn free_memory() -> PyResult<()> {
+    reset()?;
+    tape::free_memory();
+    Ok(())
+}
+
 /// Memory statistics of this thread's tape: bytes_reserved, bytes_used, continuations,
 /// variables, depth.
 #[pyfunction]
@@ -602,6 +654,6 @@ fn tape_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 }
 
 family! {
-    functions: [gradient, jacobian, reset, tape_stats],
+    functions: [gradient, jacobian, reset, tape_stats, free_memory],
     classes: [PyTape, PyValueAndGrad],
 }

@@ -46,10 +46,14 @@ pub fn thread_id() -> u64 {
 ///
 /// ``Var(np.array(...))`` makes an array variable (1-D: a vector, 2-D: a matrix): one handle
 /// with one value array and one run of adjoints. It has ``.shape``, ``.ndim``, ``len``,
-/// ``.T``, ``.sum()``, ``@``, elementwise operators with NumPy's broadcasting rules (a
-/// ``ValueError`` when shapes do not broadcast), indexing and slicing (``v[i]`` is a scalar Var
-/// sharing the run), assignment in place (``v[i] = x``, ``m[a:b, c:d] = block``); ``.value`` and
-/// ``.adj`` are NumPy arrays.
+/// ``.T``, ``@``, elementwise operators with NumPy's broadcasting rules (a ``ValueError`` when
+/// shapes do not broadcast), ``.sum``/``.mean``/``.prod``/``.max``/``.min`` with ``axis`` and
+/// ``keepdims``, ``.reshape``, ``.ravel``, ``.squeeze``, NumPy's indexing (integers, slices,
+/// ``None``, ``...``, integer arrays, boolean masks; ``v[i]`` is a scalar Var sharing the run)
+/// and assignment in place (``v[i] = x``, ``m[mask] = 0.0``, ``m[a:b, c:d] = block``). NumPy's
+/// ufuncs and functions (``np.exp(v)``, ``np.sum(v, axis=0)``, ``np.where``, ...) compute on it
+/// with revad and return Vars; ``np.asarray(v)`` refuses (it would drop the gradient).
+/// ``.value`` and ``.adj`` are NumPy arrays.
 ///
 /// >>> import revad
 /// >>> with revad.Tape():
@@ -189,6 +193,21 @@ impl PyVar {
         })
     }
 
+    /// The value of a scalar Var converted to a plain number by `how` (`float()`, `int()`,
+    /// `.item()`), with the float-leak warning (`errors::float_leak`) when the Var is live and a
+    /// gradient is being recorded: inside a nested scope (a gradient functional, a `Tape` block)
+    /// that has not been swept yet.
+    pub fn leak_value(&self, py: Python<'_>, value: f64, how: &str) -> PyResult<f64> {
+        if self.thread == thread_id()
+            && revad::tape::depth() > 1
+            && !revad::tape::is_swept()
+            && revad::Var::from_bits(value, self.key).is_live()
+        {
+            errors::float_leak(py, how)?;
+        }
+        Ok(value)
+    }
+
     /// The value as a Python object: a float or a new float64 NumPy array.
     pub fn value_obj(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(match &self.val {
@@ -210,6 +229,18 @@ pub(crate) enum Values {
 #[pyclass(frozen, module = "revad", name = "Data")]
 pub struct PyData {
     pub(crate) values: Values,
+    /// The read-only NumPy array `Data.value` hands out, made on first use and shared after.
+    pub(crate) numpy: pyo3::sync::PyOnceLock<Py<PyAny>>,
+}
+
+impl PyData {
+    /// A `Data` holding `values`.
+    pub(crate) fn new(values: Values) -> PyData {
+        PyData {
+            values,
+            numpy: pyo3::sync::PyOnceLock::new(),
+        }
+    }
 }
 
 impl PyData {

@@ -1,21 +1,103 @@
-//! Indexing and assignment in place of array Vars: `v[i]`, `v[a:b]`, `m[i, j]`, `m[a:b, c:d]`
-//! (steps allowed) as NumPy reads them, and `a[key] = value` with NumPy's broadcasting of the
-//! value.
+//! Indexing and assignment in place of array Vars, as NumPy reads an index: integers, slices
+//! (any step), `None`/`np.newaxis`, `...`, integer arrays and boolean masks (advanced
+//! indexing), and `a[key] = value` with NumPy's broadcasting of the value. A selection is ONE
+//! gathering node (`matrix::gather`); a single element is a scalar Var sharing the slot.
 
-use ndarray::{Array1, Array2};
-use pyo3::exceptions::{PyIndexError, PyTypeError};
+use numpy::PyUntypedArray;
+use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PySlice, PySliceMethods, PyTuple};
-use revad::{matrix, Matrix, Storage, Var, Vector};
+use pyo3::types::{PyBool, PyInt, PyList, PySlice, PySliceMethods, PyTuple};
+use revad::{matrix, Storage, Var};
 
 use crate::args::{shape_str, Arg, Arr, Ax, Out, Res, X};
-use crate::convert::{array_arg, try_x, type_name};
+use crate::convert::{array_arg, try_x};
 use crate::errors::{self, to_py};
-use crate::ops::{broadcast_shape, broadcast_to, from_row, to_2d};
+use crate::handle::PyVar;
+use crate::ops::{broadcast_shape, broadcast_to, to_2d};
 
-/// A Python index into an axis of length `n` (negative counts from the end).
-fn index(obj: &Bound<'_, PyAny>, n: usize, axis: usize) -> PyResult<usize> {
-    let i: isize = obj.extract()?;
+/// One item of an index, as NumPy reads it.
+enum Item<'py> {
+    /// An integer: the axis goes away.
+    Int(isize),
+    /// A slice of the axis.
+    Slice(Bound<'py, PySlice>),
+    /// `None` (`np.newaxis`): a new axis of length 1.
+    NewAxis,
+    /// `...`: as many full slices as the other items leave.
+    Ellipsis,
+    /// An integer array (row-major values and shape).
+    Ints(Vec<isize>, Vec<usize>),
+    /// A boolean array: the positions where it is true, over as many axes as it has.
+    Mask(Vec<bool>, Vec<usize>),
+}
+
+impl Item<'_> {
+    /// How many axes of the array the item consumes.
+    fn consumes(&self) -> usize {
+        match self {
+            Item::Int(_) | Item::Slice(_) | Item::Ints(..) => 1,
+            Item::Mask(_, shape) => shape.len(),
+            Item::NewAxis | Item::Ellipsis => 0,
+        }
+    }
+}
+
+/// NumPy's message for an index of a type it does not take.
+const VALID: &str = "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and \
+                     integer or boolean arrays are valid indices";
+
+/// One item of an index.
+fn item<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Item<'py>> {
+    let py = obj.py();
+    if obj.is_none() {
+        return Ok(Item::NewAxis);
+    }
+    if obj.is(py.Ellipsis()) {
+        return Ok(Item::Ellipsis);
+    }
+    if let Ok(s) = obj.cast::<PySlice>() {
+        return Ok(Item::Slice(s.clone()));
+    }
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyIndexError::new_err(
+            "revad.Var does not take a boolean scalar as an index; use a boolean array",
+        ));
+    }
+    if obj.is_instance_of::<PyVar>() {
+        return Err(PyIndexError::new_err(format!(
+            "{VALID}, not a revad.Var (index with its .value, or with an integer array)"
+        )));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(Item::Int(obj.extract()?));
+    }
+    let is_array = obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+        || obj.cast::<PyUntypedArray>().is_ok();
+    if !is_array {
+        if obj.hasattr("__index__")? {
+            return Ok(Item::Int(obj.extract()?));
+        }
+        return Err(PyIndexError::new_err(VALID));
+    }
+    let a = py.import("numpy")?.call_method1("asarray", (obj,))?;
+    let shape: Vec<usize> = a.getattr("shape")?.extract()?;
+    let kind: String = a.getattr("dtype")?.getattr("kind")?.extract()?;
+    let flat = a.call_method1("reshape", (-1,))?.call_method0("tolist")?;
+    match kind.as_str() {
+        "b" => Ok(Item::Mask(flat.extract()?, shape)),
+        "i" | "u" if shape.is_empty() => Ok(Item::Int(a.call_method0("item")?.extract()?)),
+        "i" | "u" => Ok(Item::Ints(flat.extract()?, shape)),
+        // An empty list is read as floats; NumPy takes it as an empty integer array.
+        _ if shape == [0] => Ok(Item::Ints(Vec::new(), shape)),
+        _ => Err(PyIndexError::new_err(
+            "arrays used as indices must be of integer (or boolean) type",
+        )),
+    }
+}
+
+/// An index checked against an axis of length `n` (negative counts from the end).
+fn in_axis(i: isize, n: usize, axis: usize) -> PyResult<usize> {
     let j = if i < 0 { i + n as isize } else { i };
     if j < 0 || j as usize >= n {
         return Err(PyIndexError::new_err(format!(
@@ -25,169 +107,245 @@ fn index(obj: &Bound<'_, PyAny>, n: usize, axis: usize) -> PyResult<usize> {
     Ok(j as usize)
 }
 
-/// One axis of an index: a single position (the axis goes away) or positions of a slice.
-enum Pick {
-    One(usize),
-    Many(Vec<usize>),
+/// One entry of an index expanded over the array's axes.
+enum Entry {
+    /// Positions along `axis` (a slice): an axis of the result.
+    Range(usize, Vec<usize>),
+    /// One position along `axis` (an integer without advanced indexing): no axis.
+    One(usize, usize),
+    /// A new axis of length 1.
+    NewAxis,
+    /// Positions along `axis` from an integer array (or a mask's axis, or an integer among
+    /// arrays) of shape `shape`, broadcast with the others.
+    Adv(usize, Vec<usize>, Vec<usize>),
 }
 
-fn pick(obj: &Bound<'_, PyAny>, n: usize, axis: usize) -> PyResult<Pick> {
-    if let Ok(s) = obj.cast::<PySlice>() {
-        let ind = s.indices(n as isize)?;
-        let idx = (0..ind.slicelength)
-            .map(|k| (ind.start + k as isize * ind.step) as usize)
-            .collect();
-        return Ok(Pick::Many(idx));
-    }
-    if obj.is_instance_of::<PyInt>() || obj.hasattr("__index__")? {
-        return Ok(Pick::One(index(obj, n, axis)?));
-    }
-    Err(PyTypeError::new_err(format!(
-        "revad.Var indices must be integers or slices, not {}",
-        type_name(obj)
-    )))
-}
-
-/// Whether `idx` is a run `start, start + 1, …`.
-fn contiguous(idx: &[usize]) -> bool {
-    idx.windows(2).all(|w| w[1] == w[0] + 1)
-}
-
-/// The elements `ks` (row-major positions) of `a` as a 1-D or 2-D Var of `shape`: one gathering
-/// node, whose reverse pass hands each element's adjoint to its slot.
-fn gather<S: Storage>(a: &Var<S>, ks: &[usize], shape: (usize, usize), matrix: bool) -> Res {
-    let vars: Vec<Var> = ks.iter().map(|&k| a.element(k)).collect();
-    if matrix {
-        let like: Matrix = Array2::zeros(shape).into_shared();
-        Res::M(Arr::V(Var::from_vars(&like, &vars).expect("sizes agree")))
-    } else {
-        let like: Vector = Array1::zeros(ks.len()).into_shared();
-        Res::V(Arr::V(Var::from_vars(&like, &vars).expect("sizes agree")))
-    }
-}
-
-/// `v[key]` of a 1-D array Var.
-pub fn getitem_vector(v: &Var<Vector>, key: &Bound<'_, PyAny>) -> PyResult<Res> {
-    let n = v.len();
-    let key = match key.cast::<PyTuple>() {
-        Ok(t) if t.len() == 1 => t.get_item(0)?,
-        Ok(t) => {
-            return Err(PyIndexError::new_err(format!(
-                "too many indices for a 1-D revad.Var: {} were indexed",
-                t.len()
-            )))
-        }
-        Err(_) => key.clone(),
-    };
-    match pick(&key, n, 0)? {
-        Pick::One(i) => Ok(Res::S(Out::V(v.element(i)))),
-        Pick::Many(idx) if contiguous(&idx) => {
-            let start = idx.first().copied().unwrap_or(0);
-            Ok(Res::V(Arr::V(
-                matrix::segment(v, start, idx.len()).map_err(to_py)?,
-            )))
-        }
-        Pick::Many(idx) => Ok(gather(v, &idx, (idx.len(), 1), false)),
-    }
-}
-
-/// `m[key]` of a 2-D array Var.
-pub fn getitem_matrix(m: &Var<Matrix>, key: &Bound<'_, PyAny>) -> PyResult<Res> {
-    let (r, c) = m.shape();
-    let (kr, kc) = match key.cast::<PyTuple>() {
-        Ok(t) if t.len() == 2 => (t.get_item(0)?, Some(t.get_item(1)?)),
-        Ok(t) if t.len() == 1 => (t.get_item(0)?, None),
-        Ok(t) => {
-            return Err(PyIndexError::new_err(format!(
-                "too many indices for a 2-D revad.Var: {} were indexed",
-                t.len()
-            )))
-        }
-        Err(_) => (key.clone(), None),
-    };
-    let rows = pick(&kr, r, 0)?;
-    let cols = match kc {
-        Some(k) => pick(&k, c, 1)?,
-        None => Pick::Many((0..c).collect()),
-    };
-    match (rows, cols) {
-        (Pick::One(i), Pick::One(j)) => Ok(Res::S(Out::V(m.at(i, j)))),
-        (Pick::One(i), Pick::Many(js)) if js.len() == c && contiguous(&js) => {
-            Ok(Res::V(from_row(Arr::V(matrix::row(m, i).map_err(to_py)?))))
-        }
-        (Pick::Many(is), Pick::One(j)) if is.len() == r && contiguous(&is) => {
-            Ok(Res::V(Arr::V(matrix::col(m, j).map_err(to_py)?)))
-        }
-        (Pick::Many(is), Pick::Many(js)) if contiguous(&is) && contiguous(&js) => {
-            let (i0, j0) = (
-                is.first().copied().unwrap_or(0),
-                js.first().copied().unwrap_or(0),
-            );
-            Ok(Res::M(Arr::V(
-                matrix::block(m, i0, j0, is.len(), js.len()).map_err(to_py)?,
-            )))
-        }
-        (Pick::One(i), Pick::Many(js)) => {
-            let ks: Vec<usize> = js.iter().map(|j| i * c + j).collect();
-            Ok(gather(m, &ks, (ks.len(), 1), false))
-        }
-        (Pick::Many(is), Pick::One(j)) => {
-            let ks: Vec<usize> = is.iter().map(|i| i * c + j).collect();
-            Ok(gather(m, &ks, (ks.len(), 1), false))
-        }
-        (Pick::Many(is), Pick::Many(js)) => {
-            let ks: Vec<usize> = is
-                .iter()
-                .flat_map(|i| js.iter().map(move |j| i * c + j))
-                .collect();
-            Ok(gather(m, &ks, (is.len(), js.len()), true))
-        }
-    }
-}
-
-/// The row-major positions that `key` selects in an array of NumPy shape `shape` (1-D or 2-D),
-/// and the NumPy shape of the selection (an integer index drops its axis).
+/// The row-major positions that `key` selects in an array of NumPy shape `shape` and the NumPy
+/// shape of the selection, by NumPy's rules: basic indexing (integers, slices with any step,
+/// `None`, `...`) and advanced indexing (integer arrays broadcast together, boolean masks as the
+/// positions where they are true; an integer among arrays is a 0-d array). Advanced indices
+/// that are next to each other put their broadcast shape where they stand, otherwise first.
 fn selection(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<(Vec<usize>, Vec<usize>)> {
-    let parts: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
-        Ok(t) => t.iter().collect(),
-        Err(_) => vec![key.clone()],
+    let ndim = shape.len();
+    let items: Vec<Item<'_>> = match key.cast::<PyTuple>() {
+        Ok(t) => t.iter().map(|i| item(&i)).collect::<PyResult<_>>()?,
+        Err(_) => vec![item(key)?],
     };
-    if parts.len() > shape.len() {
+    if items.iter().filter(|i| matches!(i, Item::Ellipsis)).count() > 1 {
+        return Err(PyIndexError::new_err(
+            "an index can only have a single ellipsis ('...')",
+        ));
+    }
+    let consumed: usize = items.iter().map(Item::consumes).sum();
+    if consumed > ndim {
         return Err(PyIndexError::new_err(format!(
-            "too many indices for a {}-D revad.Var: {} were indexed",
-            shape.len(),
-            parts.len()
+            "too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed"
         )));
     }
-    let picks: Vec<Pick> = (0..shape.len())
-        .map(|axis| match parts.get(axis) {
-            Some(p) => pick(p, shape[axis], axis),
-            None => Ok(Pick::Many((0..shape[axis]).collect())),
-        })
-        .collect::<PyResult<_>>()?;
-    let axis = |p: &Pick| match p {
-        Pick::One(i) => vec![*i],
-        Pick::Many(is) => is.clone(),
-    };
-    let out_shape: Vec<usize> = picks
-        .iter()
-        .filter_map(|p| match p {
-            Pick::One(_) => None,
-            Pick::Many(is) => Some(is.len()),
-        })
-        .collect();
-    let ks = match picks[..] {
-        [ref p] => axis(p),
-        [ref p, ref q] => {
-            let c = shape[1];
-            let (is, js) = (axis(p), axis(q));
-            is.iter()
-                .flat_map(|i| js.iter().map(move |j| i * c + j))
-                .collect()
+    let full = |axis: usize| Entry::Range(axis, (0..shape[axis]).collect());
+    let mut entries = Vec::new();
+    let mut axis = 0;
+    for it in items {
+        match it {
+            Item::Ellipsis => {
+                for _ in 0..ndim - consumed {
+                    entries.push(full(axis));
+                    axis += 1;
+                }
+            }
+            Item::NewAxis => entries.push(Entry::NewAxis),
+            Item::Int(i) => {
+                entries.push(Entry::One(axis, in_axis(i, shape[axis], axis)?));
+                axis += 1;
+            }
+            Item::Slice(s) => {
+                let ind = s.indices(shape[axis] as isize)?;
+                let pos = (0..ind.slicelength)
+                    .map(|k| (ind.start + k as isize * ind.step) as usize)
+                    .collect();
+                entries.push(Entry::Range(axis, pos));
+                axis += 1;
+            }
+            Item::Ints(values, ishape) => {
+                let pos = values
+                    .iter()
+                    .map(|&i| in_axis(i, shape[axis], axis))
+                    .collect::<PyResult<_>>()?;
+                entries.push(Entry::Adv(axis, pos, ishape));
+                axis += 1;
+            }
+            Item::Mask(values, mshape) => {
+                let k = mshape.len();
+                for (d, (&m, &n)) in mshape.iter().zip(&shape[axis..axis + k]).enumerate() {
+                    if m != n {
+                        return Err(PyIndexError::new_err(format!(
+                            "boolean index did not match indexed array along axis {}; size of \
+                             axis is {n} but size of corresponding boolean axis is {m}",
+                            axis + d
+                        )));
+                    }
+                }
+                // The coordinates of the true elements, one array per axis of the mask.
+                let trues: Vec<usize> = (0..values.len()).filter(|&p| values[p]).collect();
+                let count = trues.len();
+                for d in 0..k {
+                    let inner: usize = mshape[d + 1..].iter().product();
+                    let pos = trues.iter().map(|&p| p / inner % mshape[d]).collect();
+                    entries.push(Entry::Adv(axis + d, pos, vec![count]));
+                }
+                axis += k;
+            }
         }
-        _ => unreachable!("1-D or 2-D"),
-    };
-    Ok((ks, out_shape))
+    }
+    while axis < ndim {
+        entries.push(full(axis));
+        axis += 1;
+    }
+    let advanced: Vec<usize> = (0..entries.len())
+        .filter(|&k| matches!(entries[k], Entry::Adv(..)))
+        .collect();
+    if !advanced.is_empty() {
+        // An integer among arrays is a 0-d array.
+        for e in entries.iter_mut() {
+            if let Entry::One(axis, i) = *e {
+                *e = Entry::Adv(axis, vec![i], vec![]);
+            }
+        }
+    }
+    let advanced: Vec<usize> = (0..entries.len())
+        .filter(|&k| matches!(entries[k], Entry::Adv(..)))
+        .collect();
+    // The broadcast shape of the advanced indices.
+    let mut bshape: Vec<usize> = Vec::new();
+    for &k in &advanced {
+        let Entry::Adv(_, _, s) = &entries[k] else {
+            unreachable!()
+        };
+        bshape = broadcast_shape(&bshape, s).ok_or_else(|| {
+            let shapes: Vec<String> = advanced
+                .iter()
+                .map(|&k| match &entries[k] {
+                    Entry::Adv(_, _, s) => shape_str(s),
+                    _ => unreachable!(),
+                })
+                .collect();
+            PyIndexError::new_err(format!(
+                "shape mismatch: indexing arrays could not be broadcast together with shapes {}",
+                shapes.join(" ")
+            ))
+        })?;
+    }
+    // The result's axes: Some(entry) for a basic one, None for the block of advanced ones.
+    let adjacent = advanced
+        .first()
+        .is_some_and(|&f| advanced.last() == Some(&(f + advanced.len() - 1)));
+    let basic = |k: &usize| !matches!(entries[*k], Entry::Adv(..) | Entry::One(..));
+    let mut layout: Vec<Option<usize>> = Vec::new();
+    if !advanced.is_empty() && !adjacent {
+        layout.push(None);
+    }
+    for k in 0..entries.len() {
+        if adjacent && k == advanced[0] {
+            layout.push(None);
+        }
+        if basic(&k) {
+            layout.push(Some(k));
+        }
+    }
+    let mut out_shape = Vec::new();
+    for slot in &layout {
+        match slot {
+            None => out_shape.extend_from_slice(&bshape),
+            Some(k) => out_shape.push(match &entries[*k] {
+                Entry::Range(_, pos) => pos.len(),
+                _ => 1,
+            }),
+        }
+    }
+    // Walk the result row-major: each index gives a coordinate per axis of the array.
+    let strides: Vec<usize> = (0..ndim).map(|d| shape[d + 1..].iter().product()).collect();
+    let total: usize = out_shape.iter().product();
+    let mut positions = Vec::with_capacity(total);
+    let mut index = vec![0usize; out_shape.len()];
+    for _ in 0..total {
+        let mut pos = 0;
+        let mut d = 0;
+        for slot in &layout {
+            match slot {
+                None => {
+                    let b = &index[d..d + bshape.len()];
+                    for &k in &advanced {
+                        let Entry::Adv(axis, values, s) = &entries[k] else {
+                            unreachable!()
+                        };
+                        // The element of this array that broadcasts to b.
+                        let skip = bshape.len() - s.len();
+                        let mut flat = 0;
+                        for (t, &n) in s.iter().enumerate() {
+                            flat = flat * n + if n == 1 { 0 } else { b[skip + t] };
+                        }
+                        pos += values[flat] * strides[*axis];
+                    }
+                    d += bshape.len();
+                }
+                Some(k) => {
+                    if let Entry::Range(axis, p) = &entries[*k] {
+                        pos += p[index[d]] * strides[*axis];
+                    }
+                    d += 1;
+                }
+            }
+        }
+        for e in &entries {
+            if let Entry::One(axis, i) = e {
+                pos += i * strides[*axis];
+            }
+        }
+        positions.push(pos);
+        // The next index, row-major.
+        for t in (0..index.len()).rev() {
+            index[t] += 1;
+            if index[t] < out_shape[t] {
+                break;
+            }
+            index[t] = 0;
+        }
+    }
+    Ok((positions, out_shape))
+}
+
+/// `a[key]` as NumPy reads it (see [`selection`]): a scalar Var sharing `a`'s adjoint slot for
+/// a single element, else the selected elements as ONE gathering node (`matrix::gather`).
+pub fn getitem<S: Storage>(a: &Var<S>, shape: &[usize], key: &Bound<'_, PyAny>) -> PyResult<Res> {
+    // The common cases first: `v[i]` of a vector, `m[i, j]` of a matrix.
+    let plain_int = |o: &Bound<'_, PyAny>| o.is_exact_instance_of::<PyInt>();
+    if let ([n], true) = (shape, plain_int(key)) {
+        let i = key;
+        let k = in_axis(i.extract()?, *n, 0)?;
+        return Ok(Res::S(Out::V(a.element(k))));
+    }
+    if let ([r, c], Ok(t)) = (shape, key.cast::<PyTuple>()) {
+        if let (2, Ok(i), Ok(j)) = (t.len(), t.get_item(0), t.get_item(1)) {
+            if plain_int(&i) && plain_int(&j) {
+                let (i, j) = (in_axis(i.extract()?, *r, 0)?, in_axis(j.extract()?, *c, 1)?);
+                return Ok(Res::S(Out::V(a.element(i * c + j))));
+            }
+        }
+    }
+    let (positions, out) = selection(key, shape)?;
+    match out[..] {
+        [] => Ok(Res::S(Out::V(a.element(positions[0])))),
+        [n] => Ok(Res::V(Arr::V(
+            matrix::gather(a, &positions, (n, 1)).map_err(to_py)?,
+        ))),
+        [r, c] => Ok(Res::M(Arr::V(
+            matrix::gather(a, &positions, (r, c)).map_err(to_py)?,
+        ))),
+        _ => Err(errors::size_error(format!(
+            "revad arrays have at most 2 dimensions; this index gives shape {}",
+            shape_str(&out)
+        ))),
+    }
 }
 
 /// `a[key] = value` in place (the assignment rule of Stan Math's varmat design, `Var::assign_indices`): `value` is a
@@ -236,7 +394,12 @@ pub fn setitem<S: Storage>(
         [] => (1, 1),
         [n] => (1, n),
         [r, c] => (r, c),
-        _ => unreachable!("1-D or 2-D"),
+        _ => {
+            return Err(errors::size_error(format!(
+                "revad arrays have at most 2 dimensions; this index gives shape {}",
+                shape_str(&target)
+            )))
+        }
     };
     match broadcast_to(to_2d(src), r, c)? {
         Arr::V(m) => a.assign_indices(&ks, &m),

@@ -12,12 +12,13 @@
 //! - `handle`: what a `revad.Var` and a `revad.Data` hold, and the checked way to the core;
 //! - `convert`: Python object → argument, result → Python object;
 //! - `ops`: NumPy-style arithmetic and `@` on arguments; `index`: indexing and assignment;
+//!   `shape`: NumPy's reductions along axes, reshaping, joining and `where` on arguments;
 //! - `gil`: core calls on data with the GIL released, and core results as Python objects
 //!   (`call!`);
 //! - `family`: the `family!` table that makes a family's `register`;
 //! - the families, which use the modules above and never each other: `var` and `data` (the
 //!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `multivariate`,
-//!   `matrix_densities`, `glm`, `functional`;
+//!   `matrix_densities`, `glm`, `functional`, `transform`, `arrays`;
 //! - this file, which registers the families.
 //!
 //! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
@@ -47,6 +48,7 @@ mod gil;
 mod handle;
 mod index;
 mod ops;
+mod shape;
 
 /// Declares each family's module and registers it, in order (the order of the module's
 /// `__all__`).
@@ -78,4 +80,5 @@ families! {
     functional,
     // Stan's constraining transforms.
     transform,
+    arrays,
 }

@@ -8,6 +8,7 @@ use ndarray::Array1;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyAny;
+use revad::matrix::Reduction;
 use revad::{matrix, Matrix, Var, Vector};
 
 use crate::args::{arr1, arr2, finish, finish_scalar, shape_str, Arg, Arr, Ax, Out, Res, X};
@@ -15,6 +16,7 @@ use crate::convert::{arg, array_arg, matrix_arg, try_array, try_x, vector_arg, x
 use crate::errors::{size_error, to_py};
 use crate::family::family;
 use crate::ops::{as_row, elementwise, from_row, matmul, Op};
+use crate::shape::{read_axes, reduce};
 
 /// A scalar result of one array argument: `$var` for a Var (`$x: &Var<S>`), `$data` for data
 /// (`$d: &S`).
@@ -33,16 +35,31 @@ macro_rules! scalar_of {
     };
 }
 
-/// `mean(xs)`: Σ xᵢ / n of an array (NaN for an empty one); ∂/∂xᵢ = 1/n.
+/// A reduction of an array argument over every element or along ``axis`` (NumPy's).
+fn reduce_arg(
+    py: Python<'_>,
+    how: Reduction,
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+    function: &'static str,
+) -> PyResult<Py<PyAny>> {
+    let a = array_arg(x, function, "x")?;
+    let axes = read_axes(axis, a.shape().len(), function)?;
+    reduce(how, X::A(a), axes, keepdims)?.into_py(py)
+}
+
+/// `mean(xs, axis=None, keepdims=False)`: Σ xᵢ / n of an array (NaN for an empty one), over
+/// every element or along ``axis`` (an int or a tuple, as NumPy's), one node; ∂/∂xᵢ = 1/n.
 #[pyfunction]
-fn mean(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let out = match array_arg(xs, "mean", "xs")? {
-        Ax::V(Arr::V(v)) => Out::V(matrix::mean(&v)),
-        Ax::M(Arr::V(m)) => Out::V(matrix::mean(&m)),
-        Ax::V(Arr::D(d)) => Out::F(d.sum() / d.len() as f64),
-        Ax::M(Arr::D(d)) => Out::F(d.sum() / d.len() as f64),
-    };
-    out.into_py(py)
+#[pyo3(signature = (xs, axis=None, keepdims=false))]
+fn mean(
+    py: Python<'_>,
+    xs: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<Py<PyAny>> {
+    reduce_arg(py, Reduction::Mean, xs, axis, keepdims, "mean")
 }
 
 /// `dot_self(x)`: Σ xᵢ² of an array; ∂/∂xᵢ = 2xᵢ.
@@ -73,12 +90,17 @@ fn sd(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     r.into_py(py)
 }
 
-/// `prod(x)`: Π xᵢ of an array; ∂/∂xᵢ = Π_{j≠i} xⱼ.
+/// `prod(x, axis=None, keepdims=False)`: Π xᵢ of an array, over every element or along
+/// ``axis``, one node; ∂/∂xᵢ = Π_{j≠i} xⱼ.
 #[pyfunction]
-fn prod(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array_arg(x, "prod", "x")?;
-    let r = scalar_of!(a, |x| matrix::prod(x));
-    r.into_py(py)
+#[pyo3(signature = (x, axis=None, keepdims=false))]
+fn prod(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<Py<PyAny>> {
+    reduce_arg(py, Reduction::Prod, x, axis, keepdims, "prod")
 }
 
 /// `softmax(v)` of a 1-D array: e^v / Σ e^v; the reverse pass is v̄ += s ∘ (ḡ − ⟨ḡ, s⟩).
@@ -152,28 +174,39 @@ fn multiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyRes
     }
 }
 
-/// `a ∘ b` (elementwise product, as ``a * b``, with NumPy broadcasting).
+/// `a ∘ b` (elementwise product, as ``a * b``, with NumPy broadcasting); either may be a
+/// scalar (Stan's ``elt_multiply`` of arrays, and of a scalar and an array).
 #[pyfunction]
 fn elt_multiply(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = X::A(array_arg(a, "elt_multiply", "a")?);
-    let y = X::A(array_arg(b, "elt_multiply", "b")?);
+    let x = elt_arg(a, "elt_multiply", "a")?;
+    let y = elt_arg(b, "elt_multiply", "b")?;
     elementwise(Op::Mul, x, y)?.into_py(py)
 }
 
-/// `a ⊘ b` (elementwise quotient, as ``a / b``, with NumPy broadcasting).
+/// `a ⊘ b` (elementwise quotient, as ``a / b``, with NumPy broadcasting); either may be a
+/// scalar (Stan's ``elt_divide(matrix, matrix)``, ``elt_divide(real, matrix)`` = c ⊘ b and
+/// ``elt_divide(matrix, real)``), one node.
 #[pyfunction]
 fn elt_divide(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = X::A(array_arg(a, "elt_divide", "a")?);
-    let y = X::A(array_arg(b, "elt_divide", "b")?);
+    let x = elt_arg(a, "elt_divide", "a")?;
+    let y = elt_arg(b, "elt_divide", "b")?;
     elementwise(Op::Div, x, y)?.into_py(py)
+}
+
+/// An argument of `elt_multiply`/`elt_divide`: a scalar, or an array (lists included).
+fn elt_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<X> {
+    match try_x(obj, function)? {
+        Some(x) => Ok(x),
+        None => Ok(X::A(array_arg(obj, function, name)?)),
+    }
 }
 
 /// `transpose(a)`: a 2-D array's transpose (one node); a 1-D array itself (NumPy's ``.T``).
@@ -542,20 +575,32 @@ fn multiply_lower_tri_self_transpose(
     Res::M(finish(r, d)).into_py(py)
 }
 
-/// `max(x)`: the largest element of an array or sequence (−∞ for an empty one); ∂/∂xᵢ = 1
-/// for the largest element, shared equally among ties (as in Stan).
+/// `max(x, axis=None, keepdims=False)`: the largest element of an array or sequence (−∞ for an
+/// empty one), over every element or along ``axis``, one node; ∂/∂xᵢ = 1 for the largest
+/// element, shared equally among ties (as in Stan).
 #[pyfunction]
-fn max(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array_arg(x, "max", "x")?;
-    scalar_of!(a, |x| matrix::max(x)).into_py(py)
+#[pyo3(signature = (x, axis=None, keepdims=false))]
+fn max(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<Py<PyAny>> {
+    reduce_arg(py, Reduction::Max, x, axis, keepdims, "max")
 }
 
-/// `min(x)`: the smallest element of an array or sequence (+∞ for an empty one); ∂/∂xᵢ = 1
-/// for the smallest element, shared equally among ties.
+/// `min(x, axis=None, keepdims=False)`: the smallest element of an array or sequence (+∞ for an
+/// empty one), over every element or along ``axis``, one node; ∂/∂xᵢ = 1 for the smallest
+/// element, shared equally among ties.
 #[pyfunction]
-fn min(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array_arg(x, "min", "x")?;
-    scalar_of!(a, |x| matrix::min(x)).into_py(py)
+#[pyo3(signature = (x, axis=None, keepdims=false))]
+fn min(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<Py<PyAny>> {
+    reduce_arg(py, Reduction::Min, x, axis, keepdims, "min")
 }
 
 /// A scalar argument as a 1-element vector (data, or one gathering node for a Var).

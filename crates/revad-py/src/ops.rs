@@ -25,6 +25,17 @@ pub enum Op {
 }
 
 impl Op {
+    /// The operation of `matrix::broadcast_elementwise`.
+    pub fn broadcast(self) -> matrix::BinaryOp {
+        match self {
+            Op::Add => matrix::BinaryOp::Add,
+            Op::Sub => matrix::BinaryOp::Subtract,
+            Op::Mul => matrix::BinaryOp::Multiply,
+            Op::Div => matrix::BinaryOp::Divide,
+            Op::Pow => matrix::BinaryOp::Pow,
+        }
+    }
+
     /// `a op b` for two scalars.
     pub fn scalar(self, a: Arg, b: Arg) -> Out {
         match self {
@@ -76,22 +87,10 @@ fn arr_scalar<S: Storage>(op: Op, a: Arr<S>, s: Arg, reflected: bool) -> PyResul
     let (r, d) = match (op, reflected) {
         (Op::Add, _) => with_s!(|x, c| matrix::add_scalar(x, c)),
         (Op::Mul, _) => with_s!(|x, c| matrix::multiply_scalar(x, c)),
-        (Op::Sub, false) => with_s!(|x, c| matrix::add_scalar(x, -c)),
+        (Op::Sub, false) => with_s!(|x, c| matrix::subtract_scalar(x, c)),
         (Op::Div, false) => with_s!(|x, c| matrix::divide(x, c)),
-        (Op::Sub, true) => {
-            let (neg, d) = arr1!(a, |x| matrix::multiply_scalar(x, -1.0));
-            match s {
-                Arg::F(c) => (matrix::add_scalar(&neg, c), d),
-                Arg::V(c) => (matrix::add_scalar(&neg, c), false),
-            }
-        }
-        (Op::Div, true) => {
-            let (inv, d) = arr1!(a, |x| matrix::inv(x));
-            match s {
-                Arg::F(c) => (matrix::multiply_scalar(&inv, c), d),
-                Arg::V(c) => (matrix::multiply_scalar(&inv, c), false),
-            }
-        }
+        (Op::Sub, true) => with_s!(|x, c| matrix::scalar_subtract(c, x)),
+        (Op::Div, true) => with_s!(|x, c| matrix::scalar_elt_divide(c, x)),
         (Op::Pow, false) if matches!(s, Arg::F(c) if c == 2.0) => arr1!(a, |x| matrix::square(x)),
         (Op::Pow, false) => {
             let e = scalar_like(&a, s);
@@ -181,6 +180,16 @@ pub fn broadcast_to(a: Arr<Matrix>, rows: usize, cols: usize) -> PyResult<Arr<Ma
 /// two arrays whose shapes broadcast (`(n,)` with `(m, n)`, `(m, 1)` with `(1, n)` or `(n,)`,
 /// ...), each as one node (`matrix::broadcast_elementwise` when the shapes differ).
 pub fn elementwise(op: Op, a: X, b: X) -> PyResult<Res> {
+    // A power of an array and a scalar Var: one broadcast node (rather than the scalar
+    // repeated by a node of its own).
+    if op == Op::Pow
+        && matches!(
+            (&a, &b),
+            (X::A(_), X::S(Arg::V(_))) | (X::S(Arg::V(_)), X::A(_))
+        )
+    {
+        return broadcast_binary(op.broadcast(), a, b);
+    }
     Ok(match (a, b) {
         (X::S(a), X::S(b)) => Res::S(op.scalar(a, b)),
         (X::A(Ax::V(a)), X::S(s)) => Res::V(arr_scalar(op, a, s, false)?),
@@ -193,38 +202,75 @@ pub fn elementwise(op: Op, a: X, b: X) -> PyResult<Res> {
         (X::A(Ax::M(a)), X::A(Ax::M(b))) if a.value().dim() == b.value().dim() => {
             Res::M(arr_arr(op, a, b)?)
         }
-        (X::A(a), X::A(b)) => {
-            let (sa, sb) = (a.shape(), b.shape());
-            let out = broadcast_shape(&sa, &sb).ok_or_else(|| {
-                errors::size_error(format!(
-                    "operands could not be broadcast together with shapes {} {}",
-                    shape_str(&sa),
-                    shape_str(&sb)
-                ))
-            })?;
-            let (r, c) = match out[..] {
-                [n] => (1, n),
-                [r, c] => (r, c),
-                _ => unreachable!("1-D or 2-D"),
-            };
-            let bop = match op {
-                Op::Add => matrix::BinaryOp::Add,
-                Op::Sub => matrix::BinaryOp::Subtract,
-                Op::Mul => matrix::BinaryOp::Multiply,
-                Op::Div => matrix::BinaryOp::Divide,
-                Op::Pow => matrix::BinaryOp::Pow,
-            };
-            let (a, b) = (to_2d(a), to_2d(b));
-            let (m, d) = arr2!(a, b, |x, y| matrix::broadcast_elementwise(bop, x, y));
-            let m = finish(m.map_err(to_py)?, d);
-            debug_assert_eq!(m.value().dim(), (r, c));
-            if out.len() == 1 {
-                Res::V(to_1d(m))
-            } else {
-                Res::M(m)
-            }
-        }
+        (X::A(a), X::A(b)) => broadcast_binary(op.broadcast(), X::A(a), X::A(b))?,
     })
+}
+
+/// Any operand as a 2-D array, as NumPy pads shapes on the left: a scalar is `1 × 1`, a 1-D
+/// `(n,)` is `(1, n)` (a variable keeps its adjoint run: no node).
+pub fn x_to_2d(x: X) -> Arr<Matrix> {
+    match x {
+        X::S(Arg::F(c)) => Arr::D(Array2::from_elem((1, 1), c).into_shared()),
+        X::S(Arg::V(v)) => {
+            let (val, key) = v.to_bits();
+            Arr::V(Var::from_array_bits(
+                Array2::from_elem((1, 1), val).into_shared(),
+                key,
+            ))
+        }
+        X::A(a) => to_2d(a),
+    }
+}
+
+/// A 2-D result read as NumPy shape `shape` of the same number of elements (0, 1 or 2
+/// dimensions): the same variable (its adjoint run) in another kind, no node; a scalar is its
+/// one element, sharing the slot.
+pub fn view_as(m: Arr<Matrix>, shape: &[usize]) -> Res {
+    debug_assert_eq!(m.value().len(), shape.iter().product::<usize>());
+    match (shape, m) {
+        ([], Arr::V(v)) => Res::S(Out::V(v.element(0))),
+        ([], Arr::D(d)) => Res::S(Out::F(d.iter().copied().next().unwrap_or(f64::NAN))),
+        ([_], m) => Res::V(to_1d(m)),
+        ([r, c], Arr::V(v)) if v.value().dim() == (*r, *c) => Res::M(Arr::V(v)),
+        ([r, c], Arr::V(v)) => {
+            let (val, key) = v.to_array_bits();
+            let val = Array2::from_shape_vec((*r, *c), val.iter().copied().collect())
+                .expect("same number of elements")
+                .into_shared();
+            Res::M(Arr::V(Var::from_array_bits(val, key)))
+        }
+        ([r, c], Arr::D(d)) => Res::M(Arr::D(
+            Array2::from_shape_vec((*r, *c), d.iter().copied().collect())
+                .expect("same number of elements")
+                .into_shared(),
+        )),
+        _ => unreachable!("revad arrays have at most 2 dimensions"),
+    }
+}
+
+/// The NumPy shape of an operand.
+pub fn shape_of(x: &X) -> Vec<usize> {
+    match x {
+        X::S(_) => vec![],
+        X::A(a) => a.shape(),
+    }
+}
+
+/// `op(a, b)` elementwise with NumPy's broadcasting, for any two operands (scalars are 0-d
+/// arrays), as ONE node (`matrix::broadcast_elementwise`); data only gives data. Two scalars
+/// give a scalar.
+pub fn broadcast_binary(op: matrix::BinaryOp, a: X, b: X) -> PyResult<Res> {
+    let (sa, sb) = (shape_of(&a), shape_of(&b));
+    let out = broadcast_shape(&sa, &sb).ok_or_else(|| {
+        errors::size_error(format!(
+            "operands could not be broadcast together with shapes {} {}",
+            shape_str(&sa),
+            shape_str(&sb)
+        ))
+    })?;
+    let (a, b) = (x_to_2d(a), x_to_2d(b));
+    let (m, d) = arr2!(a, b, |x, y| matrix::broadcast_elementwise(op, x, y));
+    Ok(view_as(finish(m.map_err(to_py)?, d), &out))
 }
 
 /// A vector operand read as a row vector (the same elements and adjoint run).
@@ -289,19 +335,5 @@ pub fn sum_array(a: Ax) -> Out {
         Ax::M(Arr::V(m)) => Out::V(matrix::sum(&m)),
         Ax::V(Arr::D(d)) => Out::F(d.sum()),
         Ax::M(Arr::D(d)) => Out::F(d.sum()),
-    }
-}
-
-/// `log_sum_exp` of an array (one node): ln Σ e^xᵢ without overflow; ∂/∂xᵢ = softmax(x)ᵢ.
-pub fn log_sum_exp_array(a: Ax) -> Out {
-    match a {
-        Ax::V(a) => {
-            let (r, d) = arr1!(a, |x| matrix::log_sum_exp(x));
-            finish_scalar(r, d)
-        }
-        Ax::M(a) => {
-            let (r, d) = arr1!(a, |x| matrix::log_sum_exp(x));
-            finish_scalar(r, d)
-        }
     }
 }

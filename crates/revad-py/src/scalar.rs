@@ -5,14 +5,16 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyFloat};
+use revad::matrix::Reduction;
 use revad::Var;
 
 use crate::args::{arr1, binop, finish, Arg, Arr, Ax, Out, Res, X};
-use crate::convert::{arg, try_array, x_arg};
+use crate::convert::{arg, try_array, type_name, x_arg};
 use crate::errors::to_py;
 use crate::family::family;
 use crate::handle::PyVar;
-use crate::ops::{elementwise, log_sum_exp_array, sum_array, Op};
+use crate::ops::{broadcast_binary, elementwise, shape_of, Op};
+use crate::shape::{read_axes, reduce, shape_arg};
 
 /// The argument of a unary function: a float, a Var (checked once, scalar or array) or a NumPy
 /// array; otherwise the `TypeError` of [`arg`].
@@ -81,15 +83,34 @@ macro_rules! unary_checked {
     )*};
 }
 
-/// `f(a, b)` for any mix of floats and Vars.
+/// `f(a, b)` for any mix of floats and Vars; a row with `=> Op` also takes arrays (array Vars,
+/// NumPy arrays) with NumPy's broadcasting, as one node of `matrix::broadcast_elementwise`.
 macro_rules! binary {
-    ($($name:ident($a:ident, $b:ident): $doc:literal),* $(,)?) => {$(
+    ($($name:ident($a:ident, $b:ident) $(=> $op:ident)?: $doc:literal),* $(,)?) => {$(
         #[doc = $doc]
+        $(
+        #[doc = ""]
+        #[doc = concat!(
+            "With an array argument (an array Var or a NumPy array): elementwise with NumPy ",
+            "broadcasting, one node (`BinaryOp::", stringify!($op), "`)."
+        )]
+        )?
         #[pyfunction]
         fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            let a = arg($a, stringify!($name), stringify!($a))?;
-            let b = arg($b, stringify!($name), stringify!($b))?;
-            binop!(a, b, revad::$name).into_py(py)
+            $(
+            let x = x_arg($a, stringify!($name), stringify!($a))?;
+            let y = x_arg($b, stringify!($name), stringify!($b))?;
+            return match (x, y) {
+                (X::S(a), X::S(b)) => binop!(a, b, revad::$name).into_py(py),
+                (x, y) => broadcast_binary(revad::matrix::BinaryOp::$op, x, y)?.into_py(py),
+            };
+            #[allow(unreachable_code)]
+            )?
+            {
+                let a = arg($a, stringify!($name), stringify!($a))?;
+                let b = arg($b, stringify!($name), stringify!($b))?;
+                binop!(a, b, revad::$name).into_py(py)
+            }
         }
     )*};
 }
@@ -223,16 +244,16 @@ unary_checked! {
 }
 
 binary! {
-    hypot(x, y): "√(x² + y²); ∂x = x/h, ∂y = y/h.",
-    atan2(y, x): "The angle of (x, y); ∂y = x/(x² + y²), ∂x = −y/(x² + y²).",
-    fdim(x, y): "max(x − y, 0); ∂x = 1, ∂y = −1 where x > y.",
-    fmax(x, y): "The larger argument (the other one if one is NaN).",
-    fmin(x, y): "The smaller argument (the other one if one is NaN).",
-    fmod(x, y): "x − trunc(x/y)·y; ∂x = 1, ∂y = −trunc(x/y).",
+    hypot(x, y) => Hypot: "√(x² + y²); ∂x = x/h, ∂y = y/h.",
+    atan2(y, x) => Atan2: "The angle of (x, y); ∂y = x/(x² + y²), ∂x = −y/(x² + y²).",
+    fdim(x, y) => Fdim: "max(x − y, 0); ∂x = 1, ∂y = −1 where x > y.",
+    fmax(x, y) => Fmax: "The larger argument (the other one if one is NaN).",
+    fmin(x, y) => Fmin: "The smaller argument (the other one if one is NaN).",
+    fmod(x, y) => Fmod: "x − trunc(x/y)·y; ∂x = 1, ∂y = −trunc(x/y).",
     owens_t(h, a): "Owen's T function T(h, a).",
-    log_diff_exp(x, y): "log(eˣ − eʸ); NaN for x < y.",
-    multiply_log(a, b): "a·log b, with 0·log 0 = 0.",
-    lmultiply(a, b): "a·log b, with 0·log 0 = 0 (Stan's newer name of multiply_log).",
+    log_diff_exp(x, y) => LogDiffExp: "log(eˣ − eʸ); NaN for x < y.",
+    multiply_log(a, b) => MultiplyLog: "a·log b, with 0·log 0 = 0.",
+    lmultiply(a, b) => MultiplyLog: "a·log b, with 0·log 0 = 0 (Stan's newer name of multiply_log).",
 }
 
 binary_checked! {
@@ -366,17 +387,43 @@ fn ternary(
     }
 }
 
-/// `if_else(cond, a, b)`: `a` if `cond` else `b` (the chosen argument itself).
+/// `if_else(cond, a, b)`: `a` if `cond` is nonzero else `b` (the chosen argument itself), as
+/// Stan's ``if_else``; `cond` is an integer or a bool (Python's or NumPy's). For arrays of
+/// conditions, ``revad.where(cond, a, b)``.
 #[pyfunction]
 fn if_else(
     py: Python<'_>,
-    cond: bool,
+    cond: &Bound<'_, PyAny>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
+    let cond = condition(cond)?;
     let x = arg(a, "if_else", "a")?;
     let y = arg(b, "if_else", "b")?;
     binop!(x, y, |x, y| revad::if_else(cond, x, y)).into_py(py)
+}
+
+/// An integer or boolean condition (Stan's `int`): Python's `bool` and `int`, NumPy's `bool_`
+/// and integers, anything with `__index__`; a `TypeError` for floats, Vars and arrays.
+fn condition(cond: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let numpy_bool = cond
+        .py()
+        .import("numpy")
+        .and_then(|np| np.getattr("bool_"))
+        .is_ok_and(|t| cond.is_instance(&t).unwrap_or(false));
+    if cond.is_instance_of::<pyo3::types::PyBool>() || numpy_bool {
+        return cond.is_truthy();
+    }
+    if cond.cast::<PyVar>().is_err() && cond.hasattr("__index__")? {
+        if let Ok(i) = cond.call_method0("__index__") {
+            return i.is_truthy();
+        }
+    }
+    Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        "if_else: cond must be an integer or a bool, not {}; for a condition per element use \
+         revad.where(cond, a, b)",
+        type_name(cond)
+    )))
 }
 
 /// The elements of a sequence (a list/tuple of floats and Vars, or a 1-D array) as arguments.
@@ -405,24 +452,35 @@ fn as_vars(args: &[Arg]) -> Option<Vec<Var>> {
     )
 }
 
-/// `log_sum_exp(a, b)` of two reals, or `log_sum_exp(xs)` of a sequence, an array Var or a
-/// NumPy array (one node).
-///
-/// log(Σ e^xᵢ) without overflow; ∂/∂xᵢ = softmax(x)ᵢ.
+/// `log_sum_exp(a, b)` of two reals (elementwise with NumPy broadcasting for arrays, one node),
+/// or `log_sum_exp(xs)` of a sequence, an array Var or a NumPy array: log(Σ e^xᵢ) without
+/// overflow, over every element or along ``axis`` (an int or tuple, with ``keepdims``), as one
+/// node; ∂/∂xᵢ = softmax(x)ᵢ.
 #[pyfunction]
-#[pyo3(signature = (a, b=None))]
+#[pyo3(signature = (a, b=None, *, axis=None, keepdims=false))]
 fn log_sum_exp(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: Option<&Bound<'_, PyAny>>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
 ) -> PyResult<Py<PyAny>> {
     if let Some(b) = b {
-        let x = arg(a, "log_sum_exp", "a")?;
-        let y = arg(b, "log_sum_exp", "b")?;
-        return binop!(x, y, revad::log_sum_exp).into_py(py);
+        let x = x_arg(a, "log_sum_exp", "a")?;
+        let y = x_arg(b, "log_sum_exp", "b")?;
+        return match (x, y) {
+            (X::S(x), X::S(y)) => binop!(x, y, revad::log_sum_exp).into_py(py),
+            (x, y) => broadcast_binary(revad::matrix::BinaryOp::LogSumExp, x, y)?.into_py(py),
+        };
     }
     if let Some(a) = try_array(a, "log_sum_exp")? {
-        return log_sum_exp_array(a).into_py(py);
+        let axes = read_axes(axis, a.shape().len(), "log_sum_exp")?;
+        return reduce(Reduction::LogSumExp, X::A(a), axes, keepdims)?.into_py(py);
+    }
+    if axis.is_some_and(|a| !a.is_none()) || keepdims {
+        let x = shape_arg(a, "log_sum_exp", "a")?;
+        let axes = read_axes(axis, shape_of(&x).len(), "log_sum_exp")?;
+        return reduce(Reduction::LogSumExp, x, axes, keepdims)?.into_py(py);
     }
     let args = elements(a, "log_sum_exp")?;
     match as_vars(&args) {
@@ -434,12 +492,32 @@ fn log_sum_exp(
     }
 }
 
-/// `sum(xs)`: Σ xᵢ of a sequence, an array Var or a NumPy array (any shape) as one node;
+/// `sum(xs, axis=None, keepdims=False)`: Σ xᵢ of a sequence, an array Var or a NumPy array,
+/// over every element or along ``axis`` (an int or a tuple, as NumPy's), as one node;
 /// ∂/∂xᵢ = 1.
 #[pyfunction]
-fn sum(py: Python<'_>, xs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (xs, axis=None, keepdims=false))]
+fn sum(
+    py: Python<'_>,
+    xs: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+) -> PyResult<Py<PyAny>> {
     if let Some(a) = try_array(xs, "sum")? {
-        return sum_array(a).into_py(py);
+        let axes = read_axes(axis, a.shape().len(), "sum")?;
+        return reduce(Reduction::Sum, X::A(a), axes, keepdims)?.into_py(py);
+    }
+    if axis.is_some_and(|a| !a.is_none()) || keepdims {
+        // A nested list with axes: read as NumPy reads it.
+        let x = shape_arg(xs, "sum", "xs")?;
+        let axes = read_axes(axis, shape_of(&x).len(), "sum")?;
+        return reduce(Reduction::Sum, x, axes, keepdims)?.into_py(py);
+    }
+    if let Ok(v) = xs.cast::<PyVar>() {
+        // A scalar Var: its own sum.
+        let x = v.get().x("sum")?;
+        let axes = read_axes(axis, 0, "sum")?;
+        return reduce(Reduction::Sum, x, axes, keepdims)?.into_py(py);
     }
     let args = elements(xs, "sum")?;
     match as_vars(&args) {

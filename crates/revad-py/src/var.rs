@@ -6,18 +6,20 @@
 //! everything else (arrays, NumPy operands, broadcasting) through `ops`.
 
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyFloat, PyList, PyTuple};
+use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyTuple};
+use revad::matrix::Reduction;
 use revad::Var;
 
 use crate::args::{shape_str, Arg, Arr, Ax, X};
-use crate::convert::{adj_array, arg, read_ndarray, try_arg, try_x};
+use crate::convert::{adj_array, arg, read_ndarray, try_arg, try_x, x_arg};
 use crate::errors;
 use crate::family::family;
 use crate::handle::{read, write, PyVar, Val};
 use crate::index;
 use crate::ops::{elementwise, matmul_x, Op};
+use crate::shape;
 
 /// What a binary operator does with its two operands.
 #[derive(Clone, Copy)]
@@ -151,10 +153,281 @@ operators! {
         }
     }
 
-    /// NumPy defers to revad's operators: ``array + Var`` is computed by the Var.
-    #[classattr]
-    fn __array_ufunc__(py: Python<'_>) -> Py<PyAny> {
-        py.None()
+    /// NumPy's ufunc protocol: ``np.exp(v)``, ``np.add(a, v)``, ``a + v`` for a NumPy ``a``,
+    /// ``np.maximum(v, 0)``, ``np.add.reduce(v, axis=0)``, ... compute with revad's functions
+    /// and return Vars (one node each); comparisons and predicates (``np.less``,
+    /// ``np.isnan``) give NumPy arrays of the values'. A ufunc revad has no counterpart for
+    /// raises ``TypeError`` naming what to use (see ``revad._numpy``).
+    #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
+    fn __array_ufunc__(
+        &self,
+        py: Python<'_>,
+        ufunc: &Bound<'_, PyAny>,
+        method: &str,
+        inputs: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        // Arithmetic, the common case, without Python: `array op Var` lands here.
+        if method == "__call__" && inputs.len() == 2 && kwargs.is_none_or(|k| k.is_empty()) {
+            let op = match ufunc.getattr("__name__")?.extract::<String>()?.as_str() {
+                "add" => Some(Op::Add),
+                "subtract" => Some(Op::Sub),
+                "multiply" => Some(Op::Mul),
+                "divide" | "true_divide" => Some(Op::Div),
+                "power" => Some(Op::Pow),
+                _ => None,
+            };
+            if let Some(op) = op {
+                let a = try_x(&inputs.get_item(0)?, "__array_ufunc__")?;
+                let b = try_x(&inputs.get_item(1)?, "__array_ufunc__")?;
+                if let (Some(a), Some(b)) = (a, b) {
+                    return elementwise(op, a, b)?.into_py(py);
+                }
+            }
+        }
+        let kwargs = match kwargs {
+            Some(k) => k.clone(),
+            None => PyDict::new(py),
+        };
+        Ok(py
+            .import("revad._numpy")?
+            .getattr("array_ufunc")?
+            .call1((ufunc, method, inputs, kwargs))?
+            .unbind())
+    }
+
+    /// NumPy's function protocol: ``np.sum(v, axis=0)``, ``np.reshape(v, (2, -1))``,
+    /// ``np.concatenate([v, w])``, ``np.where(c, v, 0.0)``, ``np.linalg.det(m)``, ... call
+    /// revad's functions and return Vars (one node each); a NumPy function revad has no
+    /// counterpart for raises ``TypeError`` naming what to use (see ``revad._numpy``).
+    fn __array_function__(
+        &self,
+        py: Python<'_>,
+        func: &Bound<'_, PyAny>,
+        types: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyAny>,
+        kwargs: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        Ok(py
+            .import("revad._numpy")?
+            .getattr("array_function")?
+            .call1((func, types, args, kwargs))?
+            .unbind())
+    }
+
+    /// ``np.asarray(v)``: an array Var refuses (``TypeError``), because the NumPy array would
+    /// drop its gradient; use ``v.value`` for the values, or NumPy's functions on the Var
+    /// itself (they dispatch to revad). A scalar Var gives a 0-d object array holding the Var,
+    /// so that ``np.array([x, y])`` of scalar Vars stays an array of Vars.
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let this = slf.get();
+        if this.is_array() {
+            return Err(PyTypeError::new_err(format!(
+                "np.asarray() of an array revad.Var of shape {} would drop its gradient; use \
+                 .value for a NumPy array of the values (no gradient), or call NumPy's \
+                 functions on the Var itself (np.exp(v), np.sum(v, axis=0), np.stack([v, w]), \
+                 ... dispatch to revad and keep the gradient)",
+                shape_str(&this.shape_vec())
+            )));
+        }
+        let _ = copy;
+        let np = py.import("numpy")?;
+        let a = np.call_method1("empty", ((), "object"))?;
+        a.set_item((), slf)?;
+        match dtype.filter(|d| !d.is_none()) {
+            Some(t) => a.call_method1("astype", (t,)),
+            None => Ok(a),
+        }
+    }
+
+    /// The value, with the float-leak warning ``RevadWarning`` while a gradient is being
+    /// recorded (inside ``revad.gradient``, ``value_and_grad``, ``jacobian`` or a ``Tape``
+    /// block, before ``grad()``): the number no longer depends on anything. ``v.value`` reads
+    /// it without a warning.
+    fn __float__(&self, py: Python<'_>) -> PyResult<f64> {
+        match self.val {
+            Val::S(x) => self.leak_value(py, x, "float()"),
+            _ => Err(PyTypeError::new_err(format!(
+                "only a scalar revad.Var converts to float, not one of shape {}",
+                shape_str(&self.shape_vec())
+            ))),
+        }
+    }
+
+    /// ``int(v)``: the value truncated, with the float-leak warning as ``float(v)``.
+    fn __int__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.val {
+            Val::S(x) => {
+                let x = self.leak_value(py, x, "int()")?;
+                PyFloat::new(py, x).call_method0("__int__")
+            }
+            _ => Err(PyTypeError::new_err(format!(
+                "only a scalar revad.Var converts to int, not one of shape {}",
+                shape_str(&self.shape_vec())
+            ))),
+        }
+    }
+
+    /// ``v.item()``: the value of a scalar Var or of a one-element array Var as a float;
+    /// ``v.item(k)``: element ``k`` (row-major). With the float-leak warning as ``float(v)``.
+    #[pyo3(signature = (*args))]
+    fn item(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<f64> {
+        let x = match (self.x("item")?, args.len()) {
+            (X::S(a), 0) => a.value(),
+            (X::A(a), 0) => {
+                let n: usize = a.shape().iter().product();
+                if n != 1 {
+                    return Err(PyValueError::new_err(
+                        "can only convert an array of size 1 to a Python scalar",
+                    ));
+                }
+                first_value(&a)
+            }
+            (X::A(a), 1) => {
+                let n: usize = a.shape().iter().product();
+                let k: isize = args.get_item(0)?.extract()?;
+                let j = if k < 0 { k + n as isize } else { k };
+                if j < 0 || j as usize >= n {
+                    return Err(PyIndexError::new_err(format!(
+                        "index {k} is out of bounds for size {n}"
+                    )));
+                }
+                nth_value(&a, j as usize)
+            }
+            _ => {
+                return Err(PyValueError::new_err(
+                    "item: takes no index for a scalar Var, one flat index for an array Var",
+                ))
+            }
+        };
+        self.leak_value(py, x, ".item()")
+    }
+
+    /// ``v.sum(axis=None, keepdims=False)``: NumPy's sum, over every axis or those named (an
+    /// int or a tuple), as one node.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn sum(
+        slf: &Bound<'_, Self>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        reduce_method(slf, Reduction::Sum, axis, keepdims, "sum")
+    }
+
+    /// ``v.mean(axis=None, keepdims=False)``: NumPy's mean, as one node.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn mean(
+        slf: &Bound<'_, Self>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        reduce_method(slf, Reduction::Mean, axis, keepdims, "mean")
+    }
+
+    /// ``v.prod(axis=None, keepdims=False)``: NumPy's product, as one node.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn prod(
+        slf: &Bound<'_, Self>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        reduce_method(slf, Reduction::Prod, axis, keepdims, "prod")
+    }
+
+    /// ``v.max(axis=None, keepdims=False)``: NumPy's maximum over axes, as one node (ties
+    /// share the adjoint equally).
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn max(
+        slf: &Bound<'_, Self>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        reduce_method(slf, Reduction::Max, axis, keepdims, "max")
+    }
+
+    /// ``v.min(axis=None, keepdims=False)``: NumPy's minimum over axes, as one node.
+    #[pyo3(signature = (axis=None, keepdims=false))]
+    fn min(
+        slf: &Bound<'_, Self>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        reduce_method(slf, Reduction::Min, axis, keepdims, "min")
+    }
+
+    /// ``v.reshape(2, 3)``, ``v.reshape((2, -1))``: the elements in C (row-major) order in a
+    /// new shape of at most 2 dimensions (one ``-1`` is inferred), as one node whose result has
+    /// its own adjoints (assigning into it leaves ``v`` as it was).
+    #[pyo3(signature = (*shape, order="C"))]
+    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>, order: &str) -> PyResult<Py<PyAny>> {
+        c_order("reshape", order)?;
+        let shape: Vec<isize> = match shape.len() {
+            1 if !shape.get_item(0)?.is_instance_of::<PyInt>() => shape.get_item(0)?.extract()?,
+            _ => shape.extract()?,
+        };
+        shape::reshape(self.x("reshape")?, &shape)?.into_py(py)
+    }
+
+    /// ``v.ravel()``: the elements in C (row-major) order as a 1-D Var (one node).
+    #[pyo3(signature = (order="C"))]
+    fn ravel(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
+        c_order("ravel", order)?;
+        shape::reshape(self.x("ravel")?, &[-1])?.into_py(py)
+    }
+
+    /// ``v.flatten()``: as ``v.ravel()``.
+    #[pyo3(signature = (order="C"))]
+    fn flatten(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
+        c_order("flatten", order)?;
+        shape::reshape(self.x("flatten")?, &[-1])?.into_py(py)
+    }
+
+    /// ``v.squeeze(axis=None)``: the axes of length 1 (or those named) removed (one node).
+    #[pyo3(signature = (axis=None))]
+    fn squeeze(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let axes = shape::read_axes(axis, self.shape_vec().len(), "squeeze")?;
+        shape::squeeze(self.x("squeeze")?, axes)?.into_py(py)
+    }
+
+    /// ``v.transpose()``: as ``v.T``.
+    #[pyo3(signature = (*axes))]
+    fn transpose<'py>(
+        slf: Bound<'py, Self>,
+        axes: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ndim = slf.get().shape_vec().len();
+        let axes: Vec<isize> = match axes.len() {
+            1 if !axes.get_item(0)?.is_none() => axes.get_item(0)?.extract()?,
+            _ if axes.is_empty() || axes.get_item(0)?.is_none() => Vec::new(),
+            _ => axes.extract()?,
+        };
+        if !axes.is_empty() {
+            let norm: Vec<usize> = axes
+                .iter()
+                .map(|&a| shape::axis_index(slf.py(), a, ndim))
+                .collect::<PyResult<_>>()?;
+            let mut sorted = norm.clone();
+            sorted.sort_unstable();
+            if sorted != (0..ndim).collect::<Vec<_>>() {
+                return Err(PyValueError::new_err("axes don't match array"));
+            }
+            if norm.windows(2).all(|w| w[0] < w[1]) {
+                return Ok(slf.into_any());
+            }
+        }
+        PyVar::transposed(slf)
+    }
+
+    /// ``v.dot(w)``: as ``v @ w``.
+    fn dot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let b = x_arg(other, "dot", "other")?;
+        matmul_x(self.x("dot")?, b)?.into_py(py)
     }
 
     /// The value: a float, or a new float64 NumPy array for an array Var.
@@ -210,17 +483,6 @@ operators! {
         }
     }
 
-    /// The sum of the elements as a scalar Var (one node); a scalar Var itself.
-    fn sum(slf: Bound<'_, Self>) -> PyResult<Bound<'_, PyAny>> {
-        let py = slf.py();
-        let s = match slf.get().x("sum")? {
-            X::A(Ax::V(Arr::V(v))) => revad::matrix::sum(&v),
-            X::A(Ax::M(Arr::V(m))) => revad::matrix::sum(&m),
-            _ => return Ok(slf.into_any()),
-        };
-        Ok(Bound::new(py, PyVar::wrap(s))?.into_any())
-    }
-
     /// Vars compare by value, so they are not hashable (like NumPy arrays).
     fn __hash__(&self) -> PyResult<isize> {
         Err(PyTypeError::new_err("unhashable type: 'revad.Var'"))
@@ -237,16 +499,6 @@ operators! {
             )));
         }
         self.var("grad")?.try_grad().map_err(errors::to_py)
-    }
-
-    fn __float__(&self) -> PyResult<f64> {
-        match self.val {
-            Val::S(x) => Ok(x),
-            _ => Err(PyTypeError::new_err(format!(
-                "only a scalar revad.Var converts to float, not one of shape {}",
-                shape_str(&self.shape_vec())
-            ))),
-        }
     }
 
     fn __bool__(&self) -> PyResult<bool> {
@@ -270,8 +522,8 @@ operators! {
     /// ``m[i, j]``, ``m[a:b, c:d]``.
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         match self.x("__getitem__")? {
-            X::A(Ax::V(Arr::V(v))) => index::getitem_vector(&v, key)?.into_py(py),
-            X::A(Ax::M(Arr::V(m))) => index::getitem_matrix(&m, key)?.into_py(py),
+            X::A(Ax::V(Arr::V(v))) => index::getitem(&v, &self.shape_vec(), key)?.into_py(py),
+            X::A(Ax::M(Arr::V(m))) => index::getitem(&m, &self.shape_vec(), key)?.into_py(py),
             _ => Err(PyTypeError::new_err(
                 "a scalar revad.Var is not subscriptable",
             )),
@@ -409,6 +661,50 @@ operators! {
             CompareOp::Ge => a >= b,
         };
         Ok(r.into_pyobject(py)?.to_owned().into_any().unbind())
+    }
+}
+
+/// A reduction method (`sum`, `mean`, ...) with NumPy's `axis` and `keepdims`; a scalar Var
+/// over every axis is itself.
+fn reduce_method(
+    slf: &Bound<'_, PyVar>,
+    how: Reduction,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+    function: &'static str,
+) -> PyResult<Py<PyAny>> {
+    let this = slf.get();
+    let axes = shape::read_axes(axis, this.shape_vec().len(), function)?;
+    let x = this.x(function)?;
+    if matches!(x, X::S(_)) {
+        return Ok(slf.clone().into_any().unbind());
+    }
+    shape::reduce(how, x, axes, keepdims)?.into_py(slf.py())
+}
+
+/// Only C (row-major) order: revad's arrays are row-major.
+fn c_order(function: &str, order: &str) -> PyResult<()> {
+    if order == "C" {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(format!(
+        "{function}: revad reads and writes arrays in C (row-major) order only, not order={order:?}"
+    )))
+}
+
+/// The first element of an array operand.
+fn first_value(a: &Ax) -> f64 {
+    nth_value(a, 0)
+}
+
+/// Element `k` (row-major) of an array operand.
+fn nth_value(a: &Ax, k: usize) -> f64 {
+    match a {
+        Ax::V(v) => v.value()[k],
+        Ax::M(m) => {
+            let c = m.value().ncols();
+            m.value()[(k / c, k % c)]
+        }
     }
 }
 

@@ -86,3 +86,10 @@ pub use prob::{
 };
 pub use scalar::*;
 pub use var::{Matrix, RowVector, Storage, Var, Vector};
+
+pub use functional::{gradient_arrays, try_gradient_arrays, ArrayInput};
+/// The nalgebra crate, at the version that revad's linear algebra accepts and returns.
+pub use nalgebra;
+/// The ndarray crate, at the version whose arrays revad's [`Vector`] and [`Matrix`] are, so that
+/// `revad::ndarray::array![...]` needs no dependency of its own.
+pub use ndarray;

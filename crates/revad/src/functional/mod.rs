@@ -4,8 +4,10 @@
 //! Each call runs in its own [nested scope](crate::tape::nested), so it can be used in the
 //! middle of another computation, and recovers the tape when `f` returns an error or panics.
 
+mod arrays;
 mod gradient;
 mod jacobian;
 
+pub use arrays::{gradient_arrays, try_gradient_arrays, ArrayInput};
 pub use gradient::{gradient, gradient_into, try_gradient};
 pub use jacobian::{jacobian, try_jacobian};

@@ -9,6 +9,9 @@
 //! | `multiply_scalar(a, c)` | c·a | ā += c·ḡ, c̄ += Σ ḡ ∘ a |
 //! | `add_scalar(a, c)` | a + c | ā += ḡ, c̄ += Σ ḡ |
 //! | `divide(a, c)` | a / c | ā += ḡ / c, c̄ −= Σ ḡ ∘ a / c² |
+//! | `subtract_scalar(a, c)` | a − c | ā += ḡ, c̄ −= Σ ḡ |
+//! | `scalar_subtract(c, a)` | c − a | ā −= ḡ, c̄ += Σ ḡ |
+//! | `scalar_elt_divide(c, a)` | c ⊘ a | ā −= ḡ ∘ r ⊘ a (r the result), c̄ += Σ ḡ ⊘ a |
 //! | `pow(a, b)` | a ∘^ b (elementwise) | ā += ḡ ∘ b ∘ a^(b−1), b̄ += ḡ ∘ c ∘ ln a |
 //! | `broadcast_elementwise(op, a, b)` | `op` after NumPy broadcasting | as `op`, each input's adjoint summed over its copies |
 
@@ -65,11 +68,29 @@ fn elementwise<S: Storage>(
 }
 
 /// `a + b` elementwise; the shapes must agree.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![10.0, 20.0].into_shared());
+/// assert_eq!(matrix::add(&a, &b).unwrap().value().to_vec(), vec![11.0, 22.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::add(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn add<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
     elementwise("add", a, b, |x, y| x + y, |_, _, _| 1.0, |_, _, _| 1.0)
 }
 
 /// `a − b` elementwise; the shapes must agree.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![10.0, 20.0].into_shared());
+/// assert_eq!(matrix::subtract(&a, &b).unwrap().value().to_vec(), vec![-9.0, -18.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::subtract(&vector_from(&x[..2]), &b).unwrap()), &[&[1.0, -2.0]]);
+/// ```
 pub fn subtract<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
     elementwise(
         "subtract",
@@ -82,11 +103,29 @@ pub fn subtract<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<
 }
 
 /// `a ∘ b` (elementwise product); the shapes must agree.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Matrix, Matrix) = (array![[1.0, 2.0]].into_shared(), array![[3.0, 4.0]].into_shared());
+/// assert_eq!(matrix::elt_multiply(&a, &b).unwrap().value(), &array![[3.0, 8.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::elt_multiply(&matrix_from(1, 2, &x[..2]), &matrix_from(1, 2, &x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn elt_multiply<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
     elementwise("elt_multiply", a, b, |x, y| x * y, |_, y, _| y, |x, _, _| x)
 }
 
 /// `a ⊘ b` (elementwise quotient); the shapes must agree.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![4.0, 8.0].into_shared());
+/// assert_eq!(matrix::elt_divide(&a, &b).unwrap().value().to_vec(), vec![0.25, 0.25]);
+/// check_gradient(|x| matrix::sum(&matrix::elt_divide(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn elt_divide<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
     elementwise(
         "elt_divide",
@@ -157,18 +196,92 @@ fn with_scalar<S: Storage, R: Real>(
 }
 
 /// `c·a` for an array and a scalar (Stan's `multiply(matrix, real)`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::multiply_scalar(&a, 3.0).value().to_vec(), vec![3.0, 6.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::multiply_scalar(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
+/// ```
 pub fn multiply_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
     with_scalar(a, c, |x, s| x * s, |_, s| s, |x, _, _| x)
 }
 
 /// `a + c` for an array and a scalar (Stan's `add(matrix, real)`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::add_scalar(&a, 3.0).value().to_vec(), vec![4.0, 5.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::add_scalar(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
+/// ```
 pub fn add_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
     with_scalar(a, c, |x, s| x + s, |_, _| 1.0, |_, _, _| 1.0)
 }
 
 /// `a / c` for an array and a scalar (Stan's `divide`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::divide(&a, 4.0).value().to_vec(), vec![0.25, 0.5]);
+/// check_gradient(|x| matrix::dot_self(&matrix::divide(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
+/// ```
 pub fn divide<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
     with_scalar(a, c, |x, s| x / s, |_, s| 1.0 / s, |_, s, c| -c / s)
+}
+
+/// `a − c` for an array and a scalar (Stan's `subtract(matrix, real)`), one node:
+/// ā += ḡ, c̄ −= Σ ḡ.
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// let (a, c) = (Var::array(Vector::from(vec![1.0, 2.0])), Var::new(0.5));
+/// let y = matrix::sum(&matrix::subtract_scalar(&a, c));
+/// y.grad();
+/// assert_eq!((y.value(), c.adj(), a.adj().to_vec()), (2.0, -2.0, vec![1.0, 1.0]));
+/// tape::reset();
+/// ```
+pub fn subtract_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
+    with_scalar(a, c, |x, s| x - s, |_, _| 1.0, |_, _, _| -1.0)
+}
+
+/// `c − a` for a scalar and an array (Stan's `subtract(real, matrix)`), one node:
+/// ā −= ḡ, c̄ += Σ ḡ.
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// let a = Var::array(Vector::from(vec![1.0, 2.0]));
+/// let y = matrix::sum(&matrix::scalar_subtract(10.0, &a)); // 9 + 8
+/// y.grad();
+/// assert_eq!((y.value(), a.adj().to_vec()), (17.0, vec![-1.0, -1.0]));
+/// tape::reset();
+/// ```
+pub fn scalar_subtract<S: Storage, R: Real>(c: R, a: &impl Operand<S>) -> Var<S> {
+    with_scalar(a, c, |x, s| s - x, |_, _| -1.0, |_, _, _| 1.0)
+}
+
+/// `c ⊘ a`, the scalar divided by each element (Stan's `elt_divide(real, matrix)`), one node:
+/// with `r = c ⊘ a`, ā −= ḡ ∘ r ⊘ a and c̄ += Σ ḡ ⊘ a. A zero element gives ±∞ (or NaN for
+/// `0/0`), as IEEE division.
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// let (c, a) = (Var::new(6.0), Var::array(Vector::from(vec![2.0, 3.0])));
+/// let y = matrix::sum(&matrix::scalar_elt_divide(c, &a)); // 3 + 2
+/// y.grad();
+/// assert_eq!((y.value(), c.adj()), (5.0, 0.5 + 1.0 / 3.0));
+/// assert_eq!(a.adj().to_vec(), vec![-1.5, -6.0 / 9.0]);
+/// tape::reset();
+/// ```
+pub fn scalar_elt_divide<S: Storage, R: Real>(c: R, a: &impl Operand<S>) -> Var<S> {
+    with_scalar(a, c, |x, s| s / x, |x, s| -s / (x * x), |x, _, _| 1.0 / x)
 }
 
 /// An elementwise binary operation, for [`broadcast_elementwise`].
@@ -184,6 +297,33 @@ pub enum BinaryOp {
     Divide,
     /// `a ∘^ b`, with the partials of the scalar [`pow`](crate::pow).
     Pow,
+    /// `√(a² + b²)`: the scalar [`hypot`](crate::hypot).
+    Hypot,
+    /// `atan2(a, b)`, the angle of the point `(b, a)`: the scalar [`atan2`](crate::atan2).
+    Atan2,
+    /// The larger of `a` and `b`, the other one where one is NaN: the scalar
+    /// [`fmax`](crate::fmax) (NumPy's `fmax`); at a tie the partial goes to `b`.
+    Fmax,
+    /// The smaller of `a` and `b`, the other one where one is NaN: the scalar
+    /// [`fmin`](crate::fmin) (NumPy's `fmin`); at a tie the partial goes to `b`.
+    Fmin,
+    /// The larger of `a` and `b`, NaN where either is NaN (NumPy's `maximum`); at a tie each
+    /// argument gets half the partial.
+    Maximum,
+    /// The smaller of `a` and `b`, NaN where either is NaN (NumPy's `minimum`); at a tie each
+    /// argument gets half the partial.
+    Minimum,
+    /// `max(a − b, 0)`: the scalar [`fdim`](crate::fdim).
+    Fdim,
+    /// `a − trunc(a/b)·b`: the scalar [`fmod`](crate::fmod) (C's and NumPy's `fmod`).
+    Fmod,
+    /// `log(eᵃ + eᵇ)`: the scalar [`log_sum_exp`](crate::log_sum_exp) (NumPy's `logaddexp`).
+    LogSumExp,
+    /// `log(eᵃ − eᵇ)`: the scalar [`log_diff_exp`](crate::log_diff_exp).
+    LogDiffExp,
+    /// `a·log b` with `0·log 0 = 0` (and no partials there): the scalar
+    /// [`multiply_log`](crate::multiply_log).
+    MultiplyLog,
 }
 
 /// The value and the partials `(x, y, c) ↦ ∂c/∂x, ∂c/∂y` of an operation.
@@ -195,13 +335,144 @@ type Parts = (
 
 impl BinaryOp {
     fn parts(self) -> Parts {
+        use crate::scalar::{
+            atan2_partial, log_diff_exp_da, log_diff_exp_db, log_sum_exp_da, pow_dx, pow_dy,
+        };
         match self {
             BinaryOp::Add => (|x, y| x + y, |_, _, _| 1.0, |_, _, _| 1.0),
             BinaryOp::Subtract => (|x, y| x - y, |_, _, _| 1.0, |_, _, _| -1.0),
             BinaryOp::Multiply => (|x, y| x * y, |_, y, _| y, |x, _, _| x),
             BinaryOp::Divide => (|x, y| x / y, |_, y, _| 1.0 / y, |_, y, c| -c / y),
-            BinaryOp::Pow => (f64::powf, crate::scalar::pow_dx, crate::scalar::pow_dy),
+            BinaryOp::Pow => (f64::powf, pow_dx, pow_dy),
+            BinaryOp::Hypot => (f64::hypot, |x, _, c| x / c, |_, y, c| y / c),
+            BinaryOp::Atan2 => (
+                f64::atan2,
+                |x, y, _| atan2_partial(y, x),
+                |x, y, _| -atan2_partial(x, y),
+            ),
+            BinaryOp::Fmax => (
+                fmax,
+                |x, y, _| pick(x, y, x > y),
+                |x, y, _| pick(y, x, x <= y),
+            ),
+            BinaryOp::Fmin => (
+                fmin,
+                |x, y, _| pick(x, y, x < y),
+                |x, y, _| pick(y, x, x >= y),
+            ),
+            BinaryOp::Maximum => (
+                |x, y| {
+                    if x.is_nan() || y.is_nan() {
+                        f64::NAN
+                    } else {
+                        x.max(y)
+                    }
+                },
+                |x, y, c| share(c, x, y, x > y),
+                |x, y, c| share(c, y, x, y > x),
+            ),
+            BinaryOp::Minimum => (
+                |x, y| {
+                    if x.is_nan() || y.is_nan() {
+                        f64::NAN
+                    } else {
+                        x.min(y)
+                    }
+                },
+                |x, y, c| share(c, x, y, x < y),
+                |x, y, c| share(c, y, x, y < x),
+            ),
+            BinaryOp::Fdim => (
+                |x, y| {
+                    if x > y {
+                        x - y
+                    } else if x.is_nan() || y.is_nan() {
+                        f64::NAN
+                    } else {
+                        0.0
+                    }
+                },
+                |x, y, c| {
+                    if x > y {
+                        1.0
+                    } else if c.is_nan() {
+                        f64::NAN
+                    } else {
+                        0.0
+                    }
+                },
+                |x, y, c| {
+                    if x > y {
+                        -1.0
+                    } else if c.is_nan() {
+                        f64::NAN
+                    } else {
+                        0.0
+                    }
+                },
+            ),
+            BinaryOp::Fmod => (
+                |x, y| x % y,
+                |_, _, c| if c.is_nan() { f64::NAN } else { 1.0 },
+                |x, y, c| -((x - c) / y).round(),
+            ),
+            BinaryOp::LogSumExp => (
+                crate::special::log_exp::log_sum_exp,
+                log_sum_exp_da,
+                |x, y, c| log_sum_exp_da(y, x, c),
+            ),
+            BinaryOp::LogDiffExp => (
+                crate::special::log_exp::log_diff_exp,
+                log_diff_exp_da,
+                log_diff_exp_db,
+            ),
+            BinaryOp::MultiplyLog => (
+                |x, y| {
+                    if x == 0.0 && y == 0.0 {
+                        0.0
+                    } else {
+                        crate::special::log_exp::multiply_log(x, y)
+                    }
+                },
+                |x, y, _| if x == 0.0 && y == 0.0 { 0.0 } else { y.ln() },
+                |x, y, _| if x == 0.0 && y == 0.0 { 0.0 } else { x / y },
+            ),
         }
+    }
+}
+
+/// `fmax` of two floats (the other one where one is NaN), as the scalar [`fmax`](crate::fmax).
+fn fmax(x: f64, y: f64) -> f64 {
+    x.max(y)
+}
+
+/// `fmin` of two floats (the other one where one is NaN), as the scalar [`fmin`](crate::fmin).
+fn fmin(x: f64, y: f64) -> f64 {
+    x.min(y)
+}
+
+/// The partial of `fmax`/`fmin` for the argument `x` (the other one `y`): 1 if `x` is the one
+/// chosen (`wins`, or `y` is NaN), 0 if not, NaN if both are NaN.
+fn pick(x: f64, y: f64, wins: bool) -> f64 {
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => f64::NAN,
+        (true, false) => 0.0,
+        (false, true) => 1.0,
+        _ => f64::from(u8::from(wins)),
+    }
+}
+
+/// The partial of `maximum`/`minimum` (value `c`) for the argument `x` (the other one `y`):
+/// 1 if `x` is chosen (`wins`), ½ at a tie, 0 otherwise; NaN where the value is NaN.
+fn share(c: f64, x: f64, y: f64, wins: bool) -> f64 {
+    if c.is_nan() {
+        f64::NAN
+    } else if wins {
+        1.0
+    } else if x == y {
+        0.5
+    } else {
+        0.0
     }
 }
 

@@ -165,10 +165,10 @@ impl AppendRow<Vector> for Vector {
 // Recording
 
 /// An operand of a node: its key (`None` for data) and its number of elements.
-type Arg = (Option<u64>, usize);
+pub(super) type Arg = (Option<u64>, usize);
 
 /// A value of kind `T` with shape `shape` and row-major elements `data`.
-fn build<T: Storage>(shape: (usize, usize), data: Vec<f64>) -> T {
+pub(super) fn build<T: Storage>(shape: (usize, usize), data: Vec<f64>) -> T {
     T::from2(Array2::from_shape_vec(shape, data).expect("data fills the shape"))
 }
 
@@ -176,7 +176,7 @@ fn build<T: Storage>(shape: (usize, usize), data: Vec<f64>) -> T {
 /// calls `back(k, ḡ, ā)` for each variable operand `k`, with the result's adjoints `ḡ` and the
 /// operand's adjoint run `ā`, into which `back` adds. Without variable operands nothing is
 /// recorded: the result is a constant with a fresh run of its own.
-fn record<T: Storage, const N: usize>(
+pub(super) fn record<T: Storage, const N: usize>(
     value: T,
     args: [Arg; N],
     back: impl Fn(usize, &[f64], &mut [f64]) + 'static,
@@ -272,6 +272,17 @@ const AT_MOST_SIZE: &str = "at most the size of the vector";
 /// matrix or vector on either side (a matrix results) or two row vectors (a row vector
 /// results); see [`AppendCol`]. The numbers of rows must agree.
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// let c: Vector = array![7.0, 8.0].into_shared();
+/// let r = matrix::append_col(&m, &c).unwrap();
+/// assert_eq!(r.value(), &array![[1.0, 2.0, 3.0, 7.0], [4.0, 5.0, 6.0, 8.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::append_col(&matrix_from(2, 1, &x[..2]), &vector_from(&x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
+///
 /// # Errors
 /// [`Error::Size`] if the rows differ: `append_col: the rows of the second argument has size
 /// 3, but must have size 2`.
@@ -331,6 +342,15 @@ where
 /// vector on either side (a matrix results) or two vectors (a vector results); see
 /// [`AppendRow`]. The numbers of columns must agree.
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0].into_shared(), array![2.0, 3.0].into_shared());
+/// assert_eq!(matrix::append_row(&a, &b).unwrap().value().to_vec(), vec![1.0, 2.0, 3.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::append_row(&matrix_from(1, 2, &x[..2]), &matrix_from(1, 2, &x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
+///
 /// # Errors
 /// [`Error::Size`] if the columns differ: `append_row: the columns of the second argument has
 /// size 3, but must have size 2`.
@@ -374,6 +394,16 @@ where
 /// The `nrows × ncols` block of `m` whose top-left element is `(i, j)` (0-based): rows
 /// `i..i + nrows`, columns `j..j + ncols` (Stan's `block`, which counts from 1).
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::block(&m, 0, 1, 2, 2).unwrap().value(), &array![[2.0, 3.0], [5.0, 6.0]].into_shared());
+/// assert!(matrix::block(&m, 1, 0, 2, 1).is_err()); // rows 1..3 of 2
+/// check_gradient(|x| matrix::dot_self(&matrix::block(&matrix_from(2, 2, x), 1, 0, 1, 2).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
+///
 /// # Errors
 /// [`Error::DomainInt`] if the block does not fit: `block: i + nrows is 4, but must be at most
 /// the number of rows` (or `j + ncols` and the columns).
@@ -414,6 +444,15 @@ pub fn block(
 
 /// Column `j` of `m` (0-based) as a vector (Stan's `col`).
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::col(&m, 2).unwrap().value().to_vec(), vec![3.0, 6.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::col(&matrix_from(2, 2, x), 1).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
+///
 /// # Errors
 /// [`Error::DomainInt`]: `col: j is 3, but must be less than the number of columns`.
 pub fn col(m: &impl Operand<Matrix>, j: usize) -> Result<Var<Vector>> {
@@ -433,6 +472,15 @@ pub fn col(m: &impl Operand<Matrix>, j: usize) -> Result<Var<Vector>> {
 }
 
 /// Row `i` of `m` (0-based) as a row vector (Stan's `row`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::row(&m, 1).unwrap().value().0.to_vec(), vec![4.0, 5.0, 6.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::row(&matrix_from(2, 2, x), 0).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 ///
 /// # Errors
 /// [`Error::DomainInt`]: `row: i is 2, but must be less than the number of rows`.
@@ -454,6 +502,15 @@ pub fn row(m: &impl Operand<Matrix>, i: usize) -> Result<Var<RowVector>> {
 
 /// The `nrows` elements of column `j` from row `i` on (0-based): rows `i..i + nrows`, as a
 /// vector (Stan's `sub_col`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::sub_col(&m, 1, 0, 1).unwrap().value().to_vec(), vec![4.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::sub_col(&matrix_from(2, 2, x), 0, 1, 2).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 ///
 /// # Errors
 /// [`Error::DomainInt`]: `sub_col: i + nrows is 4, but must be at most the number of rows`,
@@ -483,6 +540,15 @@ pub fn sub_col(m: &impl Operand<Matrix>, i: usize, j: usize, nrows: usize) -> Re
 
 /// The `ncols` elements of row `i` from column `j` on (0-based): columns `j..j + ncols`, as a
 /// row vector (Stan's `sub_row`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::sub_row(&m, 0, 1, 2).unwrap().value().0.to_vec(), vec![2.0, 3.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::sub_row(&matrix_from(2, 2, x), 1, 0, 2).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 ///
 /// # Errors
 /// [`Error::DomainInt`]: `sub_row: i is 2, but must be less than the number of rows`,
@@ -547,6 +613,15 @@ fn range<S: VectorKind>(
 
 /// The first `n` elements of a vector or row vector (Stan's `head`).
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 2.0, 3.0].into_shared();
+/// assert_eq!(matrix::head(&v, 2).unwrap().value().to_vec(), vec![1.0, 2.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::head(&vector_from(x), 2).unwrap()), &[&[1.0, -2.0, 0.5]]);
+/// ```
+///
 /// # Errors
 /// [`Error::DomainInt`]: `head: n is 4, but must be at most the size of the vector`.
 pub fn head<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
@@ -554,6 +629,15 @@ pub fn head<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
 }
 
 /// The last `n` elements of a vector or row vector (Stan's `tail`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 2.0, 3.0].into_shared();
+/// assert_eq!(matrix::tail(&v, 2).unwrap().value().to_vec(), vec![2.0, 3.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::tail(&vector_from(x), 2).unwrap()), &[&[1.0, -2.0, 0.5]]);
+/// ```
 ///
 /// # Errors
 /// [`Error::DomainInt`]: `tail: n is 4, but must be at most the size of the vector`.
@@ -567,6 +651,15 @@ pub fn tail<S: VectorKind>(v: &impl Operand<S>, n: usize) -> Result<Var<S>> {
 /// The `n` elements from element `i` on (0-based): elements `i..i + n` of a vector or row
 /// vector (Stan's `segment`, which counts from 1).
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 2.0, 3.0, 4.0].into_shared();
+/// assert_eq!(matrix::segment(&v, 1, 2).unwrap().value().to_vec(), vec![2.0, 3.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::segment(&vector_from(x), 1, 2).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
+///
 /// # Errors
 /// [`Error::DomainInt`]: `segment: i + n is 5, but must be at most the size of the vector`.
 pub fn segment<S: VectorKind>(v: &impl Operand<S>, i: usize, n: usize) -> Result<Var<S>> {
@@ -575,6 +668,15 @@ pub fn segment<S: VectorKind>(v: &impl Operand<S>, i: usize, n: usize) -> Result
 
 /// The diagonal `(m₀₀, m₁₁, …)` of `m` as a vector, `min(rows, cols)` long (Stan's
 /// `diagonal`; `m` need not be square).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::diagonal(&m).value().to_vec(), vec![1.0, 5.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::diagonal(&matrix_from(2, 2, x))), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn diagonal(m: &impl Operand<Matrix>) -> Var<Vector> {
     let mv = m.value();
     let (r, c) = mv.dim();
@@ -591,6 +693,15 @@ pub fn diagonal(m: &impl Operand<Matrix>) -> Var<Vector> {
 }
 
 /// The square matrix with `v` on its diagonal and zeros elsewhere (Stan's `diag_matrix`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::diag_matrix(&v).value(), &array![[1.0, 0.0], [0.0, 2.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::diag_matrix(&vector_from(x))), &[&[1.0, -2.0]]);
+/// ```
 pub fn diag_matrix(v: &impl Operand<Vector>) -> Var<Matrix> {
     let vv = v.value();
     let n = vv.len();
@@ -627,18 +738,47 @@ fn column_major<S: Storage, T: Storage>(a: &impl Operand<S>) -> Var<T> {
 
 /// The transpose (Stan's `transpose`, `x'`): a matrix's transpose is a matrix, a vector's a
 /// row vector and a row vector's a vector; see [`Transpose`].
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::transpose(&m).value(), &array![[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]].into_shared());
+/// let w: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// check_gradient(|x| matrix::sum(&matrix::elt_multiply(&matrix::transpose(&matrix_from(2, 2, x)), &w).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn transpose<S: Transpose>(a: &impl Operand<S>) -> Var<S::Output> {
     column_major(a)
 }
 
 /// The elements as a vector in **column-major** order, Stan's order for `to_vector`: a
 /// matrix `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`; a vector or row vector keeps its order.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::to_vector(&m).value().to_vec(), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]); // column-major
+/// let w: Vector = array![1.0, 2.0, 3.0, 4.0].into_shared();
+/// check_gradient(|x| matrix::dot_product(&matrix::to_vector(&matrix_from(2, 2, x)), &w).unwrap(), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn to_vector<S: Storage>(a: &impl Operand<S>) -> Var<Vector> {
     column_major(a)
 }
 
 /// The elements as a row vector in **column-major** order, Stan's order for
 /// `to_row_vector`: a matrix `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let m: Matrix = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared();
+/// assert_eq!(matrix::to_row_vector(&m).value().0.to_vec(), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::to_row_vector(&matrix_from(2, 2, x))), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn to_row_vector<S: Storage>(a: &impl Operand<S>) -> Var<RowVector> {
     column_major(a)
 }
@@ -685,6 +825,17 @@ pub fn to_matrix<S: Storage>(a: &impl Operand<S>, m: usize, n: usize) -> Result<
 
 /// The elements as scalar variables in **column-major** order (Stan's `to_array_1d`): views
 /// that share the adjoint run of `a`, so nothing is recorded.
+///
+/// ```
+/// use revad::{matrix, tape, Var};
+/// use revad::ndarray::array;
+/// let m = Var::array(array![[1.0, 2.0], [3.0, 4.0]].into_shared());
+/// let xs = matrix::to_array_1d(&m); // [1, 3, 2, 4]: column-major, no node
+/// let y = xs[1] * xs[2];
+/// y.grad();
+/// assert_eq!(m.adj(), array![[0.0, 3.0], [2.0, 0.0]].into_shared());
+/// tape::reset();
+/// ```
 pub fn to_array_1d<S: Storage>(a: &Var<S>) -> Vec<Var> {
     let (r, c) = a.shape();
     (0..c)
@@ -704,16 +855,40 @@ fn rep<T: Storage, R: Real>(x: R, shape: (usize, usize)) -> Var<T> {
 }
 
 /// A vector of `n` copies of `x` (Stan's `rep_vector`); `x` may be a variable or `f64`.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// assert_eq!(matrix::rep_vector(2.0, 3).value().to_vec(), vec![2.0; 3]);
+/// check_gradient(|x| matrix::dot_self(&matrix::rep_vector(x[0], 3)), &[&[1.5]]); // 3·x²
+/// ```
 pub fn rep_vector<R: Real>(x: R, n: usize) -> Var<Vector> {
     rep(x, (n, 1))
 }
 
 /// A row vector of `n` copies of `x` (Stan's `rep_row_vector`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// assert_eq!(matrix::rep_row_vector(2.0, 2).value().0.to_vec(), vec![2.0; 2]);
+/// check_gradient(|x| matrix::dot_self(&matrix::rep_row_vector(x[0], 3)), &[&[1.5]]);
+/// ```
 pub fn rep_row_vector<R: Real>(x: R, n: usize) -> Var<RowVector> {
     rep(x, (1, n))
 }
 
 /// An `m × n` matrix with every element `x` (Stan's `rep_matrix(x, m, n)`).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// assert_eq!(matrix::rep_matrix(2.0, 2, 3).value().dim(), (2, 3));
+/// check_gradient(|x| matrix::dot_self(&matrix::rep_matrix(x[0], 2, 2)), &[&[1.5]]);
+/// ```
 pub fn rep_matrix<R: Real>(x: R, m: usize, n: usize) -> Var<Matrix> {
     rep(x, (m, n))
 }
@@ -721,6 +896,15 @@ pub fn rep_matrix<R: Real>(x: R, m: usize, n: usize) -> Var<Matrix> {
 /// A matrix of `k` copies of a vector or row vector (Stan's `rep_matrix(v, n)` and
 /// `rep_matrix(rv, m)`): a vector `v` gives the `len × k` matrix whose every column is `v`, a
 /// row vector the `k × len` matrix whose every row is it.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::rep_matrix_vec(&v, 2).value(), &array![[1.0, 1.0], [2.0, 2.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::rep_matrix_vec(&vector_from(x), 3)), &[&[1.0, -2.0]]);
+/// ```
 pub fn rep_matrix_vec<S: VectorKind>(v: &impl Operand<S>, k: usize) -> Var<Matrix> {
     let vv = v.value();
     let len = vv.len();
@@ -838,6 +1022,16 @@ pub fn sort_asc<S: VectorKind>(v: &impl Operand<S>) -> Result<Var<S>> {
 
 /// The elements in descending order (Stan's `sort_desc`).
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 3.0, 2.0].into_shared();
+/// assert_eq!(matrix::sort_desc(&v).unwrap().value().to_vec(), vec![3.0, 2.0, 1.0]);
+/// let w: Vector = array![1.0, 10.0, 100.0].into_shared();
+/// check_gradient(|x| matrix::dot_product(&matrix::sort_desc(&vector_from(x)).unwrap(), &w).unwrap(), &[&[1.0, -2.0, 0.5]]);
+/// ```
+///
 /// # Errors
 /// [`Error::Domain`] if an element is NaN: `sort_desc: container argument is NaN, but must not
 /// be NaN`.
@@ -848,6 +1042,12 @@ pub fn sort_desc<S: VectorKind>(v: &impl Operand<S>) -> Result<Var<S>> {
 /// The 0-based indices of the elements in ascending order of value (Stan's
 /// `sort_indices_asc`, which counts from 1): `v[idx[0]]` is the smallest. Ties keep their
 /// order (Stan leaves it unspecified); NaN elements come last (Stan leaves that undefined).
+///
+/// ```
+/// use revad::{matrix, Vector};
+/// let v = Vector::from(vec![3.0, 1.0, 2.0]);
+/// assert_eq!(matrix::sort_indices_asc(&v), vec![1, 2, 0]);
+/// ```
 pub fn sort_indices_asc<S: VectorKind>(v: &impl Operand<S>) -> Vec<usize> {
     order(v.value().as_slice(), true)
 }
@@ -855,11 +1055,24 @@ pub fn sort_indices_asc<S: VectorKind>(v: &impl Operand<S>) -> Vec<usize> {
 /// The 0-based indices of the elements in descending order of value (Stan's
 /// `sort_indices_desc`): `v[idx[0]]` is the largest. Ties keep their order; NaN elements come
 /// last.
+///
+/// ```
+/// use revad::{matrix, Vector};
+/// let v = Vector::from(vec![3.0, 1.0, 2.0]);
+/// assert_eq!(matrix::sort_indices_desc(&v), vec![0, 2, 1]);
+/// ```
 pub fn sort_indices_desc<S: VectorKind>(v: &impl Operand<S>) -> Vec<usize> {
     order(v.value().as_slice(), false)
 }
 
 /// The number of elements of `v` less than `v[s]` (Stan's `rank`; `s` is 0-based here).
+///
+/// ```
+/// use revad::{matrix, Vector};
+/// let v = Vector::from(vec![3.0, 1.0, 2.0]);
+/// assert_eq!(matrix::rank(&v, 0).unwrap(), 2); // two elements are less than 3
+/// assert!(matrix::rank(&v, 3).is_err());
+/// ```
 ///
 /// # Errors
 /// [`Error::DomainInt`]: `rank: s is 3, but must be less than the size of the vector`.
@@ -875,22 +1088,46 @@ pub fn rank<S: VectorKind>(v: &impl Operand<S>, s: usize) -> Result<usize> {
 
 /// The dimensions `[rows, cols]` (Stan's `dims` of a matrix type): `[n, 1]` for a vector and
 /// `[1, n]` for a row vector, as in Stan.
+///
+/// ```
+/// use revad::{matrix, Matrix, Vector};
+/// assert_eq!(matrix::dims(&Vector::from(vec![1.0, 2.0])), vec![2, 1]);
+/// assert_eq!(matrix::dims(&Matrix::zeros((2, 3))), vec![2, 3]);
+/// ```
 pub fn dims<S: Storage>(a: &impl Operand<S>) -> Vec<usize> {
     let (r, c) = a.value().shape();
     vec![r, c]
 }
 
 /// The number of elements (Stan's `num_elements`).
+///
+/// ```
+/// use revad::{matrix, Matrix};
+/// assert_eq!(matrix::num_elements(&Matrix::zeros((2, 3))), 6);
+/// ```
 pub fn num_elements<S: Storage>(a: &impl Operand<S>) -> usize {
     a.value().len()
 }
 
 /// The number of rows (Stan's `rows`): `n` for a vector, 1 for a row vector.
+///
+/// ```
+/// use revad::{matrix, Matrix, RowVector, Vector};
+/// assert_eq!(matrix::rows(&Matrix::zeros((2, 3))), 2);
+/// assert_eq!(matrix::rows(&Vector::from(vec![1.0, 2.0])), 2);
+/// assert_eq!(matrix::rows(&RowVector(Vector::from(vec![1.0, 2.0]))), 1);
+/// ```
 pub fn rows<S: Storage>(a: &impl Operand<S>) -> usize {
     a.value().shape().0
 }
 
 /// The number of columns (Stan's `cols`): 1 for a vector, `n` for a row vector.
+///
+/// ```
+/// use revad::{matrix, Matrix, Vector};
+/// assert_eq!(matrix::cols(&Matrix::zeros((2, 3))), 3);
+/// assert_eq!(matrix::cols(&Vector::from(vec![1.0, 2.0])), 1);
+/// ```
 pub fn cols<S: Storage>(a: &impl Operand<S>) -> usize {
     a.value().shape().1
 }

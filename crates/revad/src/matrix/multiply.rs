@@ -36,6 +36,17 @@ impl Multiply<RowVector> for Vector {
 
 /// `A·B` (Stan's `multiply`) for any mix of variables and data; the inner dimensions must
 /// agree. One node; the reverse pass is two matrix products.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// let b: Vector = array![1.0, -1.0].into_shared();
+/// let c: revad::Var<Vector> = matrix::multiply(&a, &b).unwrap();
+/// assert_eq!(c.value().to_vec(), vec![-1.0, -1.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::multiply(&matrix_from(2, 2, &x[..4]), &vector_from(&x[4..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0, 0.3, -0.7]]);
+/// ```
 pub fn multiply<A, B>(
     a: &impl Operand<A>,
     b: &impl Operand<B>,
@@ -134,6 +145,15 @@ fn product<A: Storage, B: Storage>(a: &A, b: &B) -> Array2<f64> {
 }
 
 /// `Σ aᵢbᵢ` of two vectors (either orientation) of equal length; ∂/∂aᵢ = bᵢ, ∂/∂bᵢ = aᵢ.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![3.0, 4.0].into_shared());
+/// assert_eq!(matrix::dot_product(&a, &b).unwrap().value(), 11.0);
+/// check_gradient(|x| matrix::dot_product(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap(), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn dot_product<A: Storage, B: Storage>(
     a: &impl Operand<A>,
     b: &impl Operand<B>,

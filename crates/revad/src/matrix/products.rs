@@ -182,6 +182,15 @@ fn lines_dot<S: Storage>(
 /// `columns_dot_product`), as a row vector with one element per column. For two vectors it is
 /// their dot product (a row vector of size 1); for two row vectors, their elementwise product.
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// assert_eq!(matrix::columns_dot_product(&a, &a).unwrap().value().0.to_vec(), vec![10.0, 20.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::columns_dot_product(&matrix_from(2, 2, &x[..4]), &a).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
+///
 /// # Errors
 /// [`Error::Size`] unless `a` and `b` have the same rows and columns.
 pub fn columns_dot_product<S: Storage>(
@@ -203,6 +212,15 @@ pub fn columns_dot_product<S: Storage>(
 
 /// The dot product of each column of `a` with itself (Stan's `columns_dot_self`), as a row
 /// vector with one element per column.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// assert_eq!(matrix::columns_dot_self(&a).value().0.to_vec(), vec![10.0, 20.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::columns_dot_self(&matrix_from(2, 2, x))), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn columns_dot_self<S: Storage>(a: &impl Operand<S>) -> Var<RowVector> {
     let (value, key) = lines_dot((a.key(), a.value().into_owned()), None, true);
     Var::from_key(RowVector(Array1::from(value).into_shared()), key)
@@ -211,6 +229,15 @@ pub fn columns_dot_self<S: Storage>(a: &impl Operand<S>) -> Var<RowVector> {
 /// The dot product of each row of `a` with the same row of `b` (Stan's `rows_dot_product`),
 /// as a vector with one element per row. For two row vectors it is their dot product (a
 /// vector of size 1); for two vectors, their elementwise product.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// assert_eq!(matrix::rows_dot_product(&a, &a).unwrap().value().to_vec(), vec![5.0, 25.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::rows_dot_product(&matrix_from(2, 2, &x[..4]), &a).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 ///
 /// # Errors
 /// [`Error::Size`] unless `a` and `b` have the same rows and columns.
@@ -230,6 +257,15 @@ pub fn rows_dot_product<S: Storage>(
 
 /// The dot product of each row of `a` with itself (Stan's `rows_dot_self`), as a vector with
 /// one element per row.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// assert_eq!(matrix::rows_dot_self(&a).value().to_vec(), vec![5.0, 25.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::rows_dot_self(&matrix_from(2, 2, x))), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn rows_dot_self<S: Storage>(a: &impl Operand<S>) -> Var<Vector> {
     let (value, key) = lines_dot((a.key(), a.value().into_owned()), None, false);
     Var::from_key(Array1::from(value).into_shared(), key)
@@ -240,6 +276,15 @@ pub fn rows_dot_self<S: Storage>(a: &impl Operand<S>) -> Var<Vector> {
 
 /// `AᵀA` (Stan's `crossprod`): c×c for an r×c matrix, exactly symmetric. Reverse pass:
 /// `Ā += A(C̄ + C̄ᵀ)`.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// assert_eq!(matrix::crossprod(&a).value(), &array![[10.0, 14.0], [14.0, 20.0]].into_shared()); // aᵀa
+/// check_gradient(|x| matrix::dot_self(&matrix::crossprod(&matrix_from(2, 2, x))), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn crossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
     let av = a.value().into_owned();
     let (r, c) = av.dim();
@@ -262,6 +307,15 @@ pub fn crossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
 
 /// `AAᵀ` (Stan's `tcrossprod`): r×r for an r×c matrix, exactly symmetric. Reverse pass:
 /// `Ā += (C̄ + C̄ᵀ)A`.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// assert_eq!(matrix::tcrossprod(&a).value(), &array![[5.0, 11.0], [11.0, 25.0]].into_shared()); // aaᵀ
+/// check_gradient(|x| matrix::dot_self(&matrix::tcrossprod(&matrix_from(2, 2, x))), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn tcrossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
     let av = a.value().into_owned();
     let (r, c) = av.dim();
@@ -286,6 +340,16 @@ pub fn tcrossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
 /// `multiply_lower_tri_self_transpose`): r×r for an r×c matrix (which need not be square),
 /// exactly symmetric. Reverse pass: `Ā += tril((C̄ + C̄ᵀ)L)`; the strict upper triangle of `a`
 /// gets no adjoint.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// // L = [[1, 0], [3, 4]] (the upper triangle is ignored): L·Lᵀ
+/// assert_eq!(matrix::multiply_lower_tri_self_transpose(&a).value(), &array![[1.0, 3.0], [3.0, 25.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::multiply_lower_tri_self_transpose(&matrix_from(2, 2, x))), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn multiply_lower_tri_self_transpose(a: &impl Operand<Matrix>) -> Var<Matrix> {
     let mut lower = a.value().view().to_owned();
     let (r, c) = lower.dim();
@@ -425,6 +489,16 @@ fn quad<B: QuadForm>(
 /// scalar `bᵀAb` for a vector `b`. `A` must be square. Reverse pass: `Ā += BC̄Bᵀ`,
 /// `B̄ += ABC̄ᵀ + AᵀBC̄`.
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// let b: Vector = array![1.0, -1.0].into_shared();
+/// assert_eq!(matrix::quad_form(&a, &b).unwrap().value(), 0.0); // bᵀ a b = 1 − 2 − 3 + 4
+/// check_gradient(|x| matrix::quad_form(&matrix_from(2, 2, &x[..4]), &vector_from(&x[4..])).unwrap(), &[&[1.0, -2.0, 0.5, 3.0, 0.3, -0.7]]);
+/// ```
+///
 /// # Errors
 /// [`Error::Size`] if `A` is not square or `B` does not have as many rows as `A`.
 pub fn quad_form<B: QuadForm>(a: &impl Operand<Matrix>, b: &impl Operand<B>) -> Result<B::Output> {
@@ -434,6 +508,16 @@ pub fn quad_form<B: QuadForm>(a: &impl Operand<Matrix>, b: &impl Operand<B>) -> 
 /// The quadratic form `BᵀAB` of a symmetric `A` (Stan's `quad_form_sym`), made exactly
 /// symmetric as `½(X + Xᵀ)`; a scalar `bᵀAb` for a vector `b`. Reverse pass with
 /// `S = ½(C̄ + C̄ᵀ)`: `Ā += BSBᵀ`, `B̄ += ABS + AᵀBS`.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let s: Matrix = array![[2.0, 1.0], [1.0, 3.0]].into_shared();
+/// let b: Vector = array![1.0, -1.0].into_shared();
+/// assert_eq!(matrix::quad_form_sym(&s, &b).unwrap().value(), 3.0);
+/// check_gradient(|x| matrix::quad_form_sym(&s, &vector_from(x)).unwrap(), &[&[0.3, -0.7]]);
+/// ```
 ///
 /// # Errors
 /// [`Error::Size`] if `A` is not square or `B` does not have as many rows as `A`;
@@ -530,6 +614,17 @@ fn diagonal_product<V: DiagonalVector>(
 /// vector or row vector `v` of its size. Reverse pass: `m̄ᵢⱼ += c̄ᵢⱼvᵢvⱼ`,
 /// `v̄ᵢ += Σⱼ c̄ᵢⱼmᵢⱼvⱼ + Σⱼ c̄ⱼᵢvⱼmⱼᵢ`.
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// let v: Vector = array![1.0, 2.0].into_shared();
+/// // diag(v)·a·diag(v)
+/// assert_eq!(matrix::quad_form_diag(&a, &v).unwrap().value(), &array![[1.0, 4.0], [6.0, 16.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::quad_form_diag(&a, &vector_from(x)).unwrap()), &[&[0.3, -0.7]]);
+/// ```
+///
 /// # Errors
 /// [`Error::Size`] if `M` is not square or `v` does not have as many elements as `M` rows.
 pub fn quad_form_diag<V: DiagonalVector>(
@@ -554,6 +649,16 @@ pub fn quad_form_diag<V: DiagonalVector>(
 /// `diag(v)·M` (Stan's `diag_pre_multiply`), `cᵢⱼ = vᵢmᵢⱼ`: scales row `i` of `M` by `vᵢ`.
 /// Reverse pass: `m̄ᵢⱼ += c̄ᵢⱼvᵢ`, `v̄ᵢ += Σⱼ c̄ᵢⱼmᵢⱼ`.
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// let v: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::diag_pre_multiply(&v, &a).unwrap().value(), &array![[1.0, 2.0], [6.0, 8.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::diag_pre_multiply(&vector_from(x), &a).unwrap()), &[&[0.3, -0.7]]);
+/// ```
+///
 /// # Errors
 /// [`Error::Size`] unless `v` has as many elements as `M` has rows.
 pub fn diag_pre_multiply<V: DiagonalVector>(
@@ -576,6 +681,16 @@ pub fn diag_pre_multiply<V: DiagonalVector>(
 
 /// `M·diag(v)` (Stan's `diag_post_multiply`), `cᵢⱼ = mᵢⱼvⱼ`: scales column `j` of `M` by
 /// `vⱼ`. Reverse pass: `m̄ᵢⱼ += c̄ᵢⱼvⱼ`, `v̄ⱼ += Σᵢ c̄ᵢⱼmᵢⱼ`.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let a: Matrix = array![[1.0, 2.0], [3.0, 4.0]].into_shared();
+/// let v: Vector = array![1.0, 2.0].into_shared();
+/// assert_eq!(matrix::diag_post_multiply(&a, &v).unwrap().value(), &array![[1.0, 4.0], [3.0, 8.0]].into_shared());
+/// check_gradient(|x| matrix::dot_self(&matrix::diag_post_multiply(&a, &vector_from(x)).unwrap()), &[&[0.3, -0.7]]);
+/// ```
 ///
 /// # Errors
 /// [`Error::Size`] unless `v` has as many elements as `M` has columns.

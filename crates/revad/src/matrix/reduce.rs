@@ -31,17 +31,45 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
 }
 
 /// `Σ aᵢ` of every element.
+///
+/// ```
+/// use revad::{matrix, tape, Var};
+/// use revad::ndarray::array;
+/// let a = Var::array(array![[1.0, 2.0], [3.0, 4.0]].into_shared());
+/// let s = matrix::sum(&a);
+/// s.grad();
+/// assert_eq!((s.value(), a.adj()), (10.0, array![[1.0, 1.0], [1.0, 1.0]].into_shared()));
+/// tape::reset();
+/// ```
 pub fn sum<S: Storage>(a: &Var<S>) -> Var {
     reduce(a, kernels::sum(a.value().as_slice()), 1.0, None)
 }
 
 /// The mean of the elements (NaN for an empty array).
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// let a = Var::array(Vector::from(vec![1.0, 2.0, 6.0]));
+/// let m = matrix::mean(&a);
+/// m.grad();
+/// assert_eq!((m.value(), a.adj()[0]), (3.0, 1.0 / 3.0));
+/// tape::reset();
+/// ```
 pub fn mean<S: Storage>(a: &Var<S>) -> Var {
     let n = a.len() as f64;
     reduce(a, kernels::sum(a.value().as_slice()) / n, 1.0 / n, None)
 }
 
 /// `Σ aᵢ²`.
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// let a = Var::array(Vector::from(vec![1.0, -2.0]));
+/// let s = matrix::dot_self(&a);
+/// s.grad();
+/// assert_eq!((s.value(), a.adj().to_vec()), (5.0, vec![2.0, -4.0]));
+/// tape::reset();
+/// ```
 pub fn dot_self<S: Storage>(a: &Var<S>) -> Var {
     let x = a.value().as_slice();
     let v = kernels::dot(x, x);

@@ -93,6 +93,15 @@ fn array_node<S: Storage, T: Storage>(
 
 /// The cumulative sum `cᵢ = a₀ + … + aᵢ` of a vector or row vector (Stan's `cumulative_sum`),
 /// of the same kind; āᵢ += Σ_{j≥i} ḡⱼ. An empty argument gives an empty result.
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 2.0, 3.0].into_shared();
+/// assert_eq!(matrix::cumulative_sum(&v).value().to_vec(), vec![1.0, 3.0, 6.0]);
+/// check_gradient(|x| matrix::dot_self(&matrix::cumulative_sum(&vector_from(x))), &[&[1.0, -2.0, 0.5]]);
+/// ```
 pub fn cumulative_sum<S: VectorKind>(a: &impl Operand<S>) -> Var<S> {
     let av = a.value();
     let mut data = Vec::with_capacity(av.len());
@@ -169,6 +178,15 @@ fn difference_node<A: VectorKind, B: VectorKind>(
 /// The squared Euclidean distance `Σ (aᵢ − bᵢ)²` of two vectors (either orientation, mixed
 /// freely, variables or data); ∂/∂a = 2(a − b) = −∂/∂b.
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![4.0, 6.0].into_shared());
+/// assert_eq!(matrix::squared_distance(&a, &b).unwrap().value(), 25.0);
+/// check_gradient(|x| matrix::squared_distance(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap(), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
+///
 /// # Errors
 /// Lengths that differ: "squared_distance: the second argument has size 2, but must have size
 /// 3".
@@ -187,6 +205,15 @@ pub fn squared_distance<A: VectorKind, B: VectorKind>(
 /// As in Stan (`sqrt(squared_distance(a, b))`), the partials are NaN where a = b: the
 /// distance has no derivative there.
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let (a, b): (Vector, Vector) = (array![1.0, 2.0].into_shared(), array![4.0, 6.0].into_shared());
+/// assert_eq!(matrix::distance(&a, &b).unwrap().value(), 5.0);
+/// check_gradient(|x| matrix::distance(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap(), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
+///
 /// # Errors
 /// Lengths that differ: "distance: the second argument has size 2, but must have size 3".
 pub fn distance<A: VectorKind, B: VectorKind>(
@@ -201,7 +228,7 @@ pub fn distance<A: VectorKind, B: VectorKind>(
 /// The weights `e^(xᵢ − L)` with `L = log_sum_exp(x)`, the partials of `log_sum_exp`, with the
 /// scalar [`log_sum_exp_all`](crate::log_sum_exp_all)'s rules where the maximum is not finite
 /// (NaN: all NaN; −∞: all 1; a single +∞: 1 there and 0 elsewhere, several: NaN there).
-fn lse_weights(x: &[f64]) -> Vec<f64> {
+pub(super) fn lse_weights(x: &[f64]) -> Vec<f64> {
     let Some(k) = argmax(x) else {
         return Vec::new();
     };
@@ -245,6 +272,16 @@ fn lse_weights(x: &[f64]) -> Vec<f64> {
 /// The softmax `sᵢ = e^(vᵢ)/Σⱼ e^(vⱼ)` of a vector (computed relative to the maximum; every
 /// element NaN if the maximum is not finite); v̄ += s ∘ (ḡ − ⟨ḡ, s⟩).
 ///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![0.0, 0.0].into_shared();
+/// assert_eq!(matrix::softmax(&v).unwrap().value().to_vec(), vec![0.5, 0.5]);
+/// let w: Vector = array![1.0, 2.0, 3.0].into_shared();
+/// check_gradient(|x| matrix::dot_product(&matrix::softmax(&vector_from(x)).unwrap(), &w).unwrap(), &[&[1.0, -2.0, 0.5]]);
+/// ```
+///
 /// # Errors
 /// An empty vector, as Stan: "softmax: size of v is 0, but must be positive".
 pub fn softmax(v: &impl Operand<Vector>) -> Result<Var<Vector>> {
@@ -273,6 +310,17 @@ pub fn softmax(v: &impl Operand<Vector>) -> Result<Var<Vector>> {
 /// With `m = v_k` the maximum, the value is formed as `(vᵢ − m) − log1p(Σ_{j≠k} e^(vⱼ − m))`,
 /// which keeps its digits when `|vᵢ|` is large and `vᵢ − log_sum_exp(v)` would cancel; a
 /// non-finite maximum gives `vᵢ − log_sum_exp(v)` (NaN or ±∞, as Stan).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![0.0, 0.0].into_shared();
+/// let l = matrix::log_softmax(&v).unwrap();
+/// assert_eq!(l.value().to_vec(), vec![-std::f64::consts::LN_2; 2]);
+/// let w: Vector = array![1.0, 2.0, 3.0].into_shared();
+/// check_gradient(|x| matrix::dot_product(&matrix::log_softmax(&vector_from(x)).unwrap(), &w).unwrap(), &[&[1.0, -2.0, 0.5]]);
+/// ```
 ///
 /// # Errors
 /// An empty vector, as Stan: "log_softmax: size of v is 0, but must be positive".
@@ -313,6 +361,15 @@ fn log_softmax_values(x: &[f64]) -> Vec<f64> {
 /// overflow; āᵢ += ḡ·e^(aᵢ − value) (the softmax of the elements). An empty array gives a
 /// constant −∞; non-finite maxima follow the scalar
 /// [`log_sum_exp_all`](crate::log_sum_exp_all).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1000.0, 1000.0].into_shared();
+/// assert_eq!(matrix::log_sum_exp(&v).value(), 1000.0 + std::f64::consts::LN_2); // no overflow
+/// check_gradient(|x| matrix::log_sum_exp(&matrix_from(2, 2, x)), &[&[1.0, -2.0, 0.5, 3.0]]);
+/// ```
 pub fn log_sum_exp<S: Storage>(a: &impl Operand<S>) -> Var {
     let av = a.value();
     let value = log_sum_exp_all(av.as_slice());
@@ -389,6 +446,15 @@ pub fn max<S: Storage>(a: &impl Operand<S>) -> Var {
 
 /// The smallest element of an array (Stan's `min` of a container); ∂/∂aᵢ = 1 for the smallest
 /// element, shared equally among ties. An empty array gives a constant +∞; NaN as in [`max`].
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// let a = Var::array(Vector::from(vec![2.0, 1.0, 1.0]));
+/// let m = matrix::min(&a);
+/// m.grad();
+/// assert_eq!((m.value(), a.adj().to_vec()), (1.0, vec![0.0, 0.5, 0.5])); // ties share
+/// tape::reset();
+/// ```
 pub fn min<S: Storage>(a: &impl Operand<S>) -> Var {
     extremum(a, false)
 }
@@ -403,6 +469,15 @@ fn centred(x: &[f64]) -> (Vec<f64>, f64) {
 
 /// The sample variance `Σ (aᵢ − x̄)²/(n − 1)` of the elements of an array (Stan's `variance`);
 /// ∂/∂aᵢ = 2(aᵢ − x̄)/(n − 1). One element gives a constant 0 (as in Stan).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 2.0, 3.0].into_shared();
+/// assert_eq!(matrix::variance(&v).unwrap().value(), 1.0); // divides by n − 1
+/// check_gradient(|x| matrix::variance(&vector_from(x)).unwrap(), &[&[1.0, -2.0, 0.5]]);
+/// ```
 ///
 /// # Errors
 /// An empty array, as Stan: "variance: size of x is 0, but must be positive".
@@ -426,6 +501,15 @@ pub fn variance<S: Storage>(a: &impl Operand<S>) -> Result<Var> {
 /// The sample standard deviation `√(Σ (aᵢ − x̄)²/(n − 1))` of the elements of an array (Stan's
 /// `sd`); ∂/∂aᵢ = (aᵢ − x̄)/(sd·(n − 1)). One element gives a constant 0; where every element
 /// is equal (sd = 0) the partials are NaN (no derivative, as in Stan).
+///
+/// ```
+/// use revad::testing::{check_gradient, matrix_from, vector_from};
+/// use revad::{matrix, Matrix, Vector};
+/// use revad::ndarray::array;
+/// let v: Vector = array![1.0, 2.0, 3.0].into_shared();
+/// assert_eq!(matrix::sd(&v).unwrap().value(), 1.0);
+/// check_gradient(|x| matrix::sd(&vector_from(x)).unwrap(), &[&[1.0, -2.0, 0.5]]);
+/// ```
 ///
 /// # Errors
 /// An empty array, as Stan: "sd: size of m is 0, but must be positive".

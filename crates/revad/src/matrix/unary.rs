@@ -142,14 +142,49 @@ fn constant_map<S: Storage>(a: &impl Operand<S>, f: impl Fn(f64) -> f64) -> Var<
     }
 }
 
-/// One public function per line: `name => derivative(x, c)`, the value being the scalar
-/// function `crate::name` on `f64`.
+/// The two elements of a function's doc example: `[a, b]` after its name, else 0.25 and 0.75.
+macro_rules! example_points {
+    () => {
+        "0.25, 0.75"
+    };
+    ($a:literal, $b:literal) => {
+        concat!(stringify!($a), ", ", stringify!($b))
+    };
+}
+
+/// The doc example of an elementwise function `$name` (`$unwrap` after calls that return
+/// `Result`): its values are the scalar function's, and its adjoints the scalar derivative's.
+macro_rules! example {
+    ($name:ident, $unwrap:literal, $($p:literal),*) => {
+        concat!(
+            "```\n",
+            "use revad::{matrix, tape, Var, Vector};\n",
+            "let x = Vector::from(vec![", example_points!($($p),*), "]);\n",
+            "let a = Var::array(x.clone());\n",
+            "let c = matrix::", stringify!($name), "(&a)", $unwrap, ";\n",
+            "// Each element is the scalar function's value ...\n",
+            "assert_eq!(c.value()[1], revad::", stringify!($name), "(x[1])", $unwrap, ");\n",
+            "matrix::sum(&c).grad();\n",
+            "// ... and each adjoint its derivative.\n",
+            "let (_, g) = revad::gradient(|v| revad::", stringify!($name), "(v[0])", $unwrap,
+            ", &[x[1]]);\n",
+            "assert!((a.adj()[1] - g[0]).abs() <= 1e-14 * g[0].abs().max(1.0));\n",
+            "tape::reset();\n",
+            "```",
+        )
+    };
+}
+
+/// One public function per line: `name => derivative(x, c)` (or `name [a, b] => ...` for the
+/// points of its doc example), the value being the scalar function `crate::name` on `f64`.
 macro_rules! vectorised {
-    ($($(#[doc = $doc:expr])+ $name:ident => $d:expr;)+) => {$(
+    ($($(#[doc = $doc:expr])+ $name:ident $([$($p:literal),*])? => $d:expr;)+) => {$(
         $(#[doc = $doc])+
         ///
         /// One node; the value of each element is the scalar function's, and so is the
         /// derivative formula (`c` is the result).
+        ///
+        #[doc = example!($name, "", $($($p),*)?)]
         pub fn $name<S: Storage>(a: &impl Operand<S>) -> Var<S> {
             map(a, crate::$name::<f64>, $d)
         }
@@ -158,11 +193,13 @@ macro_rules! vectorised {
 
 /// As [`vectorised!`] for the functions whose scalar version returns `Result`.
 macro_rules! vectorised_checked {
-    ($($(#[doc = $doc:expr])+ $name:ident => $d:expr;)+) => {$(
+    ($($(#[doc = $doc:expr])+ $name:ident $([$($p:literal),*])? => $d:expr;)+) => {$(
         $(#[doc = $doc])+
         ///
         /// One node; the value of each element is the scalar function's, and so is the
         /// derivative formula (`c` is the result).
+        ///
+        #[doc = example!($name, ".unwrap()", $($($p),*)?)]
         ///
         /// # Errors
         /// The error of the scalar function for the first element outside its domain.
@@ -178,6 +215,19 @@ macro_rules! vectorised_constant {
         $(#[doc = $doc])+
         ///
         /// Elementwise; derivative 0, so the result is a constant array (no reverse-pass work).
+        ///
+        #[doc = concat!(
+            "```\n",
+            "use revad::{matrix, tape, Var, Vector};\n",
+            "let x = Vector::from(vec![-1.5, 0.5, 2.5]);\n",
+            "let a = Var::array(x.clone());\n",
+            "let c = matrix::", stringify!($name), "(&a);\n",
+            "assert_eq!(c.value()[0], revad::", stringify!($name), "(x[0]));\n",
+            "matrix::sum(&c).grad();\n",
+            "assert_eq!(a.adj().to_vec(), vec![0.0; 3]);\n",
+            "tape::reset();\n",
+            "```",
+        )]
         pub fn $name<S: Storage>(a: &impl Operand<S>) -> Var<S> {
             constant_map(a, crate::$name::<f64>)
         }
@@ -243,7 +293,7 @@ vectorised! {
     /// Inverse hyperbolic sine of every element; ∂cᵢ/∂aᵢ = 1/√(aᵢ² + 1).
     asinh => |x: f64, _| if x.abs() < HUGE { 1.0 / (x * x + 1.0).sqrt() } else { 1.0 / x.abs() };
     /// Inverse hyperbolic cosine of every element (NaN below 1); ∂cᵢ/∂aᵢ = 1/√((aᵢ − 1)(aᵢ + 1)).
-    acosh => d_acosh;
+    acosh [1.5, 3.0] => d_acosh;
     /// Inverse hyperbolic tangent of every element (±∞ at ±1, NaN beyond);
     /// ∂cᵢ/∂aᵢ = 1/((1 − aᵢ)(1 + aᵢ)).
     atanh => |x, c| nan_or(c, || 1.0 / ((1.0 - x) * (1.0 + x)));
@@ -272,7 +322,7 @@ vectorised! {
     /// `ln(1 + eᵃ)` of every element; ∂cᵢ/∂aᵢ = inv_logit(aᵢ).
     log1p_exp => |x, _| sl::inv_logit(x);
     /// `ln(1 − eᵃ)` of every element (NaN above 0, −∞ at 0); ∂cᵢ/∂aᵢ = −1/expm1(−aᵢ).
-    log1m_exp => d_log1m_exp;
+    log1m_exp [-0.5, -2.0] => d_log1m_exp;
     /// The inverse complementary log-log `1 − exp(−eᵃ)` of every element;
     /// ∂cᵢ/∂aᵢ = exp(aᵢ − e^(aᵢ)).
     inv_cloglog => |x: f64, _| (x - x.exp()).exp();

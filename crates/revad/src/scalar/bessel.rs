@@ -48,6 +48,12 @@ pub fn bessel_first_kind<T: Real>(v: i32, z: T) -> Result<T> {
 /// d/dz = (Yᵥ₋₁(z) − Yᵥ₊₁(z))/2 (−Y₁ for v = 0). NaN for NaN z.
 ///
 /// Errors: z ≤ 0, e.g. "bessel_second_kind: z is 0, but must be positive".
+///
+/// ```
+/// use revad::{bessel_second_kind, testing::check_gradient};
+/// assert!(bessel_second_kind(0, 0.0).is_err()); // z must be positive
+/// check_gradient(|v| bessel_second_kind(1, v[0]).unwrap(), &[&[0.5], &[3.0]]);
+/// ```
 #[inline]
 pub fn bessel_second_kind<T: Real>(v: i32, z: T) -> Result<T> {
     let zv = z.value();
@@ -61,6 +67,12 @@ pub fn bessel_second_kind<T: Real>(v: i32, z: T) -> Result<T> {
 /// d/dz = (Iᵥ₋₁(z) + Iᵥ₊₁(z))/2 (I₁ for v = 0).
 ///
 /// Errors: NaN z, "modified_bessel_first_kind: z is NaN, but must not be NaN".
+///
+/// ```
+/// use revad::{modified_bessel_first_kind, testing::check_gradient};
+/// assert_eq!(modified_bessel_first_kind(0, 0.0).unwrap(), 1.0);
+/// check_gradient(|v| modified_bessel_first_kind(2, v[0]).unwrap(), &[&[0.5], &[3.0]]);
+/// ```
 #[inline]
 pub fn modified_bessel_first_kind<T: Real>(v: i32, z: T) -> Result<T> {
     let zv = z.value();
@@ -74,6 +86,12 @@ pub fn modified_bessel_first_kind<T: Real>(v: i32, z: T) -> Result<T> {
 /// d/dz = −(Kᵥ₋₁(z) + Kᵥ₊₁(z))/2 (−K₁ for v = 0). NaN for NaN z.
 ///
 /// Errors: z ≤ 0, e.g. "modified_bessel_second_kind: z is -1, but must be positive".
+///
+/// ```
+/// use revad::{modified_bessel_second_kind, testing::check_gradient};
+/// assert!(modified_bessel_second_kind(0, -1.0).is_err());
+/// check_gradient(|v| modified_bessel_second_kind(1, v[0]).unwrap(), &[&[0.5], &[3.0]]);
+/// ```
 #[inline]
 pub fn modified_bessel_second_kind<T: Real>(v: i32, z: T) -> Result<T> {
     let zv = z.value();

@@ -62,6 +62,12 @@ fn unary_out<A: Real, O: Real>(x: A, val: f64, d: impl Partial1) -> O {
 // Exponentials and logarithms
 
 /// `eˣ`; d/dx = eˣ.
+///
+/// ```
+/// use revad::{exp, testing::check_gradient};
+/// assert_eq!(exp(0.0), 1.0);
+/// check_gradient(|v| exp(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn exp<T: Real>(x: T) -> T {
     let v = x.value().exp();
@@ -69,6 +75,12 @@ pub fn exp<T: Real>(x: T) -> T {
 }
 
 /// `2ˣ`; d/dx = 2ˣ·ln 2.
+///
+/// ```
+/// use revad::{exp2, testing::check_gradient};
+/// assert_eq!(exp2(3.0), 8.0);
+/// check_gradient(|v| exp2(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn exp2<T: Real>(x: T) -> T {
     unary(x, x.value().exp2(), |_, v| v * LN_2)
@@ -76,6 +88,13 @@ pub fn exp2<T: Real>(x: T) -> T {
 
 /// `eˣ − 1`, accurate near 0; d/dx = eˣ (taken as `expm1(x) + 1` for x ≥ −1, and as `eˣ`
 /// below, where that sum would cancel).
+///
+/// ```
+/// use revad::{expm1, testing::check_gradient};
+/// assert_eq!(expm1(0.0), 0.0);
+/// assert!((expm1(1e-10) / 1e-10 - 1.0).abs() < 1e-9); // exp(x) − 1 would be off by 1e-7
+/// check_gradient(|v| expm1(v[0]), &[&[1e-3], &[-2.0]]);
+/// ```
 #[inline]
 pub fn expm1<T: Real>(x: T) -> T {
     unary(x, x.value().exp_m1(), |x, v| {
@@ -88,6 +107,13 @@ pub fn expm1<T: Real>(x: T) -> T {
 }
 
 /// Natural logarithm; d/dx = 1/x. NaN (value and derivative) for x < 0.
+///
+/// ```
+/// use revad::{log, testing::check_gradient};
+/// assert_eq!(log(1.0), 0.0);
+/// assert!(log(-1.0).is_nan());
+/// check_gradient(|v| log(v[0]), &[&[0.5], &[3.0]]);
+/// ```
 #[inline]
 pub fn log<T: Real>(x: T) -> T {
     unary(
@@ -98,6 +124,12 @@ pub fn log<T: Real>(x: T) -> T {
 }
 
 /// Base-2 logarithm; d/dx = 1/(x·ln 2). NaN for x < 0.
+///
+/// ```
+/// use revad::{log2, testing::check_gradient};
+/// assert_eq!(log2(8.0), 3.0);
+/// check_gradient(|v| log2(v[0]), &[&[0.5], &[3.0]]);
+/// ```
 #[inline]
 pub fn log2<T: Real>(x: T) -> T {
     unary(x, x.value().log2(), |x, v| {
@@ -110,6 +142,12 @@ pub fn log2<T: Real>(x: T) -> T {
 }
 
 /// Base-10 logarithm; d/dx = 1/(x·ln 10). NaN for x < 0.
+///
+/// ```
+/// use revad::{log10, testing::check_gradient};
+/// assert_eq!(log10(1000.0), 3.0);
+/// check_gradient(|v| log10(v[0]), &[&[0.5], &[3.0]]);
+/// ```
 #[inline]
 pub fn log10<T: Real>(x: T) -> T {
     unary(x, x.value().log10(), |x, v| {
@@ -122,6 +160,13 @@ pub fn log10<T: Real>(x: T) -> T {
 }
 
 /// `ln(1 + x)`, accurate near 0; d/dx = 1/(1 + x). NaN for x < −1 (Stan throws there).
+///
+/// ```
+/// use revad::{log1p, testing::check_gradient};
+/// assert_eq!(log1p(0.0), 0.0);
+/// assert!((log1p(1e-10) / 1e-10 - 1.0).abs() < 1e-9); // log(1 + x) would be off by 1e-7
+/// check_gradient(|v| log1p(v[0]), &[&[1e-3], &[2.0]]);
+/// ```
 #[inline]
 pub fn log1p<T: Real>(x: T) -> T {
     unary(x, x.value().ln_1p(), |x, v| {
@@ -137,12 +182,25 @@ pub fn log1p<T: Real>(x: T) -> T {
 // Powers and roots
 
 /// `√x`; d/dx = 1/(2√x) (∞ at x = 0).
+///
+/// ```
+/// use revad::{sqrt, testing::check_gradient};
+/// assert_eq!(sqrt(4.0), 2.0);
+/// check_gradient(|v| sqrt(v[0]), &[&[0.5], &[9.0]]);
+/// ```
 #[inline]
 pub fn sqrt<T: Real>(x: T) -> T {
     unary(x, x.value().sqrt(), d_sqrt)
 }
 
 /// Cube root (real, odd); d/dx = 1/(3·∛x²) (∞ at x = 0).
+///
+/// ```
+/// use revad::{cbrt, testing::check_gradient};
+/// assert_eq!(cbrt(27.0), 3.0);
+/// assert_eq!(cbrt(-8.0), -2.0);
+/// check_gradient(|v| cbrt(v[0]), &[&[0.5], &[-9.0]]);
+/// ```
 #[inline]
 pub fn cbrt<T: Real>(x: T) -> T {
     unary(x, x.value().cbrt(), |_, v| 1.0 / (3.0 * v * v))
@@ -165,18 +223,36 @@ pub fn square<T: Real>(x: T) -> T {
 }
 
 /// `1/x`; d/dx = −1/x².
+///
+/// ```
+/// use revad::{inv, testing::check_gradient};
+/// assert_eq!(inv(4.0), 0.25);
+/// check_gradient(|v| inv(v[0]), &[&[0.5], &[-3.0]]);
+/// ```
 #[inline]
 pub fn inv<T: Real>(x: T) -> T {
     unary(x, 1.0 / x.value(), d_inv)
 }
 
 /// `1/√x`; d/dx = −1/(2·x^{3/2}).
+///
+/// ```
+/// use revad::{inv_sqrt, testing::check_gradient};
+/// assert_eq!(inv_sqrt(4.0), 0.5);
+/// check_gradient(|v| inv_sqrt(v[0]), &[&[0.5], &[3.0]]);
+/// ```
 #[inline]
 pub fn inv_sqrt<T: Real>(x: T) -> T {
     unary(x, 1.0 / x.value().sqrt(), d_inv_sqrt)
 }
 
 /// `1/x²`; d/dx = −2/x³.
+///
+/// ```
+/// use revad::{inv_square, testing::check_gradient};
+/// assert_eq!(inv_square(2.0), 0.25);
+/// check_gradient(|v| inv_square(v[0]), &[&[0.5], &[-3.0]]);
+/// ```
 #[inline]
 pub fn inv_square<T: Real>(x: T) -> T {
     let v = x.value();
@@ -283,6 +359,12 @@ pub(crate) fn pow_dy(x: f64, _: f64, v: f64) -> f64 {
 }
 
 /// `√(a² + b²)` without overflow; ∂/∂a = a/h, ∂/∂b = b/h.
+///
+/// ```
+/// use revad::{hypot, testing::check_gradient};
+/// assert_eq!(hypot(3.0, 4.0), 5.0);
+/// check_gradient(|v| hypot(v[0], v[1]), &[&[3.0, 4.0], &[-1.0, 0.5]]);
+/// ```
 #[inline]
 pub fn hypot<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let h = a.value().hypot(b.value());
@@ -293,6 +375,12 @@ pub fn hypot<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
 /// where the value is NaN, e.g. `fma(0, ∞, 1)`).
 ///
 /// Any mix of `f64` and `Var` arguments records one node with the variables' partials only.
+///
+/// ```
+/// use revad::{fma, testing::check_gradient};
+/// assert_eq!(fma(2.0, 3.0, 1.0), 7.0);
+/// check_gradient(|v| fma(v[0], v[1], v[2]), &[&[2.0, 3.0, 1.0], &[-0.5, 4.0, 2.0]]);
+/// ```
 #[inline]
 pub fn fma<A, B, C>(x: A, y: B, z: C) -> Promote3<A, B, C>
 where
@@ -321,18 +409,36 @@ where
 // Trigonometric functions
 
 /// Sine; d/dx = cos x.
+///
+/// ```
+/// use revad::{sin, testing::check_gradient};
+/// assert_eq!(sin(0.0), 0.0);
+/// check_gradient(|v| sin(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn sin<T: Real>(x: T) -> T {
     unary(x, x.value().sin(), |x, _| x.cos())
 }
 
 /// Cosine; d/dx = −sin x.
+///
+/// ```
+/// use revad::{cos, testing::check_gradient};
+/// assert_eq!(cos(0.0), 1.0);
+/// check_gradient(|v| cos(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn cos<T: Real>(x: T) -> T {
     unary(x, x.value().cos(), |x, _| -x.sin())
 }
 
 /// Tangent; d/dx = 1 + tan² x.
+///
+/// ```
+/// use revad::{tan, testing::check_gradient};
+/// assert_eq!(tan(0.0), 0.0);
+/// check_gradient(|v| tan(v[0]), &[&[0.5], &[-1.0]]);
+/// ```
 #[inline]
 pub fn tan<T: Real>(x: T) -> T {
     unary(x, x.value().tan(), |_, t| 1.0 + t * t)
@@ -340,6 +446,12 @@ pub fn tan<T: Real>(x: T) -> T {
 
 /// Arc sine, in [−π/2, π/2]; d/dx = 1/√(1 − x²), with 1 − x² as (1 − x)(1 + x) for accuracy
 /// near ±1. NaN for |x| > 1.
+///
+/// ```
+/// use revad::{asin, testing::check_gradient};
+/// assert_eq!(asin(1.0), std::f64::consts::FRAC_PI_2);
+/// check_gradient(|v| asin(v[0]), &[&[0.3], &[-0.7]]);
+/// ```
 #[inline]
 pub fn asin<T: Real>(x: T) -> T {
     unary(x, x.value().asin(), |x, _| {
@@ -349,6 +461,12 @@ pub fn asin<T: Real>(x: T) -> T {
 
 /// Arc cosine, in [0, π]; d/dx = −1/√(1 − x²), with 1 − x² as (1 − x)(1 + x). NaN for
 /// |x| > 1.
+///
+/// ```
+/// use revad::{acos, testing::check_gradient};
+/// assert_eq!(acos(1.0), 0.0);
+/// check_gradient(|v| acos(v[0]), &[&[0.3], &[-0.7]]);
+/// ```
 #[inline]
 pub fn acos<T: Real>(x: T) -> T {
     unary(x, x.value().acos(), |x, _| {
@@ -357,6 +475,12 @@ pub fn acos<T: Real>(x: T) -> T {
 }
 
 /// Arc tangent, in (−π/2, π/2); d/dx = 1/(1 + x²) (as 1/x² for huge |x|, where x² overflows).
+///
+/// ```
+/// use revad::{atan, testing::check_gradient};
+/// assert_eq!(atan(1.0), std::f64::consts::FRAC_PI_4);
+/// check_gradient(|v| atan(v[0]), &[&[0.3], &[-5.0]]);
+/// ```
 #[inline]
 pub fn atan<T: Real>(x: T) -> T {
     unary(x, x.value().atan(), |x, _| {
@@ -400,7 +524,7 @@ pub fn atan2<A: Promote<B>, B: Real>(y: A, x: B) -> A::Output {
 /// `num/(num² + other²)`; where the sum of squares overflows or underflows, as `(num/r)/r`
 /// with `r = hypot(num, other)` (0 when r is infinite).
 #[inline(always)]
-fn atan2_partial(num: f64, other: f64) -> f64 {
+pub(crate) fn atan2_partial(num: f64, other: f64) -> f64 {
     let s = num * num + other * other;
     if s.is_normal() {
         return num / s;
@@ -417,12 +541,24 @@ fn atan2_partial(num: f64, other: f64) -> f64 {
 // Hyperbolic functions
 
 /// Hyperbolic sine; d/dx = cosh x.
+///
+/// ```
+/// use revad::{sinh, testing::check_gradient};
+/// assert_eq!(sinh(0.0), 0.0);
+/// check_gradient(|v| sinh(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn sinh<T: Real>(x: T) -> T {
     unary(x, x.value().sinh(), |x, _| x.cosh())
 }
 
 /// Hyperbolic cosine; d/dx = sinh x.
+///
+/// ```
+/// use revad::{cosh, testing::check_gradient};
+/// assert_eq!(cosh(0.0), 1.0);
+/// check_gradient(|v| cosh(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn cosh<T: Real>(x: T) -> T {
     unary(x, x.value().cosh(), |x, _| x.sinh())
@@ -430,6 +566,13 @@ pub fn cosh<T: Real>(x: T) -> T {
 
 /// Hyperbolic tangent; d/dx = 1 − tanh² x = sech² x, taken as 1 − tanh² x for |x| ≤ 0.5 and as
 /// 4e/(1 + e)² with e = e^{−2|x|} beyond, where 1 − tanh² x would cancel.
+///
+/// ```
+/// use revad::{tanh, testing::check_gradient};
+/// assert_eq!(tanh(0.0), 0.0);
+/// assert_eq!(tanh(40.0), 1.0);
+/// check_gradient(|v| tanh(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn tanh<T: Real>(x: T) -> T {
     unary(x, x.value().tanh(), |x, t| {
@@ -443,6 +586,12 @@ pub fn tanh<T: Real>(x: T) -> T {
 }
 
 /// Inverse hyperbolic sine; d/dx = 1/√(x² + 1) (1/|x| for huge |x|).
+///
+/// ```
+/// use revad::{asinh, testing::check_gradient};
+/// assert_eq!(asinh(0.0), 0.0);
+/// check_gradient(|v| asinh(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn asinh<T: Real>(x: T) -> T {
     unary(x, x.value().asinh(), |x, _| {
@@ -457,6 +606,13 @@ pub fn asinh<T: Real>(x: T) -> T {
 /// Inverse hyperbolic cosine (from `libm`: the standard library's loses digits near 1);
 /// d/dx = 1/√(x² − 1), with x² − 1 as (x − 1)(x + 1) (1/x for huge x). NaN for x < 1
 /// (Stan throws there).
+///
+/// ```
+/// use revad::{acosh, testing::check_gradient};
+/// assert_eq!(acosh(1.0), 0.0);
+/// assert!(acosh(0.5).is_nan());
+/// check_gradient(|v| acosh(v[0]), &[&[1.5], &[4.0]]);
+/// ```
 #[inline]
 pub fn acosh<T: Real>(x: T) -> T {
     unary(x, libm::acosh(x.value()), |x, v| {
@@ -473,6 +629,13 @@ pub fn acosh<T: Real>(x: T) -> T {
 /// Inverse hyperbolic tangent (from `libm`: the standard library's loses digits near −1);
 /// d/dx = 1/(1 − x²), with 1 − x² as (1 − x)(1 + x). ±∞ at ±1,
 /// NaN for |x| > 1 (Stan throws there).
+///
+/// ```
+/// use revad::{atanh, testing::check_gradient};
+/// assert_eq!(atanh(0.0), 0.0);
+/// assert_eq!(atanh(1.0), f64::INFINITY);
+/// check_gradient(|v| atanh(v[0]), &[&[0.3], &[-0.7]]);
+/// ```
 #[inline]
 pub fn atanh<T: Real>(x: T) -> T {
     unary(x, libm::atanh(x.value()), |x, v| {
@@ -489,6 +652,12 @@ pub fn atanh<T: Real>(x: T) -> T {
 
 /// `|x|`; d/dx = sign(x), and 0 at x = 0 (Stan). For a variable x > 0 the result is x itself;
 /// for x < 0 a negation; for x = 0 a new constant 0; for NaN a node with NaN derivative.
+///
+/// ```
+/// use revad::{fabs, testing::check_gradient};
+/// assert_eq!(fabs(-2.0), 2.0);
+/// check_gradient(|v| fabs(v[0]), &[&[-1.5], &[2.0]]);
+/// ```
 #[inline]
 pub fn fabs<T: Real>(x: T) -> T {
     let v = x.value();
@@ -507,18 +676,44 @@ pub fn fabs<T: Real>(x: T) -> T {
 }
 
 /// `|x|`: the same as [`fabs`] (Stan's `abs` delegates to it); d/dx = sign(x), 0 at x = 0.
+///
+/// ```
+/// use revad::{abs, testing::check_gradient};
+/// assert_eq!(abs(-2.0), 2.0);
+/// check_gradient(|v| abs(v[0]), &[&[-1.5], &[2.0]]);
+/// ```
 #[inline]
 pub fn abs<T: Real>(x: T) -> T {
     fabs(x)
 }
 
 /// Largest integer ≤ x; derivative 0 (Stan: a new constant variable, also for NaN).
+///
+/// ```
+/// use revad::{floor, tape, Var};
+/// assert_eq!(floor(-1.5), -2.0);
+/// let x = Var::new(1.5);
+/// let y = floor(x);
+/// y.grad();
+/// assert_eq!(x.adj(), 0.0); // a step function: derivative 0
+/// tape::reset();
+/// ```
 #[inline]
 pub fn floor<T: Real>(x: T) -> T {
     constant(x.value().floor())
 }
 
 /// Smallest integer ≥ x; derivative 0 (a new constant variable).
+///
+/// ```
+/// use revad::{ceil, tape, Var};
+/// assert_eq!(ceil(-1.5), -1.0);
+/// let x = Var::new(1.5);
+/// let y = ceil(x);
+/// y.grad();
+/// assert_eq!(x.adj(), 0.0); // a step function: derivative 0
+/// tape::reset();
+/// ```
 #[inline]
 pub fn ceil<T: Real>(x: T) -> T {
     constant(x.value().ceil())
@@ -526,12 +721,32 @@ pub fn ceil<T: Real>(x: T) -> T {
 
 /// Nearest integer, halves away from zero (C's `round`); derivative 0 (a new constant
 /// variable).
+///
+/// ```
+/// use revad::{round, tape, Var};
+/// assert_eq!((round(2.5), round(-2.5)), (3.0, -3.0)); // halves away from 0
+/// let x = Var::new(1.5);
+/// let y = round(x);
+/// y.grad();
+/// assert_eq!(x.adj(), 0.0); // a step function: derivative 0
+/// tape::reset();
+/// ```
 #[inline]
 pub fn round<T: Real>(x: T) -> T {
     constant(x.value().round())
 }
 
 /// x rounded toward zero; derivative 0 (a new constant variable).
+///
+/// ```
+/// use revad::{trunc, tape, Var};
+/// assert_eq!(trunc(-1.7), -1.0);
+/// let x = Var::new(1.5);
+/// let y = trunc(x);
+/// y.grad();
+/// assert_eq!(x.adj(), 0.0); // a step function: derivative 0
+/// tape::reset();
+/// ```
 #[inline]
 pub fn trunc<T: Real>(x: T) -> T {
     constant(x.value().trunc())
@@ -539,6 +754,12 @@ pub fn trunc<T: Real>(x: T) -> T {
 
 /// Positive difference `max(a − b, 0)`; ∂/∂a = 1, ∂/∂b = −1 when a > b, and both 0 otherwise
 /// (the result is then a new constant 0, as in Stan). NaN (value and partials) if either is NaN.
+///
+/// ```
+/// use revad::{fdim, testing::check_gradient};
+/// assert_eq!((fdim(5.0, 3.0), fdim(1.0, 3.0)), (2.0, 0.0));
+/// check_gradient(|v| fdim(v[0], v[1]), &[&[5.0, 3.0], &[1.0, 3.0]]);
+/// ```
 #[inline]
 pub fn fdim<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let (x, y) = (a.value(), b.value());
@@ -598,6 +819,12 @@ pub fn fmax<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
 
 /// The smaller of a and b; the partial (1) goes to the chosen argument, returned itself when it
 /// is a variable. NaN handling and ties as in [`fmax`].
+///
+/// ```
+/// use revad::{fmin, testing::check_gradient};
+/// assert_eq!(fmin(1.0, f64::NAN), 1.0);
+/// check_gradient(|v| fmin(v[0], v[1]), &[&[1.0, 3.0], &[2.0, -1.0]]);
+/// ```
 #[inline]
 pub fn fmin<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let (x, y) = (a.value(), b.value());
@@ -618,6 +845,12 @@ pub fn fmin<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
 /// n is taken as round((a − fmod(a, b))/b), which is exact (a − fmod(a, b) is n·b up to one
 /// rounding), where trunc of the rounded quotient a/b can be off by one. Where the value is NaN
 /// (b = 0, a infinite, a NaN argument) both partials are NaN.
+///
+/// ```
+/// use revad::{fmod, testing::check_gradient};
+/// assert_eq!((fmod(7.0, 3.0), fmod(-7.0, 3.0)), (1.0, -1.0)); // the sign of a
+/// check_gradient(|v| fmod(v[0], v[1]), &[&[7.0, 3.0], &[-5.5, 2.0]]);
+/// ```
 #[inline]
 pub fn fmod<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let v = a.value() % b.value();

@@ -80,6 +80,12 @@ pub fn trigamma<T: Real>(x: T) -> T {
 /// ln Γₖ(x) = k(k − 1)/4 · ln π + Σ_{j=1..k} ln Γ(x + (1 − j)/2);
 /// d/dx = Σ_{j=1..k} ψ(x + (1 − j)/2).
 ///
+/// ```
+/// use revad::{lgamma, lmgamma, testing::check_gradient};
+/// assert_eq!(lmgamma(1, 2.5).unwrap(), lgamma(2.5)); // dimension 1: lgamma
+/// check_gradient(|v| lmgamma(3, v[0]).unwrap(), &[&[2.5], &[7.0]]);
+/// ```
+///
 /// # Errors
 /// k < 0: "lmgamma: first argument is -1, but must be nonnegative" (Stan has no check; its
 /// Eigen range of negative length is undefined).
@@ -246,6 +252,12 @@ pub fn rising_factorial<T: Real>(x: T, n: i32) -> Result<T> {
 
 /// ln (x)ₙ = ln Γ(x + 1) − ln|Γ(x − n + 1)| for real n; ∂/∂x = ψ(x + 1) − ψ(x − n + 1),
 /// ∂/∂n = ψ(x − n + 1). Stable for large x (Stirling differences). NaN for a NaN argument.
+///
+/// ```
+/// use revad::{log_falling_factorial, testing::check_gradient};
+/// assert!((log_falling_factorial(5.0, 2.0).unwrap() - 20f64.ln()).abs() < 1e-14); // 5·4
+/// check_gradient(|v| log_falling_factorial(v[0], v[1]).unwrap(), &[&[5.0, 2.0], &[3.5, 0.5]]);
+/// ```
 ///
 /// # Errors
 /// x ≤ 0, as in Stan: "log_falling_factorial: first argument is 0, but must be positive".

@@ -15,6 +15,14 @@ use crate::var::Var;
 const NEG_INF: f64 = f64::NEG_INFINITY;
 
 /// `log(1 + eˣ)` (softplus); d/dx = `inv_logit(x)`.
+///
+/// ```
+/// use revad::{log1p_exp, testing::check_gradient};
+/// use std::f64::consts::LN_2;
+/// assert_eq!(log1p_exp(0.0), LN_2);
+/// assert_eq!(log1p_exp(1000.0), 1000.0); // no overflow
+/// check_gradient(|v| log1p_exp(v[0]), &[&[0.5], &[-30.0]]);
+/// ```
 #[inline]
 pub fn log1p_exp<T: Real>(x: T) -> T {
     unary(x, sp::log1p_exp(x.value()), |x, _| sp::inv_logit(x))
@@ -24,6 +32,14 @@ pub fn log1p_exp<T: Real>(x: T) -> T {
 ///
 /// The derivative is accurate next to 0 (`−1e10` at `x = −1e-10`) and tends to 0 as
 /// `x → −∞`.
+///
+/// ```
+/// use revad::{log1m_exp, testing::check_gradient};
+/// use std::f64::consts::LN_2;
+/// assert!((log1m_exp(-LN_2) + LN_2).abs() < 1e-15); // log(1 − ½)
+/// assert!(log1m_exp(1.0).is_nan());
+/// check_gradient(|v| log1m_exp(v[0]), &[&[-0.5], &[-30.0]]);
+/// ```
 #[inline]
 pub fn log1m_exp<T: Real>(x: T) -> T {
     unary(x, sp::log1m_exp(x.value()), |x, _| {
@@ -42,36 +58,45 @@ pub fn log1m_exp<T: Real>(x: T) -> T {
 /// As Stan: NaN for `a < b`, −∞ for `a = b < ∞`. At a value of −∞ the partials are Stan's:
 /// ∂/∂a = 1 if `b = −∞` (the function is then `a`), else +∞; ∂/∂b = −∞. The partials use
 /// `expm1`, so they stay accurate when `b` is close to `a`.
+///
+/// ```
+/// use revad::{log_diff_exp, testing::check_gradient};
+/// assert!(log_diff_exp(2f64.ln(), 0.0).abs() < 1e-15); // log(2 − 1)
+/// assert!(log_diff_exp(0.0, 1.0).is_nan());
+/// check_gradient(|v| log_diff_exp(v[0], v[1]), &[&[1.0, 0.5], &[0.0, -3.0]]);
+/// ```
 #[inline]
 pub fn log_diff_exp<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let v = sp::log_diff_exp(a.value(), b.value());
-    binary(
-        a,
-        b,
-        v,
-        |a, b, v| {
-            if v.is_nan() {
-                f64::NAN
-            } else if v == NEG_INF {
-                if b == NEG_INF {
-                    1.0
-                } else {
-                    f64::INFINITY
-                }
-            } else {
-                -1.0 / (b - a).exp_m1()
-            }
-        },
-        |a, b, v| {
-            if v.is_nan() {
-                f64::NAN
-            } else if v == NEG_INF {
-                NEG_INF
-            } else {
-                -1.0 / (a - b).exp_m1()
-            }
-        },
-    )
+    binary(a, b, v, log_diff_exp_da, log_diff_exp_db)
+}
+
+/// ∂ log_diff_exp(a, b)/∂a from the arguments and the value `v` (see [`log_diff_exp`]).
+#[inline(always)]
+pub(crate) fn log_diff_exp_da(a: f64, b: f64, v: f64) -> f64 {
+    if v.is_nan() {
+        f64::NAN
+    } else if v == NEG_INF {
+        if b == NEG_INF {
+            1.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        -1.0 / (b - a).exp_m1()
+    }
+}
+
+/// ∂ log_diff_exp(a, b)/∂b from the arguments and the value `v` (see [`log_diff_exp`]).
+#[inline(always)]
+pub(crate) fn log_diff_exp_db(a: f64, b: f64, v: f64) -> f64 {
+    if v.is_nan() {
+        f64::NAN
+    } else if v == NEG_INF {
+        NEG_INF
+    } else {
+        -1.0 / (a - b).exp_m1()
+    }
 }
 
 /// `log(eᵃ + eᵇ)` without overflow; ∂/∂a = `inv_logit(a − b)`, ∂/∂b = `inv_logit(b − a)`.
@@ -92,25 +117,18 @@ pub fn log_diff_exp<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
 #[inline]
 pub fn log_sum_exp<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let v = sp::log_sum_exp(a.value(), b.value());
-    binary(
-        a,
-        b,
-        v,
-        |a, b, v| {
-            if v == NEG_INF {
-                1.0
-            } else {
-                sp::inv_logit(a - b)
-            }
-        },
-        |a, b, v| {
-            if v == NEG_INF {
-                1.0
-            } else {
-                sp::inv_logit(b - a)
-            }
-        },
-    )
+    binary(a, b, v, log_sum_exp_da, |a, b, v| log_sum_exp_da(b, a, v))
+}
+
+/// ∂ log_sum_exp(a, b)/∂a from the arguments and the value `v` (see [`log_sum_exp`]); the
+/// partial in `b` is this with `a` and `b` swapped.
+#[inline(always)]
+pub(crate) fn log_sum_exp_da(a: f64, b: f64, v: f64) -> f64 {
+    if v == NEG_INF {
+        1.0
+    } else {
+        sp::inv_logit(a - b)
+    }
 }
 
 /// `log Σᵢ e^(xᵢ)` as ONE node; ∂/∂xᵢ = `e^(xᵢ − value)` (the softmax), computed now.
@@ -237,6 +255,12 @@ fn log_mix_partials(t: f64, l1: f64, l2: f64) -> [f64; 3] {
 
 /// The log odds `log(u/(1 − u))`; d/du = `1/(u(1 − u))`. Value and derivative are NaN
 /// outside [0, 1] (Stan's documented behaviour).
+///
+/// ```
+/// use revad::{logit, testing::check_gradient};
+/// assert_eq!(logit(0.5), 0.0);
+/// check_gradient(|v| logit(v[0]), &[&[0.3], &[0.9]]);
+/// ```
 #[inline]
 pub fn logit<T: Real>(u: T) -> T {
     unary(u, sp::logit(u.value()), |u, v| {
@@ -268,18 +292,37 @@ pub fn inv_logit<T: Real>(x: T) -> T {
 }
 
 /// `log(inv_logit(x))`; d/dx = `inv_logit(−x)`.
+///
+/// ```
+/// use revad::{log_inv_logit, testing::check_gradient};
+/// assert_eq!(log_inv_logit(0.0), -std::f64::consts::LN_2);
+/// assert_eq!(log_inv_logit(-800.0), -800.0); // no underflow
+/// check_gradient(|v| log_inv_logit(v[0]), &[&[0.5], &[-30.0]]);
+/// ```
 #[inline]
 pub fn log_inv_logit<T: Real>(x: T) -> T {
     unary(x, sp::log_inv_logit(x.value()), |x, _| sp::inv_logit(-x))
 }
 
 /// `log(1 − inv_logit(x))`; d/dx = `−inv_logit(x)`.
+///
+/// ```
+/// use revad::{log1m_inv_logit, testing::check_gradient};
+/// assert_eq!(log1m_inv_logit(0.0), -std::f64::consts::LN_2);
+/// check_gradient(|v| log1m_inv_logit(v[0]), &[&[0.5], &[30.0]]);
+/// ```
 #[inline]
 pub fn log1m_inv_logit<T: Real>(x: T) -> T {
     unary(x, sp::log1m_inv_logit(x.value()), |x, _| -sp::inv_logit(x))
 }
 
 /// The inverse complementary log-log `1 − exp(−eˣ)`; d/dx = `exp(x − eˣ)`.
+///
+/// ```
+/// use revad::{inv_cloglog, testing::check_gradient};
+/// assert_eq!(inv_cloglog(0.0), 1.0 - (-1f64).exp());
+/// check_gradient(|v| inv_cloglog(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn inv_cloglog<T: Real>(x: T) -> T {
     unary(x, sp::inv_cloglog(x.value()), |x, _| (x - x.exp()).exp())
@@ -316,6 +359,12 @@ pub fn log1m<T: Real>(x: T) -> Result<T> {
 /// As Stan, any nonzero `y` counts as 1 and only the `y = 0` branch checks its argument
 /// (through `log1m`); `y_hat < 0` with `y = 1` gives NaN.
 ///
+/// ```
+/// use revad::{binary_log_loss, testing::check_gradient};
+/// assert_eq!(binary_log_loss(1, 0.5).unwrap(), std::f64::consts::LN_2);
+/// check_gradient(|v| binary_log_loss(0, v[0]).unwrap(), &[&[0.3], &[0.9]]);
+/// ```
+///
 /// # Errors
 /// If `y = 0` and `y_hat > 1`.
 #[inline]
@@ -339,6 +388,13 @@ pub fn binary_log_loss<T: Real>(y: i32, y_hat: T) -> Result<T> {
 ///
 /// At `a = b = 0` the result is a constant 0 and no partials flow (current Stan, which thereby
 /// avoids the infinite gradient of `poisson_lpmf(0 | 0)`, stan-dev/math#2494).
+///
+/// ```
+/// use revad::{multiply_log, testing::check_gradient};
+/// assert_eq!(multiply_log(0.0, 0.0), 0.0);
+/// assert_eq!(multiply_log(2.0, 1.0), 0.0);
+/// check_gradient(|v| multiply_log(v[0], v[1]), &[&[2.0, 3.0], &[-1.0, 0.5]]);
+/// ```
 #[inline]
 pub fn multiply_log<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     let (av, bv) = (a.value(), b.value());
@@ -356,6 +412,12 @@ pub fn multiply_log<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
 
 /// Stan's newer name for [`multiply_log`]: `a·log b` with `lmultiply(0, 0) = 0`;
 /// ∂/∂a = `log b`, ∂/∂b = `a/b`.
+///
+/// ```
+/// use revad::{lmultiply, testing::check_gradient};
+/// assert_eq!(lmultiply(0.0, 0.0), 0.0);
+/// check_gradient(|v| lmultiply(v[0], v[1]), &[&[2.0, 3.0], &[-1.0, 0.5]]);
+/// ```
 #[inline]
 pub fn lmultiply<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     multiply_log(a, b)
@@ -364,6 +426,16 @@ pub fn lmultiply<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
 /// The step function: 0 if `x < 0`, else 1 (so `step(0) = step(NaN) = 1`, as Stan); zero
 /// derivative. For a `Var` argument the result is a constant `Var` (Stan returns the
 /// argument's type).
+///
+/// ```
+/// use revad::{step, tape, Var};
+/// assert_eq!((step(-1.0), step(0.0), step(f64::NAN)), (0.0, 1.0, 1.0));
+/// let x = Var::new(0.5);
+/// let y = step(x);
+/// y.grad();
+/// assert_eq!(x.adj(), 0.0); // a step function: derivative 0
+/// tape::reset();
+/// ```
 #[inline]
 pub fn step<T: Real>(x: T) -> T {
     let v = if x.value() < 0.0 { 0.0 } else { 1.0 };

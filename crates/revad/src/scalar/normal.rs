@@ -24,6 +24,13 @@ pub fn erf<T: Real>(x: T) -> T {
 }
 
 /// The complementary error function erfc(x) = 1 − erf(x); d/dx = −2/√π · e^(−x²).
+///
+/// ```
+/// use revad::{erfc, testing::check_gradient};
+/// assert_eq!(erfc(0.0), 1.0);
+/// assert!(erfc(10.0) > 0.0); // the upper tail, without cancellation
+/// check_gradient(|v| erfc(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn erfc<T: Real>(x: T) -> T {
     unary(x, sp::erfc(x.value()), |x, _| -sp::erf_deriv(x))
@@ -53,6 +60,12 @@ pub fn Phi<T: Real>(x: T) -> Result<T> {
 /// Stan's logistic approximation of Φ: logit⁻¹(0.07056x³ + 1.5976x);
 /// d/dx = f(1 − f)(0.21168x² + 1.5976), with f and 1 − f both evaluated as logistic
 /// functions (accurate in both tails).
+///
+/// ```
+/// use revad::{Phi_approx, testing::check_gradient};
+/// assert_eq!(Phi_approx(0.0), 0.5);
+/// check_gradient(|v| Phi_approx(v[0]), &[&[0.5], &[-2.0]]);
+/// ```
 #[inline]
 pub fn Phi_approx<T: Real>(x: T) -> T {
     unary(x, sp::Phi_approx(x.value()), |x, _| sp::Phi_approx_deriv(x))

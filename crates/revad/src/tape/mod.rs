@@ -84,6 +84,14 @@ pub struct Slot(pub(crate) u32);
 
 impl Slot {
     /// The index as a `usize`.
+    ///
+    /// ```
+    /// use revad::Var;
+    /// let a = Var::new(1.0);
+    /// let b = Var::new(2.0);
+    /// assert_eq!(b.slot().index(), a.slot().index() + 1); // slots are handed out in order
+    /// revad::tape::reset();
+    /// ```
     #[inline(always)]
     pub fn index(self) -> usize {
         self.0 as usize
@@ -96,6 +104,20 @@ pub struct Adjoints([f64]);
 
 impl Adjoints {
     /// The adjoints of `len` consecutive slots starting at `first` (a matrix variable's run).
+    ///
+    /// ```
+    /// use revad::{matrix, tape, Var, Vector};
+    /// // Adds 1 to every adjoint of a vector variable in the reverse pass.
+    /// let v = Var::array(Vector::from(vec![1.0, 2.0, 3.0]));
+    /// let (first, n) = (v.first_slot(), v.len());
+    /// let y = matrix::sum(&v) * 2.0;
+    /// tape::reverse_pass_callback(&[v.element(0)], move |adj| {
+    ///     adj.run(first, n).iter_mut().for_each(|a| *a += 1.0);
+    /// });
+    /// y.grad();
+    /// assert_eq!(v.adj().to_vec(), vec![3.0, 3.0, 3.0]);
+    /// tape::reset();
+    /// ```
     #[inline]
     pub fn run(&mut self, first: Slot, len: usize) -> &mut [f64] {
         &mut self.0[first.index()..first.index() + len]
@@ -103,6 +125,19 @@ impl Adjoints {
 
     /// The adjoints below `out` (where every input of the operation that made `out` lives,
     /// since slots are handed out in order) and the result's run of `len` slots.
+    ///
+    /// ```
+    /// use revad::{tape, Var};
+    /// // y = 2x as a raw node: the result's adjoint read from its slot, added into x's.
+    /// let x = Var::new(3.0);
+    /// let xs = x.slot();
+    /// let y = tape::callback_var(6.0, [x], move |out, adj| {
+    ///     adj[xs] += 2.0 * adj[out];
+    /// });
+    /// y.grad();
+    /// assert_eq!(x.adj(), 2.0);
+    /// tape::reset();
+    /// ```
     #[inline]
     pub fn split_at_result(&mut self, out: Slot, len: usize) -> (Inputs<'_>, &[f64]) {
         let (below, rest) = self.0.split_at_mut(out.index());
@@ -114,7 +149,17 @@ impl Adjoints {
 pub struct Inputs<'a>(&'a mut [f64]);
 
 impl Inputs<'_> {
-    /// The run of `len` slots starting at `first`.
+    /// The run of `len` slots starting at `first`: an input's adjoints, in the reverse pass of
+    /// an operation whose result has slots of its own (see [`Adjoints::split_at_result`]).
+    ///
+    /// ```
+    /// use revad::{matrix, tape, Var, Vector};
+    /// // The gradient of Σv, through matrix::sum's reverse pass, which adds into v's run.
+    /// let v = Var::array(Vector::from(vec![1.0, 2.0]));
+    /// matrix::sum(&v).grad();
+    /// assert_eq!(v.adj().to_vec(), vec![1.0, 1.0]);
+    /// tape::reset();
+    /// ```
     #[inline]
     pub fn run(&mut self, first: Slot, len: usize) -> &mut [f64] {
         &mut self.0[first.index()..first.index() + len]
@@ -1084,6 +1129,19 @@ pub struct NestedScope {
 }
 
 /// Opens a nested scope; see [`NestedScope`].
+///
+/// ```
+/// use revad::{tape, Var};
+/// assert_eq!(tape::depth(), 1);
+/// {
+///     let _scope = tape::nested();
+///     assert_eq!(tape::depth(), 2);
+///     let x = Var::new(2.0);
+///     (x * x).grad();
+///     assert_eq!(x.adj(), 4.0);
+/// }
+/// assert_eq!(tape::depth(), 1);
+/// ```
 pub fn nested() -> NestedScope {
     let depth = with_tape(|t| {
         if t.gen == WALKING {
@@ -1111,6 +1169,15 @@ impl Drop for NestedScope {
 /// Empties the tape (Stan's `recover_memory`): every variable becomes stale, closures that
 /// never ran are dropped, and the memory is kept for the next gradient.
 ///
+/// ```
+/// use revad::{tape, Var};
+/// let x = Var::new(1.0);
+/// let _y = x * x;
+/// tape::reset();
+/// assert!(!x.is_live());
+/// assert_eq!(tape::stats().continuations, 0);
+/// ```
+///
 /// # Panics
 /// If a nested scope is open (end it first) or a sweep is running.
 pub fn reset() {
@@ -1121,6 +1188,14 @@ pub fn reset() {
 
 /// [`reset`], returning [`Error::Tape`] instead of panicking when a nested scope is open or a
 /// sweep is running.
+///
+/// ```
+/// use revad::tape;
+/// let scope = tape::nested();
+/// assert!(tape::try_reset().is_err()); // a nested scope is open
+/// drop(scope);
+/// assert!(tape::try_reset().is_ok());
+/// ```
 pub fn try_reset() -> Result<(), Error> {
     let regions = with_tape(|t| {
         if t.gen == WALKING {
@@ -1146,6 +1221,14 @@ pub fn try_reset() -> Result<(), Error> {
 }
 
 /// [`reset`], then gives the tape's memory back to the allocator.
+///
+/// ```
+/// use revad::{tape, Var};
+/// let x = Var::new(1.0);
+/// let _y = x * x;
+/// tape::free_memory();
+/// assert_eq!(tape::stats().bytes_reserved, 0);
+/// ```
 pub fn free_memory() {
     reset();
     with_tape(|t| {
@@ -1155,6 +1238,17 @@ pub fn free_memory() {
 }
 
 /// Sets every adjoint on the tape to zero (Stan's `set_zero_all_adjoints`).
+///
+/// ```
+/// use revad::{tape, Var};
+/// let x = Var::new(3.0);
+/// let y = x * x;
+/// y.grad();
+/// assert_eq!(x.adj(), 6.0);
+/// tape::set_zero_all_adjoints();
+/// assert_eq!(x.adj(), 0.0);
+/// tape::reset();
+/// ```
 pub fn set_zero_all_adjoints() {
     with_tape(|t| {
         if t.gen == WALKING {
@@ -1165,8 +1259,31 @@ pub fn set_zero_all_adjoints() {
 }
 
 /// The number of open scopes, counting the outermost one (so 1 when none is nested).
+///
+/// ```
+/// use revad::tape;
+/// let outer = tape::depth();
+/// let _scope = tape::nested();
+/// assert_eq!(tape::depth(), outer + 1);
+/// ```
 pub fn depth() -> usize {
     with_tape(|t| t.scopes.len())
+}
+
+/// Whether the innermost open scope has been swept (a [`grad`](crate::Var::grad) ran on it):
+/// until then it is recording operations for a gradient.
+///
+/// ```
+/// use revad::{tape, Var};
+/// let _scope = tape::nested();
+/// let x = Var::new(2.0);
+/// let y = x * x;
+/// assert!(!tape::is_swept());
+/// y.grad();
+/// assert!(tape::is_swept());
+/// ```
+pub fn is_swept() -> bool {
+    with_tape(|t| t.scopes.last().is_some_and(|s| s.swept.is_some()))
 }
 
 /// Whether the scalar variable with key `v` belongs to a scope that is still open and has not

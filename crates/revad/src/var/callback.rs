@@ -60,6 +60,20 @@ where
 /// Records a reverse-pass closure with no result variable (Stan's `reverse_pass_callback`).
 ///
 /// `inputs` are the variables whose adjoints `f` touches; they are checked to be live.
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// // Copies the adjoint of a vector's first element into a scalar: x̄ += v̄₀.
+/// let v = Var::array(Vector::from(vec![1.0, 2.0]));
+/// let x = Var::new(5.0);
+/// let (first, xs) = (v.first_slot(), x.slot());
+/// // Recorded before v is used, so it runs after the uses' reverse passes (newest first).
+/// tape::reverse_pass_callback(&[x], move |adj| adj[xs] += adj[first]);
+/// let z = matrix::sum(&v) * 3.0;
+/// z.grad();
+/// assert_eq!(x.adj(), 3.0);
+/// tape::reset();
+/// ```
 pub fn reverse_pass_callback<F>(inputs: &[Var], f: F)
 where
     F: FnOnce(&mut Adjoints) + 'static,
@@ -68,6 +82,14 @@ where
 }
 
 /// Whether `v` belongs to a scope that is still open and has not been reset since `v` was made.
+///
+/// ```
+/// use revad::{tape, Var};
+/// let x = Var::new(1.0);
+/// assert!(tape::is_live(&x));
+/// tape::reset();
+/// assert!(!tape::is_live(&x));
+/// ```
 pub fn is_live(v: &Var) -> bool {
     v.is_live()
 }

@@ -1,0 +1,168 @@
+//! NumPy's array functions under NumPy's names, for array Vars, NumPy arrays and lists:
+//! `where`, `reshape`, `ravel`, `squeeze`, `expand_dims`, `concatenate`, `stack`, `maximum`,
+//! `minimum`. Each is one node for variables (the core's `matrix::select`, `reshape`,
+//! `concatenate`, `broadcast_elementwise`) and gives data for data. NumPy's own functions
+//! (`np.where(c, v, 0)`, `np.stack([v, w])`, ...) dispatch here for Vars.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyAny, PyList, PyTuple};
+use revad::matrix::BinaryOp;
+
+use crate::args::X;
+use crate::family::family;
+use crate::ops::{broadcast_binary, shape_of};
+use crate::shape::{self, shape_arg, Condition};
+
+/// The arrays of `concatenate`/`stack`: a sequence of arguments.
+fn arrays(xs: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Vec<X>> {
+    let mut out = Vec::new();
+    for (i, x) in xs.try_iter()?.enumerate() {
+        out.push(shape_arg(&x?, function, &format!("arrays[{i}]"))?);
+    }
+    Ok(out)
+}
+
+/// An int or a sequence of ints.
+fn ints(obj: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
+    if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {
+        obj.extract()
+    } else {
+        Ok(vec![obj.extract()?])
+    }
+}
+
+/// `where(cond, a, b)`: `a` where `cond` is true (nonzero), else `b`, elementwise with NumPy's
+/// broadcasting of the three shapes (NumPy's ``where``, Stan's ``select``). ``cond`` is data (a
+/// NumPy array, list, bool, or the values of a Var); ``a`` and ``b`` are Vars, floats or
+/// arrays. One node: each result element's adjoint goes to the element it was chosen from.
+#[pyfunction]
+#[pyo3(name = "where")]
+fn where_(
+    py: Python<'_>,
+    cond: &Bound<'_, PyAny>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let c = Condition::read(cond, "where")?;
+    let x = shape_arg(a, "where", "a")?;
+    let y = shape_arg(b, "where", "b")?;
+    shape::select(&c, x, y)?.into_py(py)
+}
+
+/// `reshape(a, shape)`: the elements of ``a`` in C (row-major) order in ``shape`` (an int or a
+/// tuple of at most 2; one ``-1`` is inferred), as NumPy's; one node whose result has its own
+/// adjoints.
+#[pyfunction]
+#[pyo3(signature = (a, shape, order="C"))]
+fn reshape(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    shape: &Bound<'_, PyAny>,
+    order: &str,
+) -> PyResult<Py<PyAny>> {
+    c_order("reshape", order)?;
+    let x = shape_arg(a, "reshape", "a")?;
+    shape::reshape(x, &ints(shape)?)?.into_py(py)
+}
+
+/// `ravel(a)`: the elements of ``a`` in C (row-major) order as a 1-D array (NumPy's
+/// ``ravel``; Stan's ``to_vector`` reads column-major instead); one node.
+#[pyfunction]
+#[pyo3(signature = (a, order="C"))]
+fn ravel(py: Python<'_>, a: &Bound<'_, PyAny>, order: &str) -> PyResult<Py<PyAny>> {
+    c_order("ravel", order)?;
+    let x = shape_arg(a, "ravel", "a")?;
+    shape::reshape(x, &[-1])?.into_py(py)
+}
+
+/// `squeeze(a, axis=None)`: ``a`` without its axes of length 1 (or without those named); one
+/// node.
+#[pyfunction]
+#[pyo3(signature = (a, axis=None))]
+fn squeeze(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let x = shape_arg(a, "squeeze", "a")?;
+    let axes = shape::read_axes(axis, shape_of(&x).len(), "squeeze")?;
+    shape::squeeze(x, axes)?.into_py(py)
+}
+
+/// `expand_dims(a, axis)`: ``a`` with a new axis of length 1 at position ``axis`` (an int or a
+/// tuple) of the result, which has at most 2 dimensions; one node.
+#[pyfunction]
+fn expand_dims(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    axis: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let x = shape_arg(a, "expand_dims", "a")?;
+    shape::expand_dims(py, x, &ints(axis)?)?.into_py(py)
+}
+
+/// `concatenate(arrays, axis=0)`: arrays of one number of dimensions (1-D, or 2-D agreeing off
+/// ``axis``) joined along ``axis`` (``None``: each flattened first), as NumPy's; Vars and data
+/// in any mix. One node, whose reverse pass hands each Var its block of the adjoint.
+#[pyfunction]
+#[pyo3(signature = (arrays, axis=Some(0)), text_signature = "(arrays, axis=0)")]
+fn concatenate(
+    py: Python<'_>,
+    arrays: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+) -> PyResult<Py<PyAny>> {
+    let xs = self::arrays(arrays, "concatenate")?;
+    shape::concatenate(py, xs, axis)?.into_py(py)
+}
+
+/// `stack(arrays, axis=0)`: scalars or 1-D arrays of one shape along a new axis (``axis=0``:
+/// as rows, ``axis=1``: as columns), as NumPy's; one node.
+#[pyfunction]
+#[pyo3(signature = (arrays, axis=0))]
+fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> PyResult<Py<PyAny>> {
+    let xs = self::arrays(arrays, "stack")?;
+    shape::stack(py, xs, axis)?.into_py(py)
+}
+
+/// `maximum(a, b)`: the larger of ``a`` and ``b`` elementwise with NumPy's broadcasting, NaN
+/// where either is NaN (NumPy's ``maximum``; ``fmax`` ignores NaN instead); one node. The
+/// adjoint goes to the larger argument, half to each at a tie.
+#[pyfunction]
+fn maximum(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = shape_arg(a, "maximum", "a")?;
+    let y = shape_arg(b, "maximum", "b")?;
+    broadcast_binary(BinaryOp::Maximum, x, y)?.into_py(py)
+}
+
+/// `minimum(a, b)`: the smaller of ``a`` and ``b`` elementwise with NumPy's broadcasting, NaN
+/// where either is NaN (NumPy's ``minimum``); one node, half the adjoint to each at a tie.
+#[pyfunction]
+fn minimum(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = shape_arg(a, "minimum", "a")?;
+    let y = shape_arg(b, "minimum", "b")?;
+    broadcast_binary(BinaryOp::Minimum, x, y)?.into_py(py)
+}
+
+/// Only C (row-major) order.
+fn c_order(function: &str, order: &str) -> PyResult<()> {
+    if order == "C" {
+        return Ok(());
+    }
+    Err(pyo3::exceptions::PyValueError::new_err(format!(
+        "{function}: revad reads and writes arrays in C (row-major) order only, not order={order:?}"
+    )))
+}
+
+family! {
+    functions: [
+        where_,
+        reshape,
+        ravel,
+        squeeze,
+        expand_dims,
+        concatenate,
+        stack,
+        maximum,
+        minimum,
+    ],
+}
