@@ -386,18 +386,28 @@ class Model:
                              jacobian: bool = True,
                              out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """The log density and its gradient at unconstrained ``theta_unc``."""
-        x = self._checked(theta_unc)
+        # The common case first, with nothing to convert: a float64 array of the right shape
+        # and a gradient function this thread has already made (a sampler's every call).
+        if (type(theta_unc) is not np.ndarray or theta_unc.dtype != np.float64
+                or theta_unc.shape != (self._unc_num,)):
+            theta_unc = self._checked(theta_unc)
+        try:
+            g = self._local.gradients[propto, jacobian]
+        except (AttributeError, KeyError):
+            g = self._gradient(propto, jacobian)
+        lp, grad = g(theta_unc)
+        if out is None:
+            return lp, grad
+        _out(out, self._unc_num, "params")[:] = grad
+        return lp, out
+
+    def _gradient(self, propto: bool, jacobian: bool) -> Any:
+        """This thread's recorded gradient function for (propto, jacobian), made once."""
         cache = getattr(self._local, "gradients", None)
         if cache is None:
             cache = self._local.gradients = {}
-        g = cache.get((propto, jacobian))
-        if g is None:
-            g = cache[propto, jacobian] = _core.ValueAndGrad(self._density(propto, jacobian), 0)
-        lp, grad = g(x)
-        if out is None:
-            return float(lp), np.asarray(grad, dtype=np.float64)
-        _out(out, self._unc_num, "params")[:] = grad
-        return float(lp), out
+        g = cache[propto, jacobian] = _core.ValueAndGrad(self._density(propto, jacobian), 0)
+        return g
 
     def log_density_hessian(
         self, theta_unc: Any, *, propto: bool = True, jacobian: bool = True,
