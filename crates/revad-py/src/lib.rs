@@ -75,4 +75,5 @@ families! {
     var,
     data,
     functional,
+    ode,
 }

@@ -87,4 +87,6 @@ pub use adams::{ode_adams, ode_adams_tol};
 pub use bdf::{ode_bdf, ode_bdf_tol};
 pub use ckrk::{ode_ckrk, ode_ckrk_tol};
 pub use rk45::{ode_rk45, ode_rk45_tol};
-pub use system::{solve_ode, OdeMethod, OdeOptions, OdeOutput, OdeRhs, OdeScalar, OdeSystem};
+pub use system::{
+    check_ode_args, solve_ode, OdeMethod, OdeOptions, OdeOutput, OdeRhs, OdeScalar, OdeSystem,
+};

@@ -585,6 +585,26 @@ macro_rules! var_output {
 }
 var_output!(f64, Var; Var, f64; Var, Var);
 
+/// Runs Stan's argument checks of an ODE solve (the checks [`solve_ode`] runs first), for
+/// bindings whose trailing arguments include data that the solver never sees: `args` are the
+/// values of every numeric argument after `ts`, flattened in order (their positions in the
+/// message `ode parameters and data[k]`).
+///
+/// # Errors
+/// The first failed check, with Stan's message.
+pub fn check_ode_args(
+    method: OdeMethod,
+    function: &'static str,
+    y0: &[f64],
+    t0: f64,
+    ts: &[f64],
+    args: &[f64],
+    options: OdeOptions,
+) -> Result<()> {
+    let cvodes = method == OdeMethod::Adams || method == OdeMethod::Bdf;
+    checks::check(function, cvodes, y0, t0, ts, args, options).map(|_| ())
+}
+
 /// Solves an ODE system with any [`OdeSystem`] (the general form behind `ode_rk45` and the
 /// others): `function` names the caller in error messages.
 ///
