@@ -6,7 +6,9 @@ arguments, data-only calls, and the errors."""
 from __future__ import annotations
 
 import math
+import re
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -331,3 +333,18 @@ def test_a_stiff_system_stops_quickly_with_explicit_methods() -> None:
     # bdf integrates it.
     y = revad.ode_bdf(vdp, [2.0, 0.0], 0.0, [1.0, 100.0], 1000.0)
     assert abs(y[1, 0] - 1.931361320525) < 1e-4
+
+
+# ---------------------------------------------------------------------------------------------
+# The guide
+
+
+def test_the_guide_runs() -> None:
+    # Every ```python block of docs/ode.md, in order, in one namespace.
+    path = Path(__file__).resolve().parent.parent / "docs" / "ode.md"
+    text = path.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    assert len(blocks) >= 3, "the guide lost its examples"
+    namespace: dict[str, Any] = {"__name__": "doc:ode.md", "print": lambda *a, **k: None}
+    for code in blocks:
+        exec(compile(code, str(path), "exec"), namespace)
