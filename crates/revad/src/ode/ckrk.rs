@@ -9,10 +9,10 @@ use crate::error::Result;
 use crate::Real;
 
 use super::checks::Tolerances;
-use super::rk45::{combine, min_step, MAX_FACTOR, MIN_FACTOR, SAFETY};
+use super::rk45::{combine, error_norm, inv_fifth_root, min_step, MAX_FACTOR, MIN_FACTOR, SAFETY};
 use super::system::{
-    initial_step, rms_norm, solve_ode, step_too_small, too_many_steps, Coupled, OdeMethod,
-    OdeOptions, OdeOutput, OdeRhs, OdeSystem, Output, RhsSystem,
+    initial_step, solve_ode, step_too_small, too_many_steps, Coupled, OdeMethod, OdeOptions,
+    OdeOutput, OdeRhs, OdeSystem, Output, RhsSystem,
 };
 
 /// The states at the times `ts` of dy/dt = f(t, y, args), y(t₀) = y₀, by the Cash–Karp method
@@ -151,12 +151,7 @@ pub(crate) fn integrate<S: OdeSystem>(
             }
             combine(&mut z_new, &z, h_try, &B, &k, dim);
             combine(&mut errv, &zero, h_try, &E, &k, dim);
-            let err = rms_norm(
-                errv.iter()
-                    .zip(z.iter().zip(&z_new))
-                    .map(|(e, (a, b))| e / (tol.atol + tol.rtol * a.abs().max(b.abs()))),
-                dim,
-            );
+            let err = error_norm(&errv, &z, &z_new, &k[..dim], h_try, tol);
             if err <= 1.0 {
                 t = if last { t_out } else { t + h_try };
                 std::mem::swap(&mut z, &mut z_new);
@@ -164,7 +159,7 @@ pub(crate) fn integrate<S: OdeSystem>(
                 let mut factor = if err == 0.0 {
                     MAX_FACTOR
                 } else {
-                    (SAFETY * err.powf(-0.2)).min(MAX_FACTOR)
+                    (SAFETY * inv_fifth_root(err)).min(MAX_FACTOR)
                 };
                 if rejected {
                     factor = factor.min(1.0);
@@ -180,7 +175,7 @@ pub(crate) fn integrate<S: OdeSystem>(
                 let factor = if err.is_nan() {
                     MIN_FACTOR
                 } else {
-                    (SAFETY * err.powf(-0.2)).max(MIN_FACTOR)
+                    (SAFETY * inv_fifth_root(err)).max(MIN_FACTOR)
                 };
                 h = h_try * factor;
                 rejected = true;

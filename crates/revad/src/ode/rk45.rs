@@ -6,7 +6,9 @@
 //! The step size is chosen freely (Hairer's starting step, then 0.9·err^(−1/5), between ×0.2
 //! and ×10, never growing right after a rejection) and the output times are interpolated, as
 //! Stan's Boost.Odeint dense-output stepper does; the error norm is the RMS over the coupled
-//! state (states and sensitivities) of err_i / (atol + rtol·max(|z_i|, |z_i'|)). Stan steps
+//! state (states and sensitivities) of err_i / (atol + rtol·(max(|z_i|, |z_i'|) + h·|z_i'|₀)),
+//! with z' the step's first stage: Boost.Odeint's (Stan's) scale term h·|dz/dt|, which keeps a
+//! sensitivity that crosses zero from a scale of atol alone (fewer rejected steps). Stan steps
 //! under the maximum norm instead, so its step sequence (and its last digits) differ.
 
 use crate::error::Result;
@@ -14,8 +16,8 @@ use crate::Real;
 
 use super::checks::Tolerances;
 use super::system::{
-    initial_step, rms_norm, solve_ode, step_too_small, too_many_steps, Coupled, OdeMethod,
-    OdeOptions, OdeOutput, OdeRhs, OdeSystem, Output, RhsSystem,
+    initial_step, solve_ode, step_too_small, too_many_steps, Coupled, OdeMethod, OdeOptions,
+    OdeOutput, OdeRhs, OdeSystem, Output, RhsSystem,
 };
 
 /// The states at the times `ts` of dy/dt = f(t, y, args), y(t₀) = y₀, by the Dormand–Prince
@@ -237,12 +239,7 @@ pub(crate) fn integrate<S: OdeSystem>(
                 c.rhs(at, src, &mut rest[..dim])?;
             }
             combine(&mut errv, &zero, h, &E, &k, dim);
-            let err = rms_norm(
-                errv.iter()
-                    .zip(z.iter().zip(&z_new))
-                    .map(|(e, (a, b))| e / (tol.atol + tol.rtol * a.abs().max(b.abs()))),
-                dim,
-            );
+            let err = error_norm(&errv, &z, &z_new, &k[..dim], h, tol);
             if err <= 1.0 {
                 let t_old = t;
                 t = if last { t_end } else { t + h };
@@ -261,7 +258,7 @@ pub(crate) fn integrate<S: OdeSystem>(
                 let mut factor = if err == 0.0 {
                     MAX_FACTOR
                 } else {
-                    (SAFETY * err.powf(-0.2)).min(MAX_FACTOR)
+                    (SAFETY * inv_fifth_root(err)).min(MAX_FACTOR)
                 };
                 if rejected {
                     factor = factor.min(1.0);
@@ -273,7 +270,7 @@ pub(crate) fn integrate<S: OdeSystem>(
             let factor = if err.is_nan() {
                 MIN_FACTOR
             } else {
-                (SAFETY * err.powf(-0.2)).max(MIN_FACTOR)
+                (SAFETY * inv_fifth_root(err)).max(MIN_FACTOR)
             };
             h *= factor;
             rejected = true;
@@ -285,21 +282,69 @@ pub(crate) fn integrate<S: OdeSystem>(
     Ok(())
 }
 
-/// out = z + h·Σ_j w_j·k_j over the runs of `k` (one per stage, `dim` each).
+/// out = z + h·Σ_j w_j·k_j over the runs of `k` (one per stage, `dim` each), accumulated in a
+/// register per element (the number of stages is at most 7).
 pub(crate) fn combine(out: &mut [f64], z: &[f64], h: f64, w: &[f64], k: &[f64], dim: usize) {
-    // The first weight of every tableau row here is nonzero: fused with the copy of z.
-    let a0 = h * w[0];
-    for ((o, &zi), &v) in out.iter_mut().zip(z).zip(&k[..dim]) {
-        *o = zi + a0 * v;
+    match w.len() {
+        1 => combine_n::<1>(out, z, h, w, k, dim),
+        2 => combine_n::<2>(out, z, h, w, k, dim),
+        3 => combine_n::<3>(out, z, h, w, k, dim),
+        4 => combine_n::<4>(out, z, h, w, k, dim),
+        5 => combine_n::<5>(out, z, h, w, k, dim),
+        6 => combine_n::<6>(out, z, h, w, k, dim),
+        7 => combine_n::<7>(out, z, h, w, k, dim),
+        _ => unreachable!("at most seven stages"),
     }
-    for (&wj, kj) in w[1..].iter().zip(k[dim..].chunks_exact(dim)) {
-        if wj != 0.0 {
-            let a = h * wj;
-            for (o, &v) in out.iter_mut().zip(kj) {
-                *o += a * v;
-            }
+}
+
+#[inline(always)]
+fn combine_n<const S: usize>(out: &mut [f64], z: &[f64], h: f64, w: &[f64], k: &[f64], dim: usize) {
+    let hw: [f64; S] = std::array::from_fn(|j| h * w[j]);
+    let ks: [&[f64]; S] = std::array::from_fn(|j| &k[j * dim..(j + 1) * dim]);
+    let (out, z) = (&mut out[..dim], &z[..dim]);
+    for i in 0..dim {
+        let mut acc = z[i];
+        for j in 0..S {
+            acc += hw[j] * ks[j][i];
         }
+        out[i] = acc;
     }
+}
+
+/// x^(−1/5), the step-size factor's power (through exp and ln: libm's pow costs several times
+/// more, which shows in the f64 solve of a small system).
+#[inline]
+pub(crate) fn inv_fifth_root(x: f64) -> f64 {
+    (-0.2 * x.ln()).exp()
+}
+
+/// The RMS norm of e_i / (atol + rtol·(max(|a_i|, |b_i|) + h·|d_i|)), in four independent sums:
+/// the scale of the states before and after the step, with Boost.Odeint's (Stan's) term h·|dz/dt|,
+/// which keeps a component that crosses zero (a sensitivity, often) from a scale of atol alone.
+pub(crate) fn error_norm(
+    e: &[f64],
+    a: &[f64],
+    b: &[f64],
+    d: &[f64],
+    h: f64,
+    tol: &Tolerances,
+) -> f64 {
+    let dim = e.len();
+    let scale = |i: usize| tol.atol + tol.rtol * (a[i].abs().max(b[i].abs()) + h * d[i].abs());
+    let mut acc = [0.0; 4];
+    let mut i = 0;
+    while i + 4 <= dim {
+        for (l, al) in acc.iter_mut().enumerate() {
+            let q = e[i + l] / scale(i + l);
+            *al += q * q;
+        }
+        i += 4;
+    }
+    for (j, ej) in e.iter().enumerate().skip(i) {
+        let q = ej / scale(j);
+        acc[0] += q * q;
+    }
+    ((acc[0] + acc[1] + acc[2] + acc[3]) / dim.max(1) as f64).sqrt()
 }
 
 /// The dense output at t + σh of the step from `z` with stages `k`, into `y`.

@@ -217,8 +217,8 @@ impl<F: OdeRhs> OdeSystem for RhsSystem<'_, F> {
         let _scope = tape::nested();
         let key = tape::new_run(n * m);
         self.outs.clear();
+        self.vars.clear();
         for i in 0..n {
-            self.vars.clear();
             let base = i * m;
             self.vars.extend(
                 y.iter()
@@ -226,7 +226,9 @@ impl<F: OdeRhs> OdeSystem for RhsSystem<'_, F> {
                     .enumerate()
                     .map(|(j, &v)| Var::from_key(v, tape::nth_key(key, base + j))),
             );
-            let out = self.f.rhs::<Var>(t, &self.vars[..n], &self.vars[n..]);
+        }
+        for (i, inputs) in self.vars.chunks_exact(m).enumerate() {
+            let out = self.f.rhs::<Var>(t, &inputs[..n], &inputs[n..]);
             let out = out.as_ref();
             if out.len() != n {
                 return Err(self.size_error(n, out.len()));
