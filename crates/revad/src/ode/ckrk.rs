@@ -9,7 +9,9 @@ use crate::error::Result;
 use crate::Real;
 
 use super::checks::Tolerances;
-use super::rk45::{combine, error_norm, inv_fifth_root, min_step, MAX_FACTOR, MIN_FACTOR, SAFETY};
+use super::rk45::{
+    combine, error_norm, inv_fifth_root, min_step, weighted, MAX_FACTOR, MIN_FACTOR, SAFETY,
+};
 use super::system::{
     initial_step, solve_ode, step_too_small, too_many_steps, Coupled, OdeMethod, OdeOptions,
     OdeOutput, OdeRhs, OdeSystem, Output, RhsSystem,
@@ -129,7 +131,6 @@ pub(crate) fn integrate<S: OdeSystem>(
     let mut stage = vec![0.0; dim];
     let mut z_new = vec![0.0; dim];
     let mut errv = vec![0.0; dim];
-    let zero = vec![0.0; dim];
     c.rhs(t0, &z, &mut k[..dim])?;
     let mut h = initial_step(c, t0, &z, &k[..dim], 4, ts[ts.len() - 1] - t0, tol)?;
     let mut t = t0;
@@ -150,7 +151,7 @@ pub(crate) fn integrate<S: OdeSystem>(
                 c.rhs(t + C[s] * h_try, &stage, &mut rest[..dim])?;
             }
             combine(&mut z_new, &z, h_try, &B, &k, dim);
-            combine(&mut errv, &zero, h_try, &E, &k, dim);
+            weighted(&mut errv, h_try, &E, &k, dim);
             let err = error_norm(&errv, &z, &z_new, &k[..dim], h_try, tol);
             if err <= 1.0 {
                 t = if last { t_out } else { t + h_try };

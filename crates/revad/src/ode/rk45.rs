@@ -212,7 +212,6 @@ pub(crate) fn integrate<S: OdeSystem>(
     let mut stage = vec![0.0; dim];
     let mut z_new = vec![0.0; dim];
     let mut errv = vec![0.0; dim];
-    let zero = vec![0.0; dim];
     c.rhs(t0, &z, &mut k[..dim])?;
     let mut h = initial_step(c, t0, &z, &k[..dim], 4, t_end - t0, tol)?;
     let mut t = t0;
@@ -238,7 +237,7 @@ pub(crate) fn integrate<S: OdeSystem>(
                 let src = if s < 6 { &stage } else { &z_new };
                 c.rhs(at, src, &mut rest[..dim])?;
             }
-            combine(&mut errv, &zero, h, &E, &k, dim);
+            weighted(&mut errv, h, &E, &k, dim);
             let err = error_norm(&errv, &z, &z_new, &k[..dim], h, tol);
             if err <= 1.0 {
                 let t_old = t;
@@ -308,6 +307,28 @@ fn combine_n<const S: usize>(out: &mut [f64], z: &[f64], h: f64, w: &[f64], k: &
             acc += hw[j] * ks[j][i];
         }
         out[i] = acc;
+    }
+}
+
+/// out = h·Σ_j w_j·k_j: an error estimate from the weights of six or seven stages.
+pub(crate) fn weighted(out: &mut [f64], h: f64, w: &[f64], k: &[f64], dim: usize) {
+    match w.len() {
+        6 => weighted_n::<6>(out, h, w, k, dim),
+        7 => weighted_n::<7>(out, h, w, k, dim),
+        _ => unreachable!("six or seven stages"),
+    }
+}
+
+#[inline(always)]
+fn weighted_n<const S: usize>(out: &mut [f64], h: f64, w: &[f64], k: &[f64], dim: usize) {
+    let hw: [f64; S] = std::array::from_fn(|j| h * w[j]);
+    let ks: [&[f64]; S] = std::array::from_fn(|j| &k[j * dim..(j + 1) * dim]);
+    for (i, o) in out[..dim].iter_mut().enumerate() {
+        let mut acc = 0.0;
+        for j in 0..S {
+            acc += hw[j] * ks[j][i];
+        }
+        *o = acc;
     }
 }
 

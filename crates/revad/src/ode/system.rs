@@ -453,9 +453,11 @@ pub(crate) fn rms_norm(x: impl Iterator<Item = f64>, dim: usize) -> f64 {
     (s / dim.max(1) as f64).sqrt()
 }
 
-/// The starting step of an explicit method whose error estimate has order `order` (Hairer,
-/// Nørsett and Wanner, section II.4, "Starting step size"): from the sizes of z₀, f(z₀) and
-/// f's change over a trial Euler step. Uses one more evaluation of the right-hand side.
+/// The starting step of a method whose error estimate has order `order` (Hairer, Nørsett and
+/// Wanner, section II.4, "Starting step size"): from the sizes of y₀, f(y₀) and f's change over
+/// a trial Euler step, over the states alone (a parameter's sensitivity starts at zero, whose
+/// scale, atol alone, would make the first steps tiny; the step control takes the
+/// sensitivities in from the first step on). Uses one more evaluation of f for the state.
 pub(crate) fn initial_step<S: OdeSystem>(
     c: &mut Coupled<S>,
     t0: f64,
@@ -465,24 +467,25 @@ pub(crate) fn initial_step<S: OdeSystem>(
     interval: f64,
     tol: &Tolerances,
 ) -> Result<f64, S::Error> {
-    let dim = z0.len();
-    let scale = |zi: f64| tol.atol + tol.rtol * zi.abs();
-    let d0 = rms_norm(z0.iter().map(|&v| v / scale(v)), dim);
-    let d1 = rms_norm(z0.iter().zip(f0).map(|(&v, &f)| f / scale(v)), dim);
+    let n = c.n;
+    let (y0, f0) = (&z0[..n], &f0[..n]);
+    let scale = |yi: f64| tol.atol + tol.rtol * yi.abs();
+    let d0 = rms_norm(y0.iter().map(|&v| v / scale(v)), n);
+    let d1 = rms_norm(y0.iter().zip(f0).map(|(&v, &f)| f / scale(v)), n);
     let h0 = if d0 < 1e-5 || d1 < 1e-5 || !d1.is_finite() {
         1e-6
     } else {
         0.01 * d0 / d1
     }
     .min(interval);
-    let z1: Vec<f64> = z0.iter().zip(f0).map(|(&z, &f)| z + h0 * f).collect();
-    let mut f1 = vec![0.0; dim];
-    c.rhs(t0 + h0, &z1, &mut f1)?;
+    let y1: Vec<f64> = y0.iter().zip(f0).map(|(&y, &f)| y + h0 * f).collect();
+    let mut f1 = vec![0.0; n];
+    c.state_rhs(t0 + h0, &y1, &mut f1)?;
     let d2 = rms_norm(
-        z0.iter()
+        y0.iter()
             .zip(f0.iter().zip(&f1))
             .map(|(&v, (&a, &b))| (b - a) / scale(v)),
-        dim,
+        n,
     ) / h0;
     let h1 = if d1 <= 1e-15 && d2 <= 1e-15 {
         (h0 * 1e-3).max(1e-6)
