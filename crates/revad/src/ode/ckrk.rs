@@ -152,7 +152,7 @@ pub(crate) fn integrate<S: OdeSystem>(
             }
             combine(&mut z_new, &z, h_try, &B, &k, dim);
             weighted(&mut errv, h_try, &E, &k, dim);
-            let err = error_norm(&errv, &z, &z_new, &k[..dim], h_try, tol);
+            let err = error_norm(&errv, &z, &z_new, &k[..dim], &k[..dim], h_try, tol);
             if err <= 1.0 {
                 t = if last { t_out } else { t + h_try };
                 std::mem::swap(&mut z, &mut z_new);

@@ -6,10 +6,11 @@
 //! The step size is chosen freely (Hairer's starting step, then 0.9·err^(−1/5), between ×0.2
 //! and ×10, never growing right after a rejection) and the output times are interpolated, as
 //! Stan's Boost.Odeint dense-output stepper does; the error norm is the RMS over the coupled
-//! state (states and sensitivities) of err_i / (atol + rtol·(max(|z_i|, |z_i'|) + h·|z_i'|₀)),
-//! with z' the step's first stage: Boost.Odeint's (Stan's) scale term h·|dz/dt|, which keeps a
-//! sensitivity that crosses zero from a scale of atol alone (fewer rejected steps). Stan steps
-//! under the maximum norm instead, so its step sequence (and its last digits) differ.
+//! state (states and sensitivities) of err_i / (atol + rtol·(max(|z_i|, |ẑ_i|) + h·|ż_i|)), with
+//! ẑ the new state and ż the larger derivative at the step's two ends: Boost.Odeint's (Stan's)
+//! scale term h·|dz/dt|, which keeps a sensitivity that crosses zero from a scale of atol alone
+//! (fewer rejected steps). Stan steps under the maximum norm instead, so its step sequence (and
+//! its last digits) differ.
 
 use crate::error::Result;
 use crate::Real;
@@ -238,7 +239,7 @@ pub(crate) fn integrate<S: OdeSystem>(
                 c.rhs(at, src, &mut rest[..dim])?;
             }
             weighted(&mut errv, h, &E, &k, dim);
-            let err = error_norm(&errv, &z, &z_new, &k[..dim], h, tol);
+            let err = error_norm(&errv, &z, &z_new, &k[..dim], &k[6 * dim..], h, tol);
             if err <= 1.0 {
                 let t_old = t;
                 t = if last { t_end } else { t + h };
@@ -339,19 +340,25 @@ pub(crate) fn inv_fifth_root(x: f64) -> f64 {
     (-0.2 * x.ln()).exp()
 }
 
-/// The RMS norm of e_i / (atol + rtol·(max(|a_i|, |b_i|) + h·|d_i|)), in four independent sums:
-/// the scale of the states before and after the step, with Boost.Odeint's (Stan's) term h·|dz/dt|,
-/// which keeps a component that crosses zero (a sensitivity, often) from a scale of atol alone.
+/// The RMS norm of e_i / (atol + rtol·(max(|a_i|, |b_i|) + h·max(|d_i|, |d'_i|))), in four
+/// independent sums: the scale of the states before and after the step, with Boost.Odeint's
+/// (Stan's) term h·|dz/dt| (here the larger of the derivatives at the step's two ends, `d` and
+/// `d'`), which keeps a component that crosses zero (a sensitivity, often) from a scale of atol
+/// alone.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn error_norm(
     e: &[f64],
     a: &[f64],
     b: &[f64],
     d: &[f64],
+    d_end: &[f64],
     h: f64,
     tol: &Tolerances,
 ) -> f64 {
     let dim = e.len();
-    let scale = |i: usize| tol.atol + tol.rtol * (a[i].abs().max(b[i].abs()) + h * d[i].abs());
+    let scale = |i: usize| {
+        tol.atol + tol.rtol * (a[i].abs().max(b[i].abs()) + h * d[i].abs().max(d_end[i].abs()))
+    };
     let mut acc = [0.0; 4];
     let mut i = 0;
     while i + 4 <= dim {
