@@ -1,23 +1,4 @@
-//! `ode_adams`: variable-order (1–8), variable-step Adams–Moulton formulas for non-stiff
-//! systems, in Nordsieck form (Nordsieck (1962); the fixed-coefficient form of Byrne and
-//! Hindmarsh's EPISODE/LSODE, Hindmarsh (1983), "ODEPACK, a systematized collection of ODE
-//! solvers"): the history is the array Z_j = h^j·y^(j)(t)/j!, j = 0..q.
-//!
-//! A step predicts with the Taylor (Pascal) matrix — the Adams–Bashforth formula of order q —
-//! and corrects by fixed-point iteration (the Adams–Moulton corrector of order q) on the whole
-//! coupled system, states and sensitivities: with e = h·f(t + h, y) − Z_pred,1,
-//! Z = Z_pred + l·e, where l are the coefficients of
-//! l(x) = ∫_{−1}^{x} Π_{i=1}^{q−1}(u + i) du / (q − 1)!. Then l₀ = γ_{q−1} and the local error
-//! is γ*_q·e (γ_k, γ*_k the Adams–Bashforth and Adams–Moulton error constants, γ*_k = γ_k −
-//! γ_{k−1}; Hairer, Nørsett and Wanner, section III.1). Every q + 1 equal steps the order moves
-//! to whichever of q − 1, q, q + 1 allows the longest step (errors from q!·Z_q and from the
-//! difference of successive corrections; CVODE's biases 6, 6, 10 and threshold 1.5); a change of
-//! step rescales Z_j by η^j; a failed error test shrinks the step and moves to order q − 1 when
-//! that allows a longer step (and to order 1 after three failures). The order is capped at 8 (CVODE
-//! allows 12): the fixed-coefficient form at high order is sensitive to repeated step changes.
-//! The corrector iterates until its change is a tenth of the error tolerance (CVODE's test),
-//! usually twice per step. Output times are interpolated from Z. The RMS error norm over the
-//! coupled state is the same as the other solvers'.
+//! `ode_adams`: variable-order Adams–Moulton formulas in Nordsieck form (see [`ode_adams`]).
 
 use crate::error::Result;
 use crate::Real;
@@ -34,6 +15,29 @@ use super::system::{
 /// 1e-6, at most 10⁶ steps between output times); efficient when f is costly, since it needs
 /// about two evaluations per step. Arguments, result, sensitivities and errors as for
 /// [`ode_rk45`](super::ode_rk45).
+///
+/// # Method
+///
+/// Variable-order (1–8), variable-step Adams–Moulton formulas for non-stiff
+/// systems, in Nordsieck form (Nordsieck (1962); the fixed-coefficient form of Byrne and
+/// Hindmarsh's EPISODE/LSODE, Hindmarsh (1983), "ODEPACK, a systematized collection of ODE
+/// solvers"): the history is the array Z_j = h^j·y^(j)(t)/j!, j = 0..q.
+///
+/// A step predicts with the Taylor (Pascal) matrix — the Adams–Bashforth formula of order q —
+/// and corrects by fixed-point iteration (the Adams–Moulton corrector of order q) on the whole
+/// coupled system, states and sensitivities: with e = h·f(t + h, y) − Z_pred,1,
+/// Z = Z_pred + l·e, where l are the coefficients of
+/// l(x) = ∫_{−1}^{x} Π_{i=1}^{q−1}(u + i) du / (q − 1)!. Then l₀ = γ_{q−1} and the local error
+/// is γ*_q·e (γ_k, γ*_k the Adams–Bashforth and Adams–Moulton error constants, γ*_k = γ_k −
+/// γ_{k−1}; Hairer, Nørsett and Wanner, section III.1). Every q + 1 equal steps the order moves
+/// to whichever of q − 1, q, q + 1 allows the longest step (errors from q!·Z_q and from the
+/// difference of successive corrections; CVODE's biases 6, 6, 10 and threshold 1.5); a change of
+/// step rescales Z_j by η^j; a failed error test shrinks the step and moves to order q − 1 when
+/// that allows a longer step (and to order 1 after three failures). The order is capped at 8 (CVODE
+/// allows 12): the fixed-coefficient form at high order is sensitive to repeated step changes.
+/// The corrector iterates until its change is a tenth of the error tolerance (CVODE's test),
+/// usually twice per step. Output times are interpolated from Z. The RMS error norm over the
+/// coupled state is the same as the other solvers'.
 ///
 /// ```
 /// use revad::ode::{OdeRhs, OdeScalar};

@@ -1,21 +1,4 @@
-//! `ode_bdf`: variable-order (1–5), variable-step backward differentiation formulas for stiff
-//! systems, in the quasi-constant step-size form of Shampine and Reichelt (1997), "The MATLAB
-//! ODE Suite", SIAM J. Sci. Comput. 18(1) (the form of SciPy's `BDF`, here with the classical
-//! BDF coefficients rather than the NDF ones): the solution's backward differences D on an
-//! equally spaced grid, re-interpolated when the step changes; order and step chosen every
-//! q + 1 equal steps from the local errors of orders q − 1, q and q + 1.
-//!
-//! Each step solves the corrector z = z_pred + d, d − c·f(t, z) + ψ = 0 (c = h/α_q):
-//!
-//! - for the state, by Newton iterations with the LU factors of I − c·J_y, J_y = ∂f/∂y from
-//!   nested reverse mode, kept across steps and refreshed when the iterations do not converge;
-//! - for the sensitivities, which enter linearly (f_S = J_y·S + J_θ), exactly: with the
-//!   Jacobian at the new state, (I − c·J_y)·d_S = c·(J_y·S_pred + J_θ) − ψ_S, one solve per
-//!   sensitivity column (the staggered corrector of CVODES, Stan's `ode_bdf`, made exact).
-//!
-//! The local error c_q·d, with c_q = 1/(q + 1), is controlled over the state and the
-//! sensitivities together (RMS norm of err_i / (atol + rtol·|z_i|)). Output times are
-//! interpolated from the difference array.
+//! `ode_bdf`: variable-order backward differentiation formulas (see [`ode_bdf`]).
 
 use crate::error::Result;
 use crate::Real;
@@ -33,6 +16,27 @@ use super::system::{
 /// errors as for [`ode_rk45`](super::ode_rk45). The Jacobian ∂f/∂y of the Newton iterations
 /// comes from nested reverse mode, like the sensitivities' (so f is also recorded when every
 /// input is data).
+///
+/// # Method
+///
+/// Variable-order (1–5), variable-step backward differentiation formulas for stiff
+/// systems, in the quasi-constant step-size form of Shampine and Reichelt (1997), "The MATLAB
+/// ODE Suite", SIAM J. Sci. Comput. 18(1) (the form of SciPy's `BDF`, here with the classical
+/// BDF coefficients rather than the NDF ones): the solution's backward differences D on an
+/// equally spaced grid, re-interpolated when the step changes; order and step chosen every
+/// q + 1 equal steps from the local errors of orders q − 1, q and q + 1.
+///
+/// Each step solves the corrector z = z_pred + d, d − c·f(t, z) + ψ = 0 (c = h/α_q):
+///
+/// - for the state, by Newton iterations with the LU factors of I − c·J_y, J_y = ∂f/∂y from
+///   nested reverse mode, kept across steps and refreshed when the iterations do not converge;
+/// - for the sensitivities, which enter linearly (f_S = J_y·S + J_θ), exactly: with the
+///   Jacobian at the new state, (I − c·J_y)·d_S = c·(J_y·S_pred + J_θ) − ψ_S, one solve per
+///   sensitivity column (the staggered corrector of CVODES, Stan's `ode_bdf`, made exact).
+///
+/// The local error c_q·d, with c_q = 1/(q + 1), is controlled over the state and the
+/// sensitivities together (RMS norm of err_i / (atol + rtol·|z_i|)). Output times are
+/// interpolated from the difference array.
 ///
 /// ```
 /// use revad::ode::{OdeRhs, OdeScalar};
@@ -174,7 +178,7 @@ fn lu_solve(a: &[f64], piv: &[usize], n: usize, b: &mut [f64], stride: usize) {
 }
 
 /// The matrix R of Shampine and Reichelt's step change by `factor` at order `q`:
-/// R[i][j] = Π_{l=1..i} (l − 1 − factor·j)/l (R[0][j] = 1, R[i][0] = 0 for i ≥ 1).
+/// `R[i][j] = Π_{l=1..i} (l − 1 − factor·j)/l` (`R[0][j] = 1`, `R[i][0] = 0` for i ≥ 1).
 fn change_matrix(q: usize, factor: f64) -> [[f64; MAX_ORDER + 1]; MAX_ORDER + 1] {
     let mut r = [[0.0; MAX_ORDER + 1]; MAX_ORDER + 1];
     r[0] = [1.0; MAX_ORDER + 1];

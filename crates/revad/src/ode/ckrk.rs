@@ -1,9 +1,4 @@
-//! `ode_ckrk`: the Cash–Karp 5(4) pair (Cash and Karp (1990), "A variable order Runge–Kutta
-//! method for initial value problems with rapidly varying right-hand sides", ACM TOMS 16(3)),
-//! which advances the fifth-order solution and controls the step with the embedded
-//! fourth-order one. Like Stan's Boost.Odeint controlled stepper, it has no dense output: each
-//! step is shortened to land on the next output time. The step control and the error norm are
-//! those of [`ode_rk45`](super::ode_rk45).
+//! `ode_ckrk`: the Cash–Karp 5(4) method (see [`ode_ckrk`]).
 
 use crate::error::Result;
 use crate::Real;
@@ -21,6 +16,15 @@ use super::system::{
 /// at Stan's default tolerances (relative and absolute 1e-6, at most 10⁶ steps between output
 /// times): for problems whose right-hand side varies rapidly. Arguments, result, sensitivities
 /// and errors as for [`ode_rk45`](super::ode_rk45).
+///
+/// # Method
+///
+/// The Cash–Karp 5(4) pair (Cash and Karp (1990), "A variable order Runge–Kutta
+/// method for initial value problems with rapidly varying right-hand sides", ACM TOMS 16(3)),
+/// which advances the fifth-order solution and controls the step with the embedded
+/// fourth-order one. Like Stan's Boost.Odeint controlled stepper, it has no dense output: each
+/// step is shortened to land on the next output time. The step control and the error norm are
+/// those of [`ode_rk45`](super::ode_rk45).
 ///
 /// ```
 /// use revad::ode::{OdeRhs, OdeScalar};

@@ -27,11 +27,13 @@
 //! dS_k/dt = J_y·S_k + ∂f/∂p_k,  S_k(t₀) = ∂y₀/∂p_k,
 //!
 //! where J_y = ∂f/∂y and ∂f/∂p_k is a column of J_θ = ∂f/∂args for a parameter (zero for an
-//! initial state, whose S_k starts at the unit vector). The Jacobian [J_y | J_θ] is exact: at
-//! each evaluation of the coupled system, f is recorded on a nested tape scope, once per row,
-//! and swept from output i to read row i (nested reverse mode, as Stan's `coupled_ode_system`;
-//! never finite differences). The sensitivities at the output times are stored in the node,
-//! whose reverse pass adds, for the result's adjoint ḡ (T×N),
+//! initial state, whose S_k starts at the unit vector). The Jacobian [J_y | J_θ] is exact, by
+//! nested reverse mode as in Stan's `coupled_ode_system` (never finite differences): at each
+//! evaluation of the coupled system, f is recorded N times in one nested tape scope, recording
+//! i on inputs of its own (a recorded operation runs once in a sweep, so each row needs its own
+//! recording), and one sweep from the sum of the i-th output of recording i reads all N rows.
+//! The sensitivities at the output times are stored in the node, whose reverse pass adds, for
+//! the result's adjoint ḡ (T×N),
 //!
 //! p̄_k += Σ_{i,r} ḡ[i, r]·∂y_r(t_i)/∂p_k.
 //!
@@ -40,8 +42,8 @@
 //! in the digits below the tolerance. Sources: the Stan Math paper, section 13 (the coupled
 //! system); Hindmarsh et al. (2005), "SUNDIALS: Suite of nonlinear and differential/algebraic
 //! equation solvers", ACM TOMS 31(3) (forward sensitivity analysis, the staggered corrector);
-//! the methods' own sources in [`ode_rk45`], [`ode_ckrk`], [`ode_adams`], [`ode_bdf`]'s
-//! modules.
+//! each method's own sources under "Method" in [`ode_rk45`], [`ode_ckrk`], [`ode_adams`] and
+//! [`ode_bdf`].
 //!
 //! **Errors** are Stan's: the argument checks (non-finite initial state, initial time, times
 //! or parameters; an empty state or no times; times not sorted; t₀ not before the first

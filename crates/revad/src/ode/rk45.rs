@@ -1,16 +1,4 @@
-//! `ode_rk45`: the Dormand–Prince 5(4) pair with its dense output (Dormand and Prince (1980),
-//! "A family of embedded Runge–Kutta formulae", J. Comput. Appl. Math. 6(1); the continuous
-//! extension of order 4 of Hairer, Nørsett and Wanner, "Solving Ordinary Differential Equations
-//! I", section II.6, as in their DOPRI5 and SciPy's `RK45`).
-//!
-//! The step size is chosen freely (Hairer's starting step, then 0.9·err^(−1/5), between ×0.2
-//! and ×10, never growing right after a rejection) and the output times are interpolated, as
-//! Stan's Boost.Odeint dense-output stepper does; the error norm is the RMS over the coupled
-//! state (states and sensitivities) of err_i / (atol + rtol·(max(|z_i|, |ẑ_i|) + h·|ż_i|)), with
-//! ẑ the new state and ż the larger derivative at the step's two ends: Boost.Odeint's (Stan's)
-//! scale term h·|dz/dt|, which keeps a sensitivity that crosses zero from a scale of atol alone
-//! (fewer rejected steps). Stan steps under the maximum norm instead, so its step sequence (and
-//! its last digits) differ.
+//! `ode_rk45`: the Dormand–Prince 5(4) method with dense output (see [`ode_rk45`]).
 
 use crate::error::Result;
 use crate::Real;
@@ -30,6 +18,22 @@ use super::system::{
 /// (an element of `y0` or `args`) Σ_{i,r} ḡ[i, r]·∂y_r(t_i)/∂p, where ∂y(t)/∂p solves the
 /// forward sensitivity equations dS/dt = ∂f/∂y·S + ∂f/∂p integrated with the state (see the
 /// [module](crate::ode) documentation). `t0` and `ts` are data.
+///
+/// # Method
+///
+/// The Dormand–Prince 5(4) pair with its dense output (Dormand and Prince (1980),
+/// "A family of embedded Runge–Kutta formulae", J. Comput. Appl. Math. 6(1); the continuous
+/// extension of order 4 of Hairer, Nørsett and Wanner, "Solving Ordinary Differential Equations
+/// I", section II.6, as in their DOPRI5 and SciPy's `RK45`).
+///
+/// The step size is chosen freely (Hairer's starting step, then 0.9·err^(−1/5), between ×0.2
+/// and ×10, never growing right after a rejection) and the output times are interpolated, as
+/// Stan's Boost.Odeint dense-output stepper does; the error norm is the RMS over the coupled
+/// state (states and sensitivities) of err_i / (atol + rtol·(max(|z_i|, |ẑ_i|) + h·|ż_i|)), with
+/// ẑ the new state and ż the larger derivative at the step's two ends: Boost.Odeint's (Stan's)
+/// scale term h·|dz/dt|, which keeps a sensitivity that crosses zero from a scale of atol alone
+/// (fewer rejected steps). Stan steps under the maximum norm instead, so its step sequence (and
+/// its last digits) differ.
 ///
 /// # Errors
 /// Stan's checks (non-finite initial state, times, parameters; empty state or times; times
@@ -144,7 +148,7 @@ const E: [f64; 7] = [
     22.0 / 525.0,
     -1.0 / 40.0,
 ];
-/// The dense output: y(t + σh) = y + h·Σ_i k_i·Σ_j P[i][j]·σ^(j+1) (Hairer's DOPRI5
+/// The dense output: y(t + σh) = y + h·Σ_i k_i·Σ_j `P[i][j]`·σ^(j+1) (Hairer's DOPRI5
 /// coefficients, as SciPy writes them).
 const P: [[f64; 4]; 7] = [
     [

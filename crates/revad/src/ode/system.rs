@@ -12,8 +12,9 @@
 //! paper's coupled ODE system, section 13; Hindmarsh et al. (2005), "SUNDIALS: Suite of
 //! nonlinear and differential/algebraic equation solvers", ACM TOMS 31(3), on forward
 //! sensitivity analysis), with the sensitivities inside the error control, as Stan does. The
-//! Jacobian [J_y | J_θ] at each evaluation comes from nested reverse mode: N sweeps of a
-//! recording of f in a scope of its own.
+//! Jacobian [J_y | J_θ] at each evaluation comes from nested reverse mode: N recordings of f
+//! in one nested scope, each on inputs of its own, swept once from the sum of their i-th
+//! outputs.
 
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
