@@ -8,6 +8,7 @@ pub mod densities;
 pub mod floor;
 pub mod linalg;
 pub mod matrix;
+pub mod ode;
 
 use std::ops::{Add, Mul, Neg, Sub};
 

@@ -3910,3 +3910,129 @@ __all__ += [
     "maximum",
     "minimum",
 ]
+
+# ---------------------------------------------------------------------------------------------
+# ODE solvers (crates/revad-py/src/ode.rs): f(t, y, *args) -> dy/dt, one row per output time.
+
+__all__ += [
+    "ode_rk45",
+    "ode_rk45_tol",
+    "ode_ckrk",
+    "ode_ckrk_tol",
+    "ode_adams",
+    "ode_adams_tol",
+    "ode_bdf",
+    "ode_bdf_tol",
+]
+
+_OdeRhs = Callable[..., Any]
+_OdeState = Var | _Data | Sequence[Var | float]
+_OdeTimes = _Data | Sequence[float]
+_OdeData = float | _Data | Sequence[float]
+
+@overload
+def ode_rk45(f: _OdeRhs, y0: _VecConst, t0: float, ts: _OdeTimes, *args: _OdeData) -> _Array: ...
+@overload
+def ode_rk45(f: _OdeRhs, y0: _OdeState, t0: float, ts: _OdeTimes, *args: Any) -> Var | _Array: ...
+@overload
+def ode_rk45_tol(
+    f: _OdeRhs,
+    y0: _VecConst,
+    t0: float,
+    ts: _OdeTimes,
+    relative_tolerance: float,
+    absolute_tolerance: float,
+    max_num_steps: int,
+    *args: _OdeData,
+) -> _Array: ...
+@overload
+def ode_rk45_tol(
+    f: _OdeRhs,
+    y0: _OdeState,
+    t0: float,
+    ts: _OdeTimes,
+    relative_tolerance: float,
+    absolute_tolerance: float,
+    max_num_steps: int,
+    *args: Any,
+) -> Var | _Array: ...
+@overload
+def ode_ckrk(f: _OdeRhs, y0: _VecConst, t0: float, ts: _OdeTimes, *args: _OdeData) -> _Array: ...
+@overload
+def ode_ckrk(f: _OdeRhs, y0: _OdeState, t0: float, ts: _OdeTimes, *args: Any) -> Var | _Array: ...
+@overload
+def ode_ckrk_tol(
+    f: _OdeRhs,
+    y0: _VecConst,
+    t0: float,
+    ts: _OdeTimes,
+    relative_tolerance: float,
+    absolute_tolerance: float,
+    max_num_steps: int,
+    *args: _OdeData,
+) -> _Array: ...
+@overload
+def ode_ckrk_tol(
+    f: _OdeRhs,
+    y0: _OdeState,
+    t0: float,
+    ts: _OdeTimes,
+    relative_tolerance: float,
+    absolute_tolerance: float,
+    max_num_steps: int,
+    *args: Any,
+) -> Var | _Array: ...
+@overload
+def ode_adams(f: _OdeRhs, y0: _VecConst, t0: float, ts: _OdeTimes, *args: _OdeData) -> _Array: ...
+@overload
+def ode_adams(
+    f: _OdeRhs, y0: _OdeState, t0: float, ts: _OdeTimes, *args: Any
+) -> Var | _Array: ...
+@overload
+def ode_adams_tol(
+    f: _OdeRhs,
+    y0: _VecConst,
+    t0: float,
+    ts: _OdeTimes,
+    relative_tolerance: float,
+    absolute_tolerance: float,
+    max_num_steps: int,
+    *args: _OdeData,
+) -> _Array: ...
+@overload
+def ode_adams_tol(
+    f: _OdeRhs,
+    y0: _OdeState,
+    t0: float,
+    ts: _OdeTimes,
+    relative_tolerance: float,
+    absolute_tolerance: float,
+    max_num_steps: int,
+    *args: Any,
+) -> Var | _Array: ...
+@overload
+def ode_bdf(f: _OdeRhs, y0: _VecConst, t0: float, ts: _OdeTimes, *args: _OdeData) -> _Array: ...
+@overload
+def ode_bdf(f: _OdeRhs, y0: _OdeState, t0: float, ts: _OdeTimes, *args: Any) -> Var | _Array: ...
+@overload
+def ode_bdf_tol(
+    f: _OdeRhs,
+    y0: _VecConst,
+    t0: float,
+    ts: _OdeTimes,
+    relative_tolerance: float,
+    absolute_tolerance: float,
+    max_num_steps: int,
+    *args: _OdeData,
+) -> _Array: ...
+@overload
+def ode_bdf_tol(
+    f: _OdeRhs,
+    y0: _OdeState,
+    t0: float,
+    ts: _OdeTimes,
+    relative_tolerance: float,
+    absolute_tolerance: float,
+    max_num_steps: int,
+    *args: Any,
+) -> Var | _Array: ...

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use revad::{gradient_into, tape, Var};
 use revad_benches::{
-    densities, eval_f64, eval_var, floor, linalg, matrix, setup, stan_ratio, talk, CASES, SIZES,
+    densities, eval_f64, eval_var, floor, linalg, matrix, ode, setup, stan_ratio, talk, CASES,
+    SIZES,
 };
 
 /// The fastest per-call time over several batches of about 20 ms each.
@@ -65,6 +66,43 @@ fn main() {
     if show("linalg") {
         linalg_table();
     }
+    if show("ode") {
+        ode_table();
+    }
+}
+
+/// The ODE row: the Lotka–Volterra log likelihood by `ode_rk45` (gradient w.r.t. the four
+/// parameters and the two initial states) and its f64 evaluation, beside Stan Math's times
+/// (2026-11-24 reference run: 161 µs and 19 µs; run `stan-bench` for the same machine).
+fn ode_table() {
+    println!();
+    println!(
+        "{:<20} {:>6} {:>12} {:>12} {:>8} {:>8}",
+        "ode", "T", "grad ns", "f64 ns", "ratio", "Stan"
+    );
+    let ts = ode::lv_times();
+    let obs = ode::lv_observations(&ts);
+    let x = ode::LV_INPUTS;
+    let mut g = vec![0.0; x.len()];
+    let tg = time(|| {
+        black_box(gradient_into(
+            |v| ode::lotka_volterra_var(v, &ts, &obs),
+            black_box(&x),
+            &mut g,
+        ));
+    });
+    let tf = time(|| {
+        black_box(ode::lotka_volterra_f64(black_box(&x), &ts, &obs));
+    });
+    println!(
+        "{:<20} {:>6} {:>12.0} {:>12.0} {:>8.2} {:>8.2}",
+        "lotka_volterra_rk45",
+        ts.len(),
+        tg * 1e9,
+        tf * 1e9,
+        tg / tf,
+        161.0 / 19.0
+    );
 }
 
 /// The linear-algebra rows: gradient and f64 time (the faster of faer's kernels and revad's own

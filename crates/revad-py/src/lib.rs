@@ -18,7 +18,7 @@
 //! - `family`: the `family!` table that makes a family's `register`;
 //! - the families, which use the modules above and never each other: `var` and `data` (the
 //!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `multivariate`,
-//!   `matrix_densities`, `glm`, `functional`, `transform`, `arrays`;
+//!   `matrix_densities`, `glm`, `functional`, `transform`, `arrays`, `ode`;
 //! - this file, which registers the families.
 //!
 //! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
@@ -81,4 +81,5 @@ families! {
     // Stan's constraining transforms.
     transform,
     arrays,
+    ode,
 }

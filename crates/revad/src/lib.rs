@@ -37,6 +37,7 @@ mod kernels;
 pub mod linalg;
 pub mod matrix;
 pub mod model;
+pub mod ode;
 pub mod prob;
 mod scalar;
 pub mod special;
@@ -46,6 +47,9 @@ pub mod transform;
 
 pub use error::{Error, Result};
 pub use functional::{gradient, gradient_into, jacobian, try_gradient, try_jacobian};
+pub use ode::{
+    ode_adams, ode_adams_tol, ode_bdf, ode_bdf_tol, ode_ckrk, ode_ckrk_tol, ode_rk45, ode_rk45_tol,
+};
 pub use prob::{
     bernoulli_cdf, bernoulli_lccdf, bernoulli_lcdf, bernoulli_logit_glm_lpmf, bernoulli_logit_lpmf,
     bernoulli_lpmf, beta_binomial_cdf, beta_binomial_lccdf, beta_binomial_lcdf, beta_binomial_lpmf,

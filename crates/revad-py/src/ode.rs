@@ -1,0 +1,512 @@
+//! The ODE solvers `ode_rk45`, `ode_ckrk`, `ode_adams`, `ode_bdf` and their `_tol` forms, whose
+//! right-hand side is a Python function `f(t, y, *args)`.
+//!
+//! The core solver sees an [`OdeSystem`] that calls `f`: with floats and NumPy arrays for the
+//! state alone, and, for the Jacobian of the sensitivities, N times in one nested tape scope
+//! with fresh variables (y an array Var, each variable argument a Var of its shape), swept once
+//! from the sum of the i-th outputs of the i-th calls.
+
+use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods, ToPyArray};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use revad::ode::{check_ode_args, solve_ode, OdeMethod, OdeOptions, OdeSystem};
+use revad::{tape, Matrix, Var, Vector};
+
+use crate::args::{Arg, Arr, Ax, X};
+use crate::convert::{array_arg, try_arg, try_x, type_name, vector_arg};
+use crate::errors::to_py;
+use crate::family::family;
+use crate::handle::PyVar;
+
+/// A trailing argument of a solve, as `f` receives it.
+enum OdeArg<'py> {
+    /// Data, passed to `f` unchanged (a float, a NumPy array, a `revad.Data`, any object).
+    Data(Bound<'py, PyAny>),
+    /// A scalar Var: one parameter.
+    Scalar,
+    /// A 1-D array Var: `len` parameters.
+    Vector(usize),
+    /// A 2-D array Var: r·c parameters, row-major.
+    Matrix(usize, usize),
+}
+
+/// The trailing arguments: how `f` receives each, the variables (the parameters θ, flattened)
+/// and the values of every numeric argument in order (for Stan's finiteness check).
+struct Args<'py> {
+    args: Vec<OdeArg<'py>>,
+    theta: Vec<Var>,
+    numeric: Vec<f64>,
+}
+
+impl<'py> Args<'py> {
+    fn read(args: &Bound<'py, PyTuple>, function: &'static str) -> PyResult<Args<'py>> {
+        let mut out = Args {
+            args: Vec::with_capacity(args.len()),
+            theta: Vec::new(),
+            numeric: Vec::new(),
+        };
+        for a in args.iter() {
+            let has_var = (a.is_instance_of::<PyList>() || a.is_instance_of::<PyTuple>())
+                && a.try_iter()?
+                    .any(|item| item.is_ok_and(|i| i.cast::<PyVar>().is_ok()));
+            let x = if has_var {
+                // A list of floats and Vars: one vector variable.
+                Some(X::A(array_arg(&a, function, "args")?))
+            } else if a.is_instance_of::<PyString>() || a.is_instance_of::<PyBytes>() {
+                None
+            } else {
+                try_x(&a, function)?
+            };
+            let kind = match x {
+                Some(X::S(Arg::V(v))) => {
+                    out.numeric.push(v.value());
+                    out.theta.push(v);
+                    OdeArg::Scalar
+                }
+                Some(X::A(Ax::V(Arr::V(v)))) => {
+                    let vars = v.to_vars();
+                    out.numeric.extend(vars.iter().map(|x| x.value()));
+                    out.theta.extend(vars);
+                    OdeArg::Vector(v.len())
+                }
+                Some(X::A(Ax::M(Arr::V(m)))) => {
+                    let vars = m.to_vars();
+                    out.numeric.extend(vars.iter().map(|x| x.value()));
+                    out.theta.extend(vars);
+                    let (r, c) = m.value().dim();
+                    OdeArg::Matrix(r, c)
+                }
+                Some(X::S(Arg::F(x))) => {
+                    out.numeric.push(x);
+                    OdeArg::Data(a)
+                }
+                Some(X::A(Ax::V(Arr::D(v)))) => {
+                    out.numeric.extend(v.iter());
+                    OdeArg::Data(a)
+                }
+                Some(X::A(Ax::M(Arr::D(m)))) => {
+                    out.numeric.extend(m.iter());
+                    OdeArg::Data(a)
+                }
+                None => {
+                    // A sequence of floats (not read as an array above) is data too.
+                    if let Ok(v) = a.extract::<Vec<f64>>() {
+                        out.numeric.extend(v);
+                    }
+                    OdeArg::Data(a)
+                }
+            };
+            out.args.push(kind);
+        }
+        Ok(out)
+    }
+}
+
+/// A Python exception raised by `f` (or a core error made one), through the core solver.
+struct PyOdeError(PyErr);
+
+impl From<revad::Error> for PyOdeError {
+    fn from(e: revad::Error) -> PyOdeError {
+        PyOdeError(to_py(e))
+    }
+}
+
+impl From<PyErr> for PyOdeError {
+    fn from(e: PyErr) -> PyOdeError {
+        PyOdeError(e)
+    }
+}
+
+/// The system whose right-hand side is the Python function `f`.
+struct PySystem<'py> {
+    py: Python<'py>,
+    f: Bound<'py, PyAny>,
+    args: Vec<OdeArg<'py>>,
+    function: &'static str,
+}
+
+impl<'py> PySystem<'py> {
+    fn size_error(&self, expected: usize, found: usize) -> PyOdeError {
+        revad::Error::Size {
+            function: self.function,
+            what: "dy_dt (the output of f)",
+            expected,
+            found,
+        }
+        .into()
+    }
+
+    /// Calls `f(t, y, *args)` with the arguments made by `arg` for each trailing argument.
+    fn call(
+        &self,
+        t: f64,
+        y: Bound<'py, PyAny>,
+        mut arg: impl FnMut(&OdeArg<'py>) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut items: Vec<Bound<'py, PyAny>> = Vec::with_capacity(2 + self.args.len());
+        items.push(t.into_pyobject(self.py)?.into_any());
+        items.push(y);
+        for a in &self.args {
+            items.push(arg(a)?);
+        }
+        self.f.call1(PyTuple::new(self.py, items)?)
+    }
+
+    /// What `f` returned: a sequence of floats or Vars, or a 1-D NumPy array or array Var.
+    fn outputs(&self, out: &Bound<'py, PyAny>) -> PyResult<Vec<Arg>> {
+        let function = self.function;
+        if let Ok(v) = out.cast::<PyVar>() {
+            return match v.get().x(function)? {
+                X::S(a) => Ok(vec![a]),
+                X::A(Ax::V(Arr::V(v))) => Ok(v.to_vars().into_iter().map(Arg::V).collect()),
+                X::A(_) => Err(self.type_error(out)),
+            };
+        }
+        if let Ok(a) = out.cast::<PyUntypedArray>() {
+            if a.ndim() != 1 {
+                return Err(self.type_error(out));
+            }
+            let v: Vec<f64> = out.extract().map_err(|_| self.type_error(out))?;
+            return Ok(v.into_iter().map(Arg::F).collect());
+        }
+        if out.is_instance_of::<PyString>() || !out.hasattr("__len__")? {
+            return Err(self.type_error(out));
+        }
+        out.try_iter()?
+            .map(|item| {
+                let item = item?;
+                try_arg(&item, function)?.ok_or_else(|| self.type_error(out))
+            })
+            .collect()
+    }
+
+    fn type_error(&self, out: &Bound<'py, PyAny>) -> PyErr {
+        PyTypeError::new_err(format!(
+            "{}: f must return a sequence of floats or revad.Vars (or a 1-D array), not {}",
+            self.function,
+            type_name(out)
+        ))
+    }
+}
+
+impl<'py> OdeSystem for PySystem<'py> {
+    type Error = PyOdeError;
+
+    fn rhs(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        theta: &[f64],
+        dydt: &mut [f64],
+    ) -> Result<(), PyOdeError> {
+        let py = self.py;
+        let mut k = 0;
+        let out = self.call(t, PyArray1::from_slice(py, y).into_any(), |a| {
+            Ok(match a {
+                OdeArg::Data(obj) => obj.clone(),
+                OdeArg::Scalar => {
+                    k += 1;
+                    theta[k - 1].into_pyobject(py)?.into_any()
+                }
+                OdeArg::Vector(len) => {
+                    k += len;
+                    PyArray1::from_slice(py, &theta[k - len..k]).into_any()
+                }
+                OdeArg::Matrix(r, c) => {
+                    k += r * c;
+                    let v = PyArray1::from_slice(py, &theta[k - r * c..k]);
+                    v.reshape([*r, *c])?.into_any()
+                }
+            })
+        })?;
+        let outs = self.outputs(&out)?;
+        if outs.len() != y.len() {
+            return Err(self.size_error(y.len(), outs.len()));
+        }
+        for (d, o) in dydt.iter_mut().zip(&outs) {
+            *d = o.value();
+        }
+        Ok(())
+    }
+
+    fn jacobian(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        theta: &[f64],
+        dydt: &mut [f64],
+        jac: &mut [f64],
+    ) -> Result<(), PyOdeError> {
+        let py = self.py;
+        let n = y.len();
+        let m = n + theta.len();
+        // N calls of f in one scope, call i with variables of its own; one sweep from the sum
+        // of the i-th output of call i gives row i in call i's variables.
+        let _scope = tape::nested();
+        let mut inputs: Vec<(Var<Vector>, Vec<Input>)> = Vec::with_capacity(n);
+        let mut swept: Vec<Var> = Vec::with_capacity(n);
+        for i in 0..n {
+            let yv = Var::array(Vector::from(y.to_vec()));
+            let mut made = Vec::with_capacity(self.args.len());
+            let mut k = 0;
+            let out = self.call(t, Bound::new(py, PyVar::wrap_vector(&yv))?.into_any(), |a| {
+                Ok(match a {
+                    OdeArg::Data(obj) => obj.clone(),
+                    OdeArg::Scalar => {
+                        let v = Var::new(theta[k]);
+                        k += 1;
+                        made.push(Input::Scalar(v));
+                        Bound::new(py, PyVar::wrap(v))?.into_any()
+                    }
+                    OdeArg::Vector(len) => {
+                        let v = Var::array(Vector::from(theta[k..k + len].to_vec()));
+                        k += len;
+                        made.push(Input::Vector(v.clone()));
+                        Bound::new(py, PyVar::wrap_vector(&v))?.into_any()
+                    }
+                    OdeArg::Matrix(r, c) => {
+                        let values = Matrix::from_shape_vec((*r, *c), theta[k..k + r * c].to_vec())
+                            .expect("r·c parameters");
+                        k += r * c;
+                        let v = Var::array(values);
+                        made.push(Input::Matrix(v.clone()));
+                        Bound::new(py, PyVar::wrap_matrix(&v))?.into_any()
+                    }
+                })
+            })?;
+            let outs = self.outputs(&out)?;
+            if outs.len() != n {
+                return Err(self.size_error(n, outs.len()));
+            }
+            if i == 0 {
+                for (d, o) in dydt.iter_mut().zip(&outs) {
+                    *d = o.value();
+                }
+            }
+            // A constant output has a zero row.
+            if let Arg::V(v) = outs[i] {
+                swept.push(v);
+            }
+            inputs.push((yv, made));
+        }
+        jac.fill(0.0);
+        if swept.is_empty() {
+            return Ok(());
+        }
+        revad::sum(&swept).try_grad()?;
+        for (row, (yv, made)) in jac.chunks_exact_mut(m).zip(&inputs) {
+            let (ry, mut rest) = row.split_at_mut(n);
+            ry.copy_from_slice(revad::Storage::as_slice(&yv.try_adj()?));
+            for input in made {
+                let len = input.adjoints_into(rest)?;
+                rest = &mut rest[len..];
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A variable made for one call of `f` in the Jacobian's scope.
+enum Input {
+    Scalar(Var),
+    Vector(Var<Vector>),
+    Matrix(Var<Matrix>),
+}
+
+impl Input {
+    /// Copies the adjoints to the front of `out`; returns how many.
+    fn adjoints_into(&self, out: &mut [f64]) -> Result<usize, revad::Error> {
+        Ok(match self {
+            Input::Scalar(v) => {
+                out[0] = v.try_adj()?;
+                1
+            }
+            Input::Vector(v) => {
+                let a = v.try_adj()?;
+                out[..v.len()].copy_from_slice(revad::Storage::as_slice(&a));
+                v.len()
+            }
+            Input::Matrix(v) => {
+                let a = v.try_adj()?;
+                out[..v.len()].copy_from_slice(revad::Storage::as_slice(&a));
+                v.len()
+            }
+        })
+    }
+}
+
+/// The data arguments of every solve: the initial time and the output times.
+fn times(
+    t0: &Bound<'_, PyAny>,
+    ts: &Bound<'_, PyAny>,
+    function: &'static str,
+) -> PyResult<(f64, Vec<f64>)> {
+    let t0 = match crate::convert::arg(t0, function, "t0")? {
+        Arg::F(x) => x,
+        Arg::V(_) => {
+            return Err(PyTypeError::new_err(format!(
+                "{function}: t0 must be a float: the initial time is data"
+            )))
+        }
+    };
+    if ts.cast::<PyVar>().is_ok() {
+        return Err(PyTypeError::new_err(format!(
+            "{function}: ts must be data (floats): the output times are not differentiated"
+        )));
+    }
+    let ts = match vector_arg(ts, function, "ts")? {
+        Arr::D(v) => v.to_vec(),
+        Arr::V(_) => {
+            return Err(PyTypeError::new_err(format!(
+                "{function}: ts must be data (floats): the output times are not differentiated"
+            )))
+        }
+    };
+    Ok((t0, ts))
+}
+
+/// One solve: reads the arguments, runs Stan's checks, integrates, and returns a 2-D array Var
+/// (one row per output time) or, when nothing is a variable, a NumPy array.
+#[allow(clippy::too_many_arguments)]
+fn solve<'py>(
+    py: Python<'py>,
+    method: OdeMethod,
+    function: &'static str,
+    f: &Bound<'py, PyAny>,
+    y0: &Bound<'py, PyAny>,
+    t0: &Bound<'py, PyAny>,
+    ts: &Bound<'py, PyAny>,
+    options: OdeOptions,
+    args: &Bound<'py, PyTuple>,
+) -> PyResult<Py<PyAny>> {
+    let y0 = vector_arg(y0, function, "y0")?;
+    let (t0, ts) = times(t0, ts, function)?;
+    let Args {
+        args,
+        theta,
+        numeric,
+    } = Args::read(args, function)?;
+    let y0_values: Vec<f64> = y0.value().to_vec();
+    check_ode_args(method, function, &y0_values, t0, &ts, &numeric, options).map_err(to_py)?;
+    let mut system = PySystem {
+        py,
+        f: f.clone(),
+        args,
+        function,
+    };
+    let unwrap = |e: PyOdeError| e.0;
+    let states = match (&y0, theta.is_empty()) {
+        (Arr::D(_), true) => {
+            let none: [f64; 0] = [];
+            let m = solve_ode(method, function, &mut system, &y0_values, t0, &ts, &none, options)
+                .map_err(unwrap)?;
+            return Ok(m.to_pyarray(py).into_any().unbind());
+        }
+        (Arr::D(_), false) => {
+            solve_ode(method, function, &mut system, &y0_values, t0, &ts, &theta, options)
+        }
+        (Arr::V(v), true) => {
+            let none: [f64; 0] = [];
+            solve_ode(method, function, &mut system, &v.to_vars(), t0, &ts, &none, options)
+        }
+        (Arr::V(v), false) => {
+            solve_ode(method, function, &mut system, &v.to_vars(), t0, &ts, &theta, options)
+        }
+    }
+    .map_err(unwrap)?;
+    Ok(Py::new(py, PyVar::wrap_matrix(&states))?.into_any())
+}
+
+/// The solver options of a `_tol` form.
+fn tolerances(rtol: f64, atol: f64, max_num_steps: i64) -> OdeOptions {
+    OdeOptions {
+        relative_tolerance: rtol,
+        absolute_tolerance: atol,
+        max_num_steps,
+    }
+}
+
+macro_rules! ode_functions {
+    ($($name:ident, $tol:ident, $method:ident, $doc:literal;)*) => {$(
+        #[doc = $doc]
+        ///
+        /// ``f(t, y, *args)`` returns dy/dt (a list of floats or Vars, or a 1-D array); ``y0``
+        /// is the initial state (a list, a NumPy array or an array Var), ``t0`` the initial time
+        /// and ``ts`` the output times (data, sorted, after ``t0``); ``args`` are passed to
+        /// ``f`` after ``y``. The states at ``ts`` come back one row per time: a NumPy array
+        /// when ``y0`` and every argument are data, else a 2-D array Var whose reverse pass
+        /// applies the forward sensitivities (∂y(t)/∂y0 and ∂y(t)/∂ of each variable argument,
+        /// integrated with the state; the Jacobian of ``f`` by nested reverse mode).
+        ///
+        /// Inside, ``f`` gets ``y`` as a NumPy array and each variable argument as its value
+        /// when only the state is integrated; to compute the Jacobian it gets ``y`` as a 1-D
+        /// array Var and each variable argument as a Var of its shape (a scalar Var, a 1-D or
+        /// 2-D array Var; a list holding Vars becomes a 1-D array Var), data arguments
+        /// unchanged. Stan's defaults: relative and absolute tolerance 1e-6, at most 10⁶ steps
+        /// between output times.
+        #[pyfunction]
+        #[pyo3(signature = (f, y0, t0, ts, *args))]
+        fn $name<'py>(
+            py: Python<'py>,
+            f: &Bound<'py, PyAny>,
+            y0: &Bound<'py, PyAny>,
+            t0: &Bound<'py, PyAny>,
+            ts: &Bound<'py, PyAny>,
+            args: &Bound<'py, PyTuple>,
+        ) -> PyResult<Py<PyAny>> {
+            solve(py, OdeMethod::$method, stringify!($name), f, y0, t0, ts,
+                  OdeOptions::default(), args)
+        }
+
+        #[doc = concat!("``", stringify!($name), "`` with the relative and absolute tolerances of \
+            each step's local error and ``max_num_steps``, the steps allowed between two output \
+            times, before ``args``.")]
+        #[pyfunction]
+        #[pyo3(signature = (f, y0, t0, ts, relative_tolerance, absolute_tolerance,
+                            max_num_steps, *args))]
+        #[allow(clippy::too_many_arguments)]
+        fn $tol<'py>(
+            py: Python<'py>,
+            f: &Bound<'py, PyAny>,
+            y0: &Bound<'py, PyAny>,
+            t0: &Bound<'py, PyAny>,
+            ts: &Bound<'py, PyAny>,
+            relative_tolerance: f64,
+            absolute_tolerance: f64,
+            max_num_steps: i64,
+            args: &Bound<'py, PyTuple>,
+        ) -> PyResult<Py<PyAny>> {
+            solve(py, OdeMethod::$method, stringify!($tol), f, y0, t0, ts,
+                  tolerances(relative_tolerance, absolute_tolerance, max_num_steps), args)
+        }
+    )*};
+}
+
+ode_functions! {
+    ode_rk45, ode_rk45_tol, Rk45,
+        "The states of dy/dt = f(t, y, *args) at the times ``ts`` by the Dormand–Prince 5(4) \
+         method with dense output (Stan's ``ode_rk45``): most non-stiff systems.\n\n\
+         >>> import revad\n\
+         >>> y = revad.ode_rk45(lambda t, y, k: [-k * y[0]], [2.0], 0.0, [1.0], 0.5)\n\
+         >>> round(float(y[0, 0]), 5)\n\
+         1.21306";
+    ode_ckrk, ode_ckrk_tol, Ckrk,
+        "The states of dy/dt = f(t, y, *args) at the times ``ts`` by the Cash–Karp 5(4) method, \
+         stepping onto each output time (Stan's ``ode_ckrk``): right-hand sides that vary \
+         rapidly.";
+    ode_adams, ode_adams_tol, Adams,
+        "The states of dy/dt = f(t, y, *args) at the times ``ts`` by variable-order (1–8) \
+         Adams–Moulton formulas (Stan's ``ode_adams``): non-stiff systems whose f is costly.";
+    ode_bdf, ode_bdf_tol, Bdf,
+        "The states of dy/dt = f(t, y, *args) at the times ``ts`` by variable-order (1–5) \
+         backward differentiation formulas with Newton iterations (Stan's ``ode_bdf``): stiff \
+         systems. The Newton iterations' Jacobian also comes from calls of ``f`` with Vars.";
+}
+
+family! {
+    functions: [
+        ode_rk45, ode_rk45_tol, ode_ckrk, ode_ckrk_tol, ode_adams, ode_adams_tol, ode_bdf,
+        ode_bdf_tol,
+    ],
+}
