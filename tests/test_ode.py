@@ -222,8 +222,9 @@ def test_every_form_of_the_arguments() -> None:
         f, [2.0], 0.0, ts, 1e-10, 1e-10, 10_000, *data[:3], d, e, m, {"name": "decay"}
     )
     assert isinstance(yv, Var)
-    # rk45 with variables evaluates f only for the Jacobian; bdf also for the state alone.
-    assert set(seen) == {"Var"}
+    # rk45 with variables evaluates f for the Jacobians (and once for the starting step, on
+    # the state alone); bdf also in its Newton iterations.
+    assert seen.count("ndarray") == 1 and seen.count("Var") > 10
     seen.clear()
     revad.ode_bdf(f, [2.0], 0.0, ts, *data[:3], d, e, m, {"name": "decay"})
     assert set(seen) == {"Var", "ndarray"}
