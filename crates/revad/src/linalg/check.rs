@@ -204,16 +204,18 @@ pub(crate) fn lower_triangular(
     Ok(())
 }
 
-/// Stan's `check_cholesky_factor` on a factor that must be square: at most as many columns as
-/// rows ("f: columns and rows of Cholesky factor is 3, but must be less than or equal to 2"), at
-/// least one column ("columns of Cholesky factor is 0, but must be positive"), then (revad's
-/// addition: Stan accepts a tall factor, and reads past its last column) square ("rows of
+/// Stan's `check_cholesky_factor`: at most as many columns as rows ("f: columns and rows of
+/// Cholesky factor is 3, but must be less than or equal to 2"), at least one column ("columns
+/// of Cholesky factor is 0, but must be positive"), then, if `square` (revad's addition for a
+/// density, where Stan accepts a tall factor and reads past its last column), square ("rows of
 /// Cholesky factor has size 3, but must have size 2"), lower triangular ([`lower_triangular`])
-/// and a positive diagonal ("f: L[2] is -1, but must be positive", indices from 1).
+/// and a positive diagonal ("f: L[2] is -1, but must be positive", indices from 1). An M×N
+/// factor of a covariance matrix (the transform's) is not square.
 pub(crate) fn cholesky_factor(
     function: &'static str,
     argument: &'static str,
     a: &ArrayView2<f64>,
+    square: bool,
 ) -> Result<()> {
     let (r, c) = a.dim();
     let int = |x: usize| i64::try_from(x).unwrap_or(i64::MAX);
@@ -231,7 +233,9 @@ pub(crate) fn cholesky_factor(
         int(c),
         "positive",
     )?;
-    size(function, "rows of Cholesky factor", c, r)?;
+    if square {
+        size(function, "rows of Cholesky factor", c, r)?;
+    }
     lower_triangular(function, argument, a)?;
     // NaN fails too.
     match (0..c).find(|&i| a[[i, i]].partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)) {

@@ -219,8 +219,8 @@ fn inv_wishart_cholesky(
     check::square(F, "columns of Cholesky random variable", &lw.view())?;
     check::square(F, "columns of Cholesky Scale parameter", &ls.view())?;
     check::size(F, "side length of scale parameter", k, ls.nrows())?;
-    check::cholesky_factor(F, "Cholesky random variable", &lw.view())?;
-    check::cholesky_factor(F, "Cholesky Scale matrix", &ls.view())?;
+    check::cholesky_factor(F, "Cholesky random variable", &lw.view(), true)?;
+    check::cholesky_factor(F, "Cholesky Scale matrix", &ls.view(), true)?;
     let (lw_var, nu_var, ls_var) = (lw_arg.is_some(), nu_arg.is_some(), ls_arg.is_some());
     let kf = k as f64;
     let sum_log_w: f64 = (0..k).map(|i| lw[[i, i]].ln()).sum();

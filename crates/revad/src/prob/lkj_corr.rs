@@ -248,7 +248,7 @@ pub fn lkj_corr_cholesky_lpdf(
     let e = eta.value();
     scalar_check::positive(F, "Shape parameter", e)?;
     let lv = l.value();
-    check::cholesky_factor(F, "Random variable", &lv.view())?;
+    check::cholesky_factor(F, "Random variable", &lv.view(), true)?;
     let k = lv.nrows();
     let (l_var, eta_var) = (l.key().is_some(), eta.to_var().is_some());
     let mut lp = 0.0;

@@ -340,8 +340,8 @@ fn wishart_cholesky(
     let k = lw.nrows();
     check::size(F, "columns of scale parameter", k, ls.nrows())?;
     check_dof(F, nu, k)?;
-    check::cholesky_factor(F, "random variable", &lw.view())?;
-    check::cholesky_factor(F, "scale parameter", &ls.view())?;
+    check::cholesky_factor(F, "random variable", &lw.view(), true)?;
+    check::cholesky_factor(F, "scale parameter", &ls.view(), true)?;
     let (lw_var, nu_var, ls_var) = (lw_arg.is_some(), nu_arg.is_some(), ls_arg.is_some());
     let kf = k as f64;
     let sum_log_w: f64 = (0..k).map(|i| lw[[i, i]].ln()).sum();

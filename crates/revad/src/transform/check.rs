@@ -382,49 +382,6 @@ pub(crate) fn stochastic_row(
     Ok(())
 }
 
-/// Stan's `check_cholesky_factor` on an M×N factor (M ≥ N, a tall factor allowed): at most as
-/// many columns as rows ("f: columns and rows of Cholesky factor is 3, but must be less than or
-/// equal to 2"), at least one column ("f: columns of Cholesky factor is 0, but must be
-/// positive"), lower triangular ("f: y is not lower triangular; y[1,2]=0.5") and a positive
-/// diagonal ("f: y[2] is -1, but must be positive").
-pub(crate) fn cholesky_factor(
-    function: &'static str,
-    name: &'static str,
-    a: &ArrayView2<f64>,
-) -> Result<()> {
-    let (r, c) = a.dim();
-    let int = |x: usize| i64::try_from(x).unwrap_or(i64::MAX);
-    crate::error::require_int_with(
-        c <= r,
-        function,
-        "columns and rows of Cholesky factor",
-        int(c),
-        || format!("less than or equal to {r}"),
-    )?;
-    crate::error::require_int(
-        c > 0,
-        function,
-        "columns of Cholesky factor",
-        int(c),
-        "positive",
-    )?;
-    mcheck::lower_triangular(function, name, a)?;
-    match (0..c).find(|&i| !greater(a[[i, i]], 0.0)) {
-        None => Ok(()),
-        Some(i) => Err(element_error(
-            function,
-            name,
-            At::Element {
-                k: i,
-                rows: c,
-                cols: 1,
-            },
-            a[[i, i]],
-            "positive".into(),
-        )),
-    }
-}
-
 /// Stan's `check_cholesky_factor_corr` on a K×K factor: square ([`Error::Size`]: "f: columns
 /// of y has size 3, but must have size 2"), lower triangular, each diagonal element positive
 /// ("f: y is -1, but must be positive") and each row a unit vector ("f: y is not a valid unit

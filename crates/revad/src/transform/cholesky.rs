@@ -405,7 +405,7 @@ pub fn cholesky_factor_cov_jacobian(
 /// The free values of the row-major M×N Cholesky factor `l`, after Stan's check.
 pub(crate) fn cholesky_cov_free_values(l: &[f64], m: usize, n: usize) -> Result<Vec<f64>> {
     let view = ndarray::ArrayView2::from_shape((m, n), l).expect("M×N");
-    check::cholesky_factor("cholesky_factor_free", "y", &view)?;
+    crate::linalg::check::cholesky_factor("cholesky_factor_free", "y", &view, false)?;
     let mut y = Vec::with_capacity(cov_factor_size(m, n));
     for r in 0..m {
         y.extend_from_slice(&l[r * n..r * n + r.min(n)]);
