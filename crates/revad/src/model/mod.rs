@@ -21,7 +21,7 @@
 //! use revad::model::{DensityModel, Model, Param};
 //! use revad::transform::{Limit, Shape, Transform};
 //! use revad::{normal_lpdf, Var};
-//! // mu ~ normal(0, 1), sigma ~ lognormal-free: y ~ normal(mu, sigma) with sigma > 0.
+//! // mu ~ normal(0, 1) and y ~ normal(mu, sigma), with sigma > 0 (flat prior).
 //! let y = [0.3, -0.4, 1.1];
 //! let model = DensityModel::new(
 //!     "normal",
