@@ -31,6 +31,7 @@ impl Arg {
 }
 
 /// An array operand of kind `S`: a variable or data.
+#[derive(Clone)]
 pub enum Arr<S: Storage> {
     /// An array variable (checked live).
     V(Var<S>),
@@ -66,6 +67,7 @@ impl<S: Storage> Operand<S> for Arr<S> {
 }
 
 /// An array operand: 1-D (a Rust vector) or 2-D (a matrix).
+#[derive(Clone)]
 pub enum Ax {
     /// 1-D.
     V(Arr<Vector>),
@@ -87,6 +89,7 @@ impl Ax {
 }
 
 /// Any real argument: a scalar (float or scalar Var) or an array.
+#[derive(Clone)]
 pub enum X {
     /// A float or a scalar Var.
     S(Arg),

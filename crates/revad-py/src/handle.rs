@@ -16,6 +16,7 @@ use revad::{Matrix, Storage, Var, Vector};
 
 use crate::args::{shape_str, Arg, Arr, Ax, X};
 use crate::errors;
+use crate::record;
 
 static NEXT_THREAD: AtomicU64 = AtomicU64::new(1);
 
@@ -151,6 +152,7 @@ impl PyVar {
     /// The core variable, after checking the thread and that its scope is still open.
     pub fn var(&self, function: &'static str) -> PyResult<Var> {
         self.check_thread(function)?;
+        record::on_var_read(function);
         let Val::S(value) = self.val else {
             return Err(PyTypeError::new_err(format!(
                 "{function}: expected a scalar, got an array revad.Var of shape {}",
@@ -173,6 +175,7 @@ impl PyVar {
     /// The checked handle as an argument: a scalar or an array variable.
     pub fn x(&self, function: &'static str) -> PyResult<X> {
         self.check_thread(function)?;
+        record::on_var_read(function);
         let stale = || errors::to_py(revad::Error::StaleVar { function });
         Ok(match &self.val {
             Val::S(value) => X::S(Arg::V(self.live_scalar(*value, function)?)),
@@ -198,6 +201,7 @@ impl PyVar {
     /// gradient is being recorded: inside a nested scope (a gradient functional, a `Tape` block)
     /// that has not been swept yet.
     pub fn leak_value(&self, py: Python<'_>, value: f64, how: &str) -> PyResult<f64> {
+        record::on_leak(how);
         if self.thread == thread_id()
             && revad::tape::depth() > 1
             && !revad::tape::is_swept()
@@ -210,6 +214,7 @@ impl PyVar {
 
     /// The value as a Python object: a float or a new float64 NumPy array.
     pub fn value_obj(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        record::on_leak(".value");
         Ok(match &self.val {
             Val::S(x) => x.into_pyobject(py)?.into_any().unbind(),
             Val::V(v) => read(v).to_pyarray(py).into_any().unbind(),

@@ -48,6 +48,8 @@ mod gil;
 mod handle;
 mod index;
 mod ops;
+mod point;
+mod record;
 mod shape;
 
 /// Declares each family's module and registers it, in order (the order of the module's

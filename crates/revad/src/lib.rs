@@ -39,6 +39,7 @@ pub mod matrix;
 pub mod model;
 pub mod ode;
 pub mod prob;
+pub mod program;
 mod scalar;
 pub mod special;
 pub mod testing;

@@ -1,0 +1,318 @@
+//! What the functionals share: the point a gradient is taken at, the input variables made from
+//! it, the positional arguments differentiated (`argnums`), and the sweep from what `f`
+//! returned to the value and gradients.
+
+use numpy::{PyArray1, PyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
+use revad::{Matrix, Var, Vector};
+use smallvec::SmallVec;
+
+use crate::args::{Arg, Arr, Ax, X};
+use crate::convert::{adj_array, read_ndarray, try_arg, type_name};
+use crate::errors::to_py;
+use crate::handle::{PyData, PyVar};
+
+/// The point `x` of a functional: one float, a sequence of floats (`f` gets a list of scalar
+/// Vars), or a 1-D or 2-D NumPy array or `revad.Data` (`f` gets one array Var).
+pub enum Point {
+    Scalar(f64),
+    Sequence(Vec<f64>),
+    Array1(Vector),
+    Array2(Matrix),
+}
+
+impl Point {
+    pub fn read(x: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Point> {
+        let type_error = || {
+            let ty = type_name(x);
+            PyTypeError::new_err(format!(
+                "{function}: x must be a float, a 1-D sequence of floats or a NumPy array, not \
+                 {ty}"
+            ))
+        };
+        if let Ok(f) = x.cast::<PyFloat>() {
+            return Ok(Point::Scalar(f.value()));
+        }
+        if x.is_instance_of::<PyString>()
+            || x.is_instance_of::<PyBytes>()
+            || x.cast::<PyVar>().is_ok()
+        {
+            return Err(type_error());
+        }
+        if x.cast::<numpy::PyUntypedArray>().is_ok() || x.cast::<PyData>().is_ok() {
+            // Read (NumPy arrays copied once, revad.Data shared): the Var made from it owns
+            // values that no caller can change.
+            return match read_ndarray(x, function)? {
+                Some(X::A(Ax::V(Arr::D(v)))) => Ok(Point::Array1(v)),
+                Some(X::A(Ax::M(Arr::D(m)))) => Ok(Point::Array2(m)),
+                Some(X::S(Arg::F(x))) => Ok(Point::Scalar(x)),
+                _ => Err(type_error()),
+            };
+        }
+        if x.hasattr("__len__")? {
+            return x
+                .extract::<Vec<f64>>()
+                .map(Point::Sequence)
+                .map_err(|_| type_error());
+        }
+        x.extract::<f64>()
+            .map(Point::Scalar)
+            .map_err(|_| type_error())
+    }
+
+    /// The number of input variables.
+    pub fn len(&self) -> usize {
+        match self {
+            Point::Scalar(_) => 1,
+            Point::Sequence(v) => v.len(),
+            Point::Array1(v) => v.len(),
+            Point::Array2(m) => m.len(),
+        }
+    }
+
+    /// The input variables and the object `f` receives.
+    pub fn make<'py>(&self, py: Python<'py>) -> PyResult<(Inputs, Bound<'py, PyAny>)> {
+        Ok(match self {
+            Point::Scalar(x) => {
+                let v = Var::new(*x);
+                let obj = Bound::new(py, PyVar::wrap(v))?.into_any();
+                (Inputs::Scalar(v), obj)
+            }
+            Point::Sequence(xs) => {
+                let vars: Vec<Var> = xs.iter().map(|&x| Var::new(x)).collect();
+                let items = vars
+                    .iter()
+                    .map(|&v| Bound::new(py, PyVar::wrap(v)))
+                    .collect::<PyResult<Vec<_>>>()?;
+                (Inputs::Scalars(vars), PyList::new(py, items)?.into_any())
+            }
+            Point::Array1(v) => {
+                let a = Var::array(v.clone());
+                let obj = Bound::new(py, PyVar::wrap_vector(&a))?.into_any();
+                (Inputs::Vector(a), obj)
+            }
+            Point::Array2(m) => {
+                let a = Var::array(m.clone());
+                let obj = Bound::new(py, PyVar::wrap_matrix(&a))?.into_any();
+                (Inputs::Matrix(a), obj)
+            }
+        })
+    }
+}
+
+/// The input variables of a functional: one scalar Var, a list of them, or one array Var
+/// (whose adjoints are read as one run).
+pub enum Inputs {
+    Scalar(Var),
+    Scalars(Vec<Var>),
+    Vector(Var<Vector>),
+    Matrix(Var<Matrix>),
+}
+
+impl Inputs {
+    pub fn len(&self) -> usize {
+        match self {
+            Inputs::Scalar(_) => 1,
+            Inputs::Scalars(v) => v.len(),
+            Inputs::Vector(v) => v.len(),
+            Inputs::Matrix(m) => m.len(),
+        }
+    }
+
+    /// Copies the adjoints into `g` (row-major for a matrix).
+    pub fn adjoints_into(&self, g: &mut [f64]) -> PyResult<()> {
+        match self {
+            Inputs::Scalar(x) => g[0] = x.try_adj().map_err(to_py)?,
+            Inputs::Scalars(vars) => {
+                for (gi, x) in g.iter_mut().zip(vars) {
+                    *gi = x.try_adj().map_err(to_py)?;
+                }
+            }
+            Inputs::Vector(v) => {
+                let a = v.try_adj().map_err(to_py)?;
+                g.copy_from_slice(revad::Storage::as_slice(&a));
+            }
+            Inputs::Matrix(m) => {
+                let a = m.try_adj().map_err(to_py)?;
+                g.copy_from_slice(revad::Storage::as_slice(&a));
+            }
+        }
+        Ok(())
+    }
+
+    /// The adjoints after a sweep, shaped like the point: a float for a float, else a float64
+    /// array (an array Var's adjoints handed to NumPy with one copy).
+    pub fn gradient<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self {
+            Inputs::Scalar(x) => x.try_adj().map_err(to_py)?.into_pyobject(py)?.into_any(),
+            Inputs::Scalars(_) => {
+                let mut g = vec![0.0; self.len()];
+                self.adjoints_into(&mut g)?;
+                PyArray1::from_vec(py, g).into_any()
+            }
+            Inputs::Vector(v) => adj_array(py, v.try_adj().map_err(to_py)?).into_bound(py),
+            Inputs::Matrix(m) => adj_array(py, m.try_adj().map_err(to_py)?).into_bound(py),
+        })
+    }
+
+    /// A zero gradient shaped like the point (`f` returned a constant).
+    pub fn zero_gradient<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self {
+            Inputs::Scalar(_) => 0.0f64.into_pyobject(py)?.into_any(),
+            Inputs::Matrix(m) => PyArray2::<f64>::zeros(py, m.value().dim(), false).into_any(),
+            _ => PyArray1::<f64>::zeros(py, self.len(), false).into_any(),
+        })
+    }
+}
+
+/// Sweeps from `y` (a Var or a float returned by `f`); returns the value and the gradient:
+/// the first input's alone when `one`, else a tuple of every input's.
+pub fn value_and_gradients<'py>(
+    py: Python<'py>,
+    y: &Bound<'py, PyAny>,
+    made: &[(Inputs, Bound<'py, PyAny>)],
+    one: bool,
+    function: &'static str,
+    allow_constant: bool,
+) -> PyResult<(f64, Bound<'py, PyAny>)> {
+    let (value, swept) = match returned(y, function)? {
+        Arg::V(v) => {
+            v.try_grad().map_err(to_py)?;
+            (v.value(), true)
+        }
+        Arg::F(c) if allow_constant => (c, false),
+        Arg::F(c) => return Err(constant_result(function, c, y)),
+    };
+    let grad_of = |x: &Inputs| match swept {
+        true => x.gradient(py),
+        false => x.zero_gradient(py),
+    };
+    let grad = match one {
+        true => grad_of(&made[0].0)?,
+        false => {
+            let grads = made
+                .iter()
+                .map(|(x, _)| grad_of(x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, grads)?.into_any()
+        }
+    };
+    Ok((value, grad))
+}
+
+/// Sweeps from `y` (a Var or a float returned by `f`) and writes the adjoints of `inputs` into
+/// `g`; returns the value.
+pub fn sweep(
+    y: &Bound<'_, PyAny>,
+    inputs: &Inputs,
+    g: &mut [f64],
+    function: &'static str,
+) -> PyResult<f64> {
+    match returned(y, function)? {
+        Arg::V(v) => {
+            v.try_grad().map_err(to_py)?;
+            inputs.adjoints_into(g)?;
+            Ok(v.value())
+        }
+        Arg::F(c) => {
+            g.fill(0.0);
+            Ok(c)
+        }
+    }
+}
+
+/// The `TypeError` for `f` returning a plain number where a gradient was asked for.
+pub fn constant_result(function: &'static str, c: f64, y: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{function}: f returned a plain number ({c:?}, a {}), not a revad.Var, so it does not \
+         depend on the inputs and its gradient would be 0. A Var converted to a number inside \
+         f (float(v), math.exp(v), v.item(); see RevadWarning) drops out of the gradient: use \
+         revad's or NumPy's functions on Vars instead. If f is constant on purpose, pass \
+         allow_constant=True (the gradient is then 0).",
+        type_name(y)
+    ))
+}
+
+/// What `f` returned, as a float or a scalar Var (a `TypeError` otherwise).
+pub fn returned(y: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Arg> {
+    try_arg(y, function)?.ok_or_else(|| {
+        let ty = type_name(y);
+        PyTypeError::new_err(format!(
+            "{function}: f must return a float or a revad.Var, not {ty}"
+        ))
+    })
+}
+
+/// Which positional arguments a [`PyValueAndGrad`] differentiates: one index (the gradient is
+/// returned alone) or a tuple of them (a tuple of gradients), as JAX's `argnums`.
+pub enum Argnums {
+    One(isize),
+    Many(Vec<isize>),
+}
+
+impl Argnums {
+    pub fn read(argnums: &Bound<'_, PyAny>) -> PyResult<Argnums> {
+        let type_error = || {
+            PyTypeError::new_err(
+                "value_and_grad: argnums must be an int or a tuple of ints, as in JAX",
+            )
+        };
+        if argnums.is_instance_of::<PyBool>() {
+            return Err(type_error());
+        }
+        if let Ok(k) = argnums.extract::<isize>() {
+            return Ok(Argnums::One(k));
+        }
+        if !(argnums.is_instance_of::<PyTuple>() || argnums.is_instance_of::<PyList>()) {
+            return Err(type_error());
+        }
+        let mut ks = Vec::new();
+        for item in argnums.try_iter()? {
+            let item = item?;
+            if item.is_instance_of::<PyBool>() {
+                return Err(type_error());
+            }
+            let k: isize = item.extract().map_err(|_| type_error())?;
+            if ks.contains(&k) {
+                return Err(PyValueError::new_err(format!(
+                    "value_and_grad: argnums repeats {k}; each argument is differentiated once"
+                )));
+            }
+            ks.push(k);
+        }
+        Ok(Argnums::Many(ks))
+    }
+
+    pub fn as_slice(&self) -> &[isize] {
+        match self {
+            Argnums::One(k) => std::slice::from_ref(k),
+            Argnums::Many(ks) => ks,
+        }
+    }
+
+    /// The index into `n` positional arguments of each differentiated one (negative indices
+    /// count from the end, as in Python), or JAX's `TypeError` when there are too few.
+    pub fn positions(&self, n: usize) -> PyResult<SmallVec<[usize; 4]>> {
+        let mut out = SmallVec::new();
+        for &k in self.as_slice() {
+            let i = if k < 0 { k + n as isize } else { k };
+            if i < 0 || i >= n as isize {
+                return Err(PyTypeError::new_err(format!(
+                    "value_and_grad: differentiating with respect to argnums {k} needs at \
+                     least {} positional arguments, got {n}",
+                    if k < 0 { -k } else { k + 1 }
+                )));
+            }
+            if out.contains(&(i as usize)) {
+                return Err(PyValueError::new_err(format!(
+                    "value_and_grad: argnums name argument {i} twice"
+                )));
+            }
+            out.push(i as usize);
+        }
+        Ok(out)
+    }
+}
+
