@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 # `linalg`: linear algebra under NumPy's and SciPy's names (revad.linalg.cholesky, ...).
 from . import _revad, linalg, model  # noqa: F401
 from ._revad import *  # noqa: F401,F403  (the compiled functions, Var, Tape, exceptions)
-from ._revad import ValueAndGrad
+from ._revad import Jit, ValueAndGrad
 
 # `Model` and the parameter declarations (revad.real, revad.vector, revad.simplex, ...).
 from .model import *  # noqa: F401,F403
@@ -70,6 +70,8 @@ def value_and_grad(
     >>> d_m, d_s
     (0.0, 0.0)
     """
+    if isinstance(f, Jit):
+        return _rejit(f, "value_and_grad", argnums, allow_constant)
     vg = ValueAndGrad(f, argnums, allow_constant=allow_constant)
     _functools.update_wrapper(vg, f)
     return vg
@@ -86,15 +88,92 @@ def grad(
     >>> revad.grad(lambda x: revad.exp(2.0 * x))(0.0)
     2.0
     """
+    if isinstance(f, Jit):
+        return _rejit(f, "grad", argnums, allow_constant)
     vg = ValueAndGrad(f, argnums, allow_constant=allow_constant)
 
     @_functools.wraps(f)
     def gradient_of_f(*args: Any, **kwargs: Any) -> Any:
         return vg(*args, **kwargs)[1]
 
+    gradient_of_f._revad_grad = vg  # type: ignore[attr-defined]  # what revad.jit reads
     return gradient_of_f
 
 
+def _rejit(
+    f: Jit, mode: str, argnums: int | Sequence[int], allow_constant: bool
+) -> Jit:
+    """A ``jit`` of ``f.fun`` in ``mode`` (``value_and_grad(jit(f))`` is ``jit(value_and_grad(f))``)."""
+    if f.mode != "value":
+        raise TypeError(f"revad.{mode}: the function is already differentiated (a {f.mode} jit)")
+    j = Jit(f.fun, argnums, mode=mode, allow_constant=allow_constant,
+            max_programs=f.max_programs)
+    _functools.update_wrapper(j, f.fun)
+    return j
+
+
+def jit(
+    f: Callable[..., Any] | None = None,
+    *,
+    argnums: int | Sequence[int] | None = None,
+    max_programs: int = 8,
+) -> Any:
+    """``f`` recorded once and replayed in Rust, as JAX's ``jit`` but without a compile step.
+
+    The first call runs ``f`` in Python and records each revad operation it makes into a
+    program held in Rust; later calls whose arguments have the same kinds and shapes replay
+    that program without running Python, calling the same core functions (so the results are
+    bit for bit an eager call's). Wrap a differentiated function to replay its gradient too:
+    ``jit(value_and_grad(f, argnums))`` (or ``value_and_grad(jit(f), argnums)``) and
+    ``jit(grad(f))``; ``jit(f)`` alone returns ``f``'s value, with every float and array
+    argument (or those in ``argnums``) traced.
+
+    - **Guards.** A comparison of a Var that Python branches on (``if x > 0:``) is recorded
+      with its outcome; a replay where it comes out differently is dropped and ``f`` is
+      recorded again for that branch. Up to ``max_programs`` programs (signatures and branches)
+      are kept, least recently used dropped first. ``revad.where`` / ``if_else`` on Vars
+      compute both sides and select, as Stan does.
+    - **Fallback.** A function that turns a Var into a number (``float(v)``, ``v.value``,
+      ``math.exp(v)``) or calls a revad function that has no replay yet runs eagerly from then
+      on, with one ``RevadWarning`` saying why; its results are the same.
+    - **Arguments.** Floats and arrays that are not differentiated are inputs too: new values
+      replay (``f`` receives a scalar Var or a ``revad.Data`` for them while recording). Other
+      arguments, keyword arguments and values ``f`` reads from its closure are constants fixed
+      at recording, as in ``jax.jit``; a call with a different constant records again. Python
+      side effects (printing, appending to a list) happen only while recording.
+    - **Batches and threads.** ``jit(value_and_grad(f)).value_and_grad_batch(xs)`` evaluates
+      many points on a thread pool with the GIL released. A jitted function pickles (it is
+      recorded again where it is unpickled), so it runs under ``multiprocessing`` and Dask.
+
+    Usable as a decorator, with or without arguments.
+
+    >>> import revad
+    >>> @revad.jit
+    ... @revad.value_and_grad
+    ... def f(x):
+    ...     return x * revad.log(x) if x > 1.0 else x * x
+    >>> f(2.0)[1] == 1.0 + revad.log(2.0)
+    True
+    >>> f(0.5)
+    (0.25, 1.0)
+    """
+    if f is None:
+        return _functools.partial(jit, argnums=argnums, max_programs=max_programs)
+    if isinstance(f, ValueAndGrad):
+        mode, fun = "value_and_grad", f.fun
+        argnums, allow_constant = f.argnums, f.allow_constant
+    elif hasattr(f, "_revad_grad"):
+        vg = f._revad_grad
+        mode, fun, argnums, allow_constant = "grad", vg.fun, vg.argnums, vg.allow_constant
+    elif isinstance(f, Jit):
+        return f
+    else:
+        mode, fun, allow_constant = "value", f, False
+    j = Jit(fun, argnums, mode=mode, allow_constant=allow_constant, max_programs=max_programs)
+    _functools.update_wrapper(j, fun)
+    return j
+
+
 # Every name of the compiled module (PyO3 lists each function and class it adds in its
-# `__all__`), the two defined here, and the model's.
-__all__ = [*_revad.__all__, "value_and_grad", "grad", *model.__all__]
+# `__all__`), the three defined here, and the model's.
+__all__ = [*_revad.__all__, "value_and_grad", "grad", "jit", *model.__all__]

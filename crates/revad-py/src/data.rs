@@ -16,6 +16,7 @@ use crate::args::{Arr, Ax, X};
 use crate::convert::{read_ndarray, type_name};
 use crate::family::family;
 use crate::handle::{PyData, Values};
+use crate::record;
 
 #[pymethods]
 impl PyData {
@@ -56,6 +57,7 @@ impl PyData {
     fn value<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         let data = slf.get();
+        record::on_data_leak(&data.operand());
         let array = data.numpy.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
             let array = match &data.values {
                 Values::V(v) => v.to_pyarray(py).into_any(),
@@ -103,6 +105,7 @@ impl PyData {
                 "Data: a copy is needed to make a NumPy array (revad's values are not shared)",
             ));
         }
+        record::on_data_leak(&self.operand());
         let a = self.to_numpy(py);
         match dtype {
             Some(t) => a.call_method1("astype", (t,)),

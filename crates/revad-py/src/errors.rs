@@ -202,3 +202,9 @@ pub fn float_leak(py: Python<'_>, how: &str) -> PyResult<()> {
 pub fn size_error(message: impl Into<String>) -> PyErr {
     SIZE_ERROR.err(message)
 }
+
+/// Issues `RevadWarning` with `message` (an error only if the warning filters make it one).
+pub fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
+    let message = std::ffi::CString::new(message.replace('\0', " ")).expect("no NUL left");
+    PyErr::warn(py, REVAD_WARNING.get(py)?.as_any(), &message, 1)
+}

@@ -314,37 +314,44 @@ fn selection(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<(Vec<usize>, V
     Ok((positions, out_shape))
 }
 
-/// `a[key]` as NumPy reads it (see [`selection`]): a scalar Var sharing `a`'s adjoint slot for
-/// a single element, else the selected elements as ONE gathering node (`matrix::gather`).
-pub fn getitem<S: Storage>(a: &Var<S>, shape: &[usize], key: &Bound<'_, PyAny>) -> PyResult<Res> {
+/// The elements `key` selects from an array of `shape`, as NumPy reads it (see
+/// [`selection`]): their row-major positions and the result's shape (`[]` for one element).
+pub fn select_positions(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<(Vec<usize>, Vec<usize>)> {
     // The common cases first: `v[i]` of a vector, `m[i, j]` of a matrix.
     let plain_int = |o: &Bound<'_, PyAny>| o.is_exact_instance_of::<PyInt>();
     if let ([n], true) = (shape, plain_int(key)) {
-        let i = key;
-        let k = in_axis(i.extract()?, *n, 0)?;
-        return Ok(Res::S(Out::V(a.element(k))));
+        return Ok((vec![in_axis(key.extract()?, *n, 0)?], vec![]));
     }
     if let ([r, c], Ok(t)) = (shape, key.cast::<PyTuple>()) {
         if let (2, Ok(i), Ok(j)) = (t.len(), t.get_item(0), t.get_item(1)) {
             if plain_int(&i) && plain_int(&j) {
                 let (i, j) = (in_axis(i.extract()?, *r, 0)?, in_axis(j.extract()?, *c, 1)?);
-                return Ok(Res::S(Out::V(a.element(i * c + j))));
+                return Ok((vec![i * c + j], vec![]));
             }
         }
     }
     let (positions, out) = selection(key, shape)?;
-    match out[..] {
-        [] => Ok(Res::S(Out::V(a.element(positions[0])))),
-        [n] => Ok(Res::V(Arr::V(
-            matrix::gather(a, &positions, (n, 1)).map_err(to_py)?,
-        ))),
-        [r, c] => Ok(Res::M(Arr::V(
-            matrix::gather(a, &positions, (r, c)).map_err(to_py)?,
-        ))),
-        _ => Err(errors::size_error(format!(
+    if out.len() > 2 {
+        return Err(errors::size_error(format!(
             "revad arrays have at most 2 dimensions; this index gives shape {}",
             shape_str(&out)
+        )));
+    }
+    Ok((positions, out))
+}
+
+/// The elements of `a` at `positions` (from [`select_positions`]) in shape `out`: a scalar Var
+/// sharing `a`'s adjoint slot for one element, else ONE gathering node (`matrix::gather`).
+pub fn take<S: Storage>(a: &Var<S>, positions: &[usize], out: &[usize]) -> PyResult<Res> {
+    match *out {
+        [] => Ok(Res::S(Out::V(a.element(positions[0])))),
+        [n] => Ok(Res::V(Arr::V(
+            matrix::gather(a, positions, (n, 1)).map_err(to_py)?,
         ))),
+        [r, c] => Ok(Res::M(Arr::V(
+            matrix::gather(a, positions, (r, c)).map_err(to_py)?,
+        ))),
+        _ => unreachable!("select_positions gives at most 2 dimensions"),
     }
 }
 

@@ -84,4 +84,6 @@ families! {
     transform,
     arrays,
     ode,
+    // Record once, replay in Rust.
+    jit,
 }

@@ -74,31 +74,19 @@ impl Point {
 
     /// The input variables and the object `f` receives.
     pub fn make<'py>(&self, py: Python<'py>) -> PyResult<(Inputs, Bound<'py, PyAny>)> {
-        Ok(match self {
-            Point::Scalar(x) => {
-                let v = Var::new(*x);
-                let obj = Bound::new(py, PyVar::wrap(v))?.into_any();
-                (Inputs::Scalar(v), obj)
-            }
-            Point::Sequence(xs) => {
-                let vars: Vec<Var> = xs.iter().map(|&x| Var::new(x)).collect();
-                let items = vars
-                    .iter()
-                    .map(|&v| Bound::new(py, PyVar::wrap(v)))
-                    .collect::<PyResult<Vec<_>>>()?;
-                (Inputs::Scalars(vars), PyList::new(py, items)?.into_any())
-            }
-            Point::Array1(v) => {
-                let a = Var::array(v.clone());
-                let obj = Bound::new(py, PyVar::wrap_vector(&a))?.into_any();
-                (Inputs::Vector(a), obj)
-            }
-            Point::Array2(m) => {
-                let a = Var::array(m.clone());
-                let obj = Bound::new(py, PyVar::wrap_matrix(&a))?.into_any();
-                (Inputs::Matrix(a), obj)
-            }
-        })
+        let inputs = self.vars();
+        let obj = inputs.object(py)?;
+        Ok((inputs, obj))
+    }
+
+    /// The input variables (new variables on this thread's tape).
+    pub fn vars(&self) -> Inputs {
+        match self {
+            Point::Scalar(x) => Inputs::Scalar(Var::new(*x)),
+            Point::Sequence(xs) => Inputs::Scalars(xs.iter().map(|&x| Var::new(x)).collect()),
+            Point::Array1(v) => Inputs::Vector(Var::array(v.clone())),
+            Point::Array2(m) => Inputs::Matrix(Var::array(m.clone())),
+        }
     }
 }
 
@@ -112,6 +100,32 @@ pub enum Inputs {
 }
 
 impl Inputs {
+    /// The object `f` receives: a scalar Var, a list of them, or an array Var.
+    pub fn object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self {
+            Inputs::Scalar(v) => Bound::new(py, PyVar::wrap(*v))?.into_any(),
+            Inputs::Scalars(vars) => {
+                let items = vars
+                    .iter()
+                    .map(|&v| Bound::new(py, PyVar::wrap(v)))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)?.into_any()
+            }
+            Inputs::Vector(a) => Bound::new(py, PyVar::wrap_vector(a))?.into_any(),
+            Inputs::Matrix(a) => Bound::new(py, PyVar::wrap_matrix(a))?.into_any(),
+        })
+    }
+
+    /// The variables as operands, appended to `out` (one per scalar of a list).
+    pub fn operands(&self, out: &mut Vec<X>) {
+        match self {
+            Inputs::Scalar(v) => out.push(X::S(Arg::V(*v))),
+            Inputs::Scalars(vars) => out.extend(vars.iter().map(|&v| X::S(Arg::V(v)))),
+            Inputs::Vector(a) => out.push(X::A(Ax::V(Arr::V(a.clone())))),
+            Inputs::Matrix(a) => out.push(X::A(Ax::M(Arr::V(a.clone())))),
+        }
+    }
+
     pub fn len(&self) -> usize {
         match self {
             Inputs::Scalar(_) => 1,
@@ -177,24 +191,42 @@ pub fn value_and_gradients<'py>(
     function: &'static str,
     allow_constant: bool,
 ) -> PyResult<(f64, Bound<'py, PyAny>)> {
-    let (value, swept) = match returned(y, function)? {
+    let y_arg = returned(y, function)?;
+    if let (Arg::F(c), false) = (y_arg, allow_constant) {
+        return Err(constant_result(function, c, &type_name(y)));
+    }
+    let inputs: SmallVec<[&Inputs; 4]> = made.iter().map(|(x, _)| x).collect();
+    finish(py, y_arg, &inputs, one, function, allow_constant)
+}
+
+/// Sweeps from `y` (what `f` returned); returns the value and the gradient: the first input's
+/// alone when `one`, else a tuple of every input's.
+pub fn finish<'py>(
+    py: Python<'py>,
+    y: Arg,
+    inputs: &[&Inputs],
+    one: bool,
+    function: &'static str,
+    allow_constant: bool,
+) -> PyResult<(f64, Bound<'py, PyAny>)> {
+    let (value, swept) = match y {
         Arg::V(v) => {
             v.try_grad().map_err(to_py)?;
             (v.value(), true)
         }
         Arg::F(c) if allow_constant => (c, false),
-        Arg::F(c) => return Err(constant_result(function, c, y)),
+        Arg::F(c) => return Err(constant_result(function, c, "float")),
     };
     let grad_of = |x: &Inputs| match swept {
         true => x.gradient(py),
         false => x.zero_gradient(py),
     };
     let grad = match one {
-        true => grad_of(&made[0].0)?,
+        true => grad_of(inputs[0])?,
         false => {
-            let grads = made
+            let grads = inputs
                 .iter()
-                .map(|(x, _)| grad_of(x))
+                .map(|x| grad_of(x))
                 .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, grads)?.into_any()
         }
@@ -224,14 +256,14 @@ pub fn sweep(
 }
 
 /// The `TypeError` for `f` returning a plain number where a gradient was asked for.
-pub fn constant_result(function: &'static str, c: f64, y: &Bound<'_, PyAny>) -> PyErr {
+pub fn constant_result(function: &'static str, c: f64, type_name: &str) -> PyErr {
     PyTypeError::new_err(format!(
         "{function}: f returned a plain number ({c:?}, a {}), not a revad.Var, so it does not \
          depend on the inputs and its gradient would be 0. A Var converted to a number inside \
          f (float(v), math.exp(v), v.item(); see RevadWarning) drops out of the gradient: use \
          revad's or NumPy's functions on Vars instead. If f is constant on purpose, pass \
          allow_constant=True (the gradient is then 0).",
-        type_name(y)
+        type_name
     ))
 }
 

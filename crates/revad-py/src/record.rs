@@ -18,12 +18,43 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use revad::program::{Check, Program};
 use revad::matrix::Operand;
-use revad::Storage;
 
 use crate::args::{Arg, Arr, Ax, Out, Res, X};
 
-/// The programs revad records: slots of arguments, errors of Python.
-pub type Prog = Program<X, PyErr>;
+/// The programs revad records: slots of arguments, errors of Python, constants of data.
+pub type Prog = Program<X, PyErr, Const>;
+
+/// A constant of a program: a float or a data array (never a variable, which belongs to one
+/// thread's tape, so a program can be replayed on any thread).
+#[derive(Clone)]
+pub enum Const {
+    /// A float.
+    F(f64),
+    /// A 1-D array.
+    V(revad::Vector),
+    /// A 2-D array.
+    M(revad::Matrix),
+}
+
+impl From<Const> for X {
+    fn from(c: Const) -> X {
+        match c {
+            Const::F(x) => X::S(Arg::F(x)),
+            Const::V(v) => X::A(Ax::V(Arr::D(v))),
+            Const::M(m) => X::A(Ax::M(Arr::D(m))),
+        }
+    }
+}
+
+/// An operand that is not a variable, as a constant (`None` for a variable).
+pub fn to_const(x: &X) -> Option<Const> {
+    match x {
+        X::S(Arg::F(x)) => Some(Const::F(*x)),
+        X::A(Ax::V(Arr::D(v))) => Some(Const::V(v.clone())),
+        X::A(Ax::M(Arr::D(m))) => Some(Const::M(m.clone())),
+        _ => None,
+    }
+}
 
 /// What a variable is known by while recording: its key, its kind and shape, and where its
 /// values are (two handles sharing one run of adjoints, a scalar `v[0]` and its vector `v`
@@ -84,7 +115,7 @@ pub struct Recorder {
 }
 
 thread_local! {
-    static RECORDER: RefCell<Option<Recorder>> = const { RefCell::new(None) };
+    static RECORDER: RefCell<Option<Box<Recorder>>> = const { RefCell::new(None) };
     /// Whether a recording is open (read on every Var access: a `Cell` is cheapest).
     static RECORDING: Cell<bool> = const { Cell::new(false) };
     /// How many declared functions are reading their arguments now.
@@ -118,7 +149,7 @@ pub fn start(inputs: &[X]) -> Option<RecordingGuard> {
             r.data.insert(id, k as u32);
         }
     }
-    RECORDER.with(|c| *c.borrow_mut() = Some(r));
+    RECORDER.with(|c| *c.borrow_mut() = Some(Box::new(r)));
     RECORDING.with(|c| c.set(true));
     Some(RecordingGuard(()))
 }
@@ -145,7 +176,7 @@ impl RecordingGuard {
         }
         let slot = match r.slot(output) {
             Ok(Some(s)) => s,
-            Ok(None) => r.program.constant(output.clone()),
+            Ok(None) => r.program.constant(to_const(output).expect("not a variable")),
             Err(why) => return Err(why),
         };
         r.program.set_output(slot);
@@ -287,7 +318,9 @@ pub fn apply<F: Operation>(function: &'static str, args: &[X], f: F) -> PyResult
         let operands: Vec<u32> = slots
             .iter()
             .zip(args)
-            .map(|(s, x)| s.unwrap_or_else(|| r.program.constant(x.clone())))
+            .map(|(s, x)| {
+                s.unwrap_or_else(|| r.program.constant(to_const(x).expect("not a variable")))
+            })
             .collect();
         let slot = r
             .program
@@ -314,7 +347,11 @@ pub fn guard(args: &[X], check: Check<X>) {
                 let operands: Vec<u32> = slots
                     .iter()
                     .zip(args)
-                    .map(|(s, x)| s.unwrap_or_else(|| r.program.constant(x.clone())))
+                    .map(|(s, x)| {
+                        s.unwrap_or_else(|| {
+                            r.program.constant(to_const(x).expect("not a variable"))
+                        })
+                    })
                     .collect();
                 r.program.guard(check, &operands);
             }
@@ -324,13 +361,4 @@ pub fn guard(args: &[X], check: Check<X>) {
             }
         }
     });
-}
-
-/// The values of a scalar or array operand, in row-major order (for guards).
-pub fn values(x: &X) -> Vec<f64> {
-    match x {
-        X::S(a) => vec![a.value()],
-        X::A(Ax::V(a)) => Storage::as_slice(a.value()).to_vec(),
-        X::A(Ax::M(a)) => Storage::as_slice(a.value()).to_vec(),
-    }
 }

@@ -5,20 +5,24 @@
 //! its reflected form, and both call [`operator`], which takes a scalar pair on a fast path and
 //! everything else (arrays, NumPy operands, broadcasting) through `ops`.
 
+use std::sync::Arc;
+
+use numpy::PyArrayMethods;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
 use revad::matrix::Reduction;
 use revad::Var;
 
-use crate::args::{shape_str, Arg, Arr, Ax, X};
-use crate::convert::{adj_array, arg, read_ndarray, try_arg, try_x, x_arg};
+use crate::args::{shape_str, Arg, Arr, Ax, Out, Res, X};
+use crate::convert::{adj_array, arg, read_ndarray, try_x, x_arg};
 use crate::errors;
 use crate::family::family;
 use crate::handle::{read, write, PyVar, Val};
 use crate::index;
-use crate::ops::{elementwise, matmul_x, Op};
+use crate::record;
+use crate::ops::{broadcast_shape, elementwise, matmul_x, Op};
 use crate::shape;
 
 /// What a binary operator does with its two operands.
@@ -40,37 +44,56 @@ fn operator(
     reflected: bool,
     how: Binary,
 ) -> PyResult<Py<PyAny>> {
-    let a = this.x(function)?;
-    // Scalar op scalar (a float or a scalar Var), the common case, without the array machinery.
-    if let (Binary::Elementwise(op), X::S(a)) = (how, &a) {
-        let b = if let Ok(o) = other.cast::<PyVar>() {
-            let o = o.get();
-            match o.val {
-                Val::S(value) => {
-                    o.check_thread(function)?;
-                    Some(Arg::V(o.live_scalar(value, function)?))
-                }
-                _ => None,
-            }
-        } else if let Ok(x) = other.cast::<PyFloat>() {
-            Some(Arg::F(x.value()))
-        } else {
-            None
-        };
-        if let Some(b) = b {
-            let (a, b) = if reflected { (b, *a) } else { (*a, b) };
-            return op.scalar(a, b).into_py(py);
-        }
-    }
-    let Some(b) = try_x(other, function)? else {
+    let Some((a, b)) = record::declared(|| operands(this, other, function, reflected, how))?
+    else {
         return Ok(py.NotImplemented());
     };
-    let (a, b) = if reflected { (b, a) } else { (a, b) };
+    let args = [a, b];
     match how {
-        Binary::Elementwise(op) => elementwise(op, a, b),
-        Binary::MatMul => matmul_x(a, b),
+        Binary::Elementwise(op) => record::apply(function, &args, move |x| match x {
+            // Scalar op scalar (a float or a scalar Var), the common case, without the array
+            // machinery.
+            [X::S(a), X::S(b)] => Ok(Res::S(op.scalar(*a, *b))),
+            [a, b] => elementwise(op, a.clone(), b.clone()),
+            _ => unreachable!("two operands"),
+        }),
+        Binary::MatMul => record::apply(function, &args, |x| {
+            matmul_x(x[0].clone(), x[1].clone())
+        }),
     }?
     .into_py(py)
+}
+
+/// The operands of a binary operator, in order (`other`, `this` when `reflected`), or `None`
+/// when the other operand is not a number, a Var, a NumPy array or a `revad.Data`.
+fn operands(
+    this: &PyVar,
+    other: &Bound<'_, PyAny>,
+    function: &'static str,
+    reflected: bool,
+    how: Binary,
+) -> PyResult<Option<(X, X)>> {
+    let a = this.x(function)?;
+    let mut b = None;
+    if let (Binary::Elementwise(_), X::S(_)) = (how, &a) {
+        if let Ok(o) = other.cast::<PyVar>() {
+            let o = o.get();
+            if let Val::S(value) = o.val {
+                o.check_thread(function)?;
+                b = Some(X::S(Arg::V(o.live_scalar(value, function)?)));
+            }
+        } else if let Ok(x) = other.cast::<PyFloat>() {
+            b = Some(X::S(Arg::F(x.value())));
+        }
+    }
+    let b = match b {
+        Some(b) => b,
+        None => match try_x(other, function)? {
+            Some(b) => b,
+            None => return Ok(None),
+        },
+    };
+    Ok(Some(if reflected { (b, a) } else { (a, b) }))
 }
 
 /// `#[pymethods] impl PyVar` with the methods given after the table, plus two methods per row of
@@ -503,7 +526,21 @@ operators! {
 
     fn __bool__(&self) -> PyResult<bool> {
         match self.val {
-            Val::S(x) => Ok(x != 0.0),
+            Val::S(x) => {
+                // A branch on the value: a guard while recording.
+                let seen = x != 0.0;
+                if record::recording() {
+                    let v = record::declared(|| self.x("__bool__"))?;
+                    record::guard(
+                        &[v],
+                        Arc::new(move |a: &[X]| match &a[0] {
+                            X::S(v) => (v.value() != 0.0) == seen,
+                            _ => false,
+                        }),
+                    );
+                }
+                Ok(seen)
+            }
             _ => Err(errors::size_error(
                 "the truth value of an array revad.Var is ambiguous; compare its .value",
             )),
@@ -521,13 +558,19 @@ operators! {
     /// ``v[i]`` (a scalar Var sharing the adjoint run), ``v[a:b]``, ``m[i]`` (a row),
     /// ``m[i, j]``, ``m[a:b, c:d]``.
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        match self.x("__getitem__")? {
-            X::A(Ax::V(Arr::V(v))) => index::getitem(&v, &self.shape_vec(), key)?.into_py(py),
-            X::A(Ax::M(Arr::V(m))) => index::getitem(&m, &self.shape_vec(), key)?.into_py(py),
-            _ => Err(PyTypeError::new_err(
+        let a = record::declared(|| self.x("__getitem__"))?;
+        if !self.is_array() {
+            return Err(PyTypeError::new_err(
                 "a scalar revad.Var is not subscriptable",
-            )),
+            ));
         }
+        let (positions, out) = index::select_positions(key, &self.shape_vec())?;
+        record::apply("__getitem__", &[a], move |x| match &x[0] {
+            X::A(Ax::V(Arr::V(v))) => index::take(v, &positions, &out),
+            X::A(Ax::M(Arr::V(m))) => index::take(m, &positions, &out),
+            _ => unreachable!("an array Var"),
+        })?
+        .into_py(py)
     }
 
     /// Assignment in place: ``v[i] = x``, ``v[a:b] = w``, ``m[i, j] = x``, ``m[i] = row``,
@@ -590,26 +633,28 @@ operators! {
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self.x("__neg__")? {
-            X::S(Arg::V(v)) => Ok(Py::new(py, PyVar::wrap(-v))?.into_any()),
-            a => elementwise(Op::Mul, a, X::S(Arg::F(-1.0)))?.into_py(py),
-        }
+        let a = record::declared(|| self.x("__neg__"))?;
+        record::apply("__neg__", &[a], |x| match &x[0] {
+            X::S(Arg::V(v)) => Ok(Res::S(Out::V(-*v))),
+            a => elementwise(Op::Mul, a.clone(), X::S(Arg::F(-1.0))),
+        })?
+        .into_py(py)
     }
     fn __pos__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         slf.get().x("__pos__")?;
         Ok(slf)
     }
     fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(match self.x("__abs__")? {
-            X::S(Arg::V(v)) => Py::new(py, PyVar::wrap(revad::abs(v)))?.into_any(),
-            X::A(Ax::V(Arr::V(v))) => {
-                Py::new(py, PyVar::wrap_vector(&revad::matrix::abs(&v)))?.into_any()
-            }
-            X::A(Ax::M(Arr::V(m))) => {
-                Py::new(py, PyVar::wrap_matrix(&revad::matrix::abs(&m)))?.into_any()
-            }
-            _ => unreachable!("a Var is a variable"),
-        })
+        let a = record::declared(|| self.x("__abs__"))?;
+        record::apply("__abs__", &[a], |x| {
+            Ok(match &x[0] {
+                X::S(Arg::V(v)) => Res::S(Out::V(revad::abs(*v))),
+                X::A(Ax::V(Arr::V(v))) => Res::V(Arr::V(revad::matrix::abs(v))),
+                X::A(Ax::M(Arr::V(m))) => Res::M(Arr::V(revad::matrix::abs(m))),
+                _ => unreachable!("a Var is a variable"),
+            })
+        })?
+        .into_py(py)
     }
 
     fn __richcmp__(
@@ -618,49 +663,66 @@ operators! {
         other: &Bound<'_, PyAny>,
         op: CompareOp,
     ) -> PyResult<Py<PyAny>> {
-        let other_is_array = other.cast::<PyVar>().is_ok_and(|o| o.get().is_array())
-            || other.cast::<numpy::PyUntypedArray>().is_ok();
-        if self.is_array() || other_is_array {
-            // By value, elementwise, as NumPy compares.
-            self.x("comparison")?;
-            let a = self.value_obj(py)?;
-            let b = match other.cast::<PyVar>() {
-                Ok(o) => {
-                    o.get().x("comparison")?;
-                    o.get().value_obj(py)?
-                }
-                Err(_) => other.clone().unbind(),
-            };
-            let name = match op {
-                CompareOp::Lt => "lt",
-                CompareOp::Le => "le",
-                CompareOp::Eq => "eq",
-                CompareOp::Ne => "ne",
-                CompareOp::Gt => "gt",
-                CompareOp::Ge => "ge",
-            };
-            return Ok(py
-                .import("operator")?
-                .getattr(name)?
-                .call1((a, b))?
-                .unbind());
-        }
-        let Some(b) = try_arg(other, "comparison")? else {
+        let cmp: fn(f64, f64) -> bool = match op {
+            CompareOp::Lt => |a, b| a < b,
+            CompareOp::Le => |a, b| a <= b,
+            CompareOp::Eq => |a, b| a == b,
+            CompareOp::Ne => |a, b| a != b,
+            CompareOp::Gt => |a, b| a > b,
+            CompareOp::Ge => |a, b| a >= b,
+        };
+        let Some((a, b)) = record::declared(|| -> PyResult<Option<(X, X)>> {
+            let a = self.x("comparison")?;
+            Ok(try_x(other, "comparison")?.map(|b| (a, b)))
+        })?
+        else {
             return Ok(py.NotImplemented());
         };
-        let Val::S(a) = self.val else {
-            unreachable!("checked above")
+        // By value, elementwise with NumPy's broadcasting for arrays. While recording, the
+        // outcome is a guard: a replay where it comes out differently records again.
+        let Some((seen, shape)) = compare(&a, &b, cmp) else {
+            return Err(errors::size_error(format!(
+                "comparison: shapes {} and {} do not broadcast",
+                shape_str(&crate::ops::shape_of(&a)),
+                shape_str(&crate::ops::shape_of(&b))
+            )));
         };
-        let b = b.value();
-        let r = match op {
-            CompareOp::Lt => a < b,
-            CompareOp::Le => a <= b,
-            CompareOp::Eq => a == b,
-            CompareOp::Ne => a != b,
-            CompareOp::Gt => a > b,
-            CompareOp::Ge => a >= b,
-        };
-        Ok(r.into_pyobject(py)?.to_owned().into_any().unbind())
+        let expected = seen.clone();
+        record::guard(
+            &[a, b],
+            Arc::new(move |x: &[X]| {
+                compare(&x[0], &x[1], cmp).is_some_and(|(now, _)| now == expected)
+            }),
+        );
+        if shape.is_empty() {
+            return Ok(PyBool::new(py, seen[0]).to_owned().into_any().unbind());
+        }
+        let flat = numpy::PyArray1::from_vec(py, seen);
+        Ok(flat.reshape(shape)?.into_any().unbind())
+    }
+}
+
+/// `cmp` of two operands' values, elementwise with NumPy's broadcasting: the outcomes in
+/// row-major order and their shape, or `None` when the shapes do not broadcast.
+fn compare(a: &X, b: &X, cmp: fn(f64, f64) -> bool) -> Option<(Vec<bool>, Vec<usize>)> {
+    if let (X::S(a), X::S(b)) = (a, b) {
+        return Some((vec![cmp(a.value(), b.value())], vec![]));
+    }
+    let (av, bv) = (values_nd(a), values_nd(b));
+    let shape = broadcast_shape(av.shape(), bv.shape())?;
+    let (a2, b2) = (av.broadcast(shape.clone())?, bv.broadcast(shape.clone())?);
+    let out = ndarray::Zip::from(&a2)
+        .and(&b2)
+        .map_collect(|&x, &y| cmp(x, y));
+    Some((out.iter().copied().collect(), shape))
+}
+
+/// An operand's values as an n-dimensional array (0-d for a scalar).
+fn values_nd(x: &X) -> ndarray::ArrayD<f64> {
+    match x {
+        X::S(a) => ndarray::arr0(a.value()).into_dyn(),
+        X::A(Ax::V(a)) => a.value().to_owned().into_dyn(),
+        X::A(Ax::M(a)) => a.value().to_owned().into_dyn(),
     }
 }
 

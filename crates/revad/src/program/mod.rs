@@ -49,19 +49,23 @@ pub type Check<T> = Arc<dyn Fn(&[T]) -> bool + Send + Sync>;
 type Slots = SmallVec<[u32; 4]>;
 
 /// One step of a program.
-enum Step<T, E> {
+enum Step<T, E, C> {
     /// Computes a new slot.
     Op { op: Op<T, E>, args: Slots },
     /// Checks a decision; computes nothing.
     Guard { check: Check<T>, args: Slots },
     /// A constant (a new slot holding a copy of it).
-    Const(T),
+    Const(C),
 }
 
 /// A recorded list of operations on slots of `T`, replayed with new inputs by [`Program::run`].
-pub struct Program<T, E> {
+///
+/// Constants are kept as `C` (by default `T` itself) and turned into `T` as a replay reaches
+/// them: a slot type that holds variables (bound to one thread's tape) can keep its constants
+/// in a type without them, so that the program can be shared between threads.
+pub struct Program<T, E, C = T> {
     inputs: usize,
-    steps: Vec<Step<T, E>>,
+    steps: Vec<Step<T, E, C>>,
     /// Slots made by steps (operations and constants).
     slots: usize,
     guards: usize,
@@ -80,7 +84,7 @@ pub enum Replay<T, E> {
     Diverged(usize),
 }
 
-impl<T: Clone, E> Program<T, E> {
+impl<T: Clone, E, C: Clone + Into<T>> Program<T, E, C> {
     /// An empty program of `inputs` input slots.
     pub fn new(inputs: usize) -> Self {
         Program {
@@ -118,7 +122,7 @@ impl<T: Clone, E> Program<T, E> {
     }
 
     /// Adds a constant; returns its slot.
-    pub fn constant(&mut self, value: T) -> u32 {
+    pub fn constant(&mut self, value: C) -> u32 {
         let slot = self.first_free();
         self.steps.push(Step::Const(value));
         self.slots += 1;
@@ -188,7 +192,7 @@ impl<T: Clone, E> Program<T, E> {
                         return Replay::Diverged(k);
                     }
                 }
-                Step::Const(c) => frame.push(c.clone()),
+                Step::Const(c) => frame.push(c.clone().into()),
             }
         }
         let out = self.output.expect("Program::run: the program has no output");

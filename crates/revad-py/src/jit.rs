@@ -1,0 +1,872 @@
+//! `revad.Jit`: a Python function recorded once and replayed in Rust (`revad.jit`), and its
+//! batches on a thread pool.
+//!
+//! A call classifies its arguments (a point to differentiate, a float or an array that is not
+//! differentiated, anything else), which with their shapes make its signature. A program
+//! recorded for the same signature is replayed: no Python runs. A replay whose guard comes out
+//! differently is dropped (its tape scope recovered) and the next program of that signature is
+//! tried; when none fits, `f` runs in Python once more and is recorded for that branch. A
+//! function that cannot be recorded runs eagerly from then on, with one `RevadWarning`.
+
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use rayon::prelude::*;
+use revad::program::Replay;
+use revad::{tape, Var};
+use smallvec::SmallVec;
+
+use crate::args::{Arg, Arr, Ax, X};
+use crate::convert::{read_ndarray, try_x, type_name};
+use crate::errors::{self, to_py};
+use crate::family::family;
+use crate::handle::{PyData, PyVar, Values};
+use crate::point::{finish, Argnums, Inputs, Point};
+use crate::record::{self, to_const, Const, Prog};
+
+/// What a call returns.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// `f`'s value.
+    Value,
+    /// `(value, gradient)`, as `revad.value_and_grad`.
+    ValueAndGrad,
+    /// The gradient, as `revad.grad`.
+    Grad,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Value => "value",
+            Mode::ValueAndGrad => "value_and_grad",
+            Mode::Grad => "grad",
+        }
+    }
+}
+
+/// How one positional argument enters the program.
+enum Kind {
+    /// A point: new variables (differentiated, or traced in value mode).
+    Point(Point),
+    /// A float that is not differentiated: a variable whose gradient is dropped, so that a
+    /// new value replays instead of being a constant of the recording.
+    Float(f64),
+    /// An array that is not differentiated: a data input (`f` receives a `revad.Data` while
+    /// recording).
+    Data(Const),
+    /// Anything else: a constant of the recording, compared with the recorded one each call.
+    Static,
+}
+
+/// The shape of a point or data argument.
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    Scalar,
+    Sequence(usize),
+    Vector(usize),
+    Matrix(usize, usize),
+}
+
+impl Shape {
+    fn of_point(p: &Point) -> Shape {
+        match p {
+            Point::Scalar(_) => Shape::Scalar,
+            Point::Sequence(v) => Shape::Sequence(v.len()),
+            Point::Array1(v) => Shape::Vector(v.len()),
+            Point::Array2(m) => Shape::Matrix(m.nrows(), m.ncols()),
+        }
+    }
+}
+
+/// One argument's part of a call's signature.
+enum Sig {
+    Point(Shape),
+    Float,
+    Data(Shape),
+    Static(Py<PyAny>),
+}
+
+/// Whether two constants of a recording are the same: the same object, or equal numbers,
+/// strings, booleans, `None`s or tuples of them.
+fn same_static(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> bool {
+    if a.is(b) {
+        return true;
+    }
+    let plain = |x: &Bound<'_, PyAny>| {
+        x.is_none()
+            || x.is_instance_of::<PyInt>()
+            || x.is_instance_of::<PyFloat>()
+            || x.is_instance_of::<PyString>()
+            || x.is_instance_of::<PyBool>()
+            || x.is_instance_of::<PyTuple>()
+    };
+    plain(a) && plain(b) && a.get_type().is(b.get_type()) && a.eq(b).unwrap_or(false)
+}
+
+impl Sig {
+    fn matches(&self, other: &Sig, py: Python<'_>) -> bool {
+        match (self, other) {
+            (Sig::Point(a), Sig::Point(b)) | (Sig::Data(a), Sig::Data(b)) => a == b,
+            (Sig::Float, Sig::Float) => true,
+            (Sig::Static(a), Sig::Static(b)) => same_static(a.bind(py), b.bind(py)),
+            _ => false,
+        }
+    }
+}
+
+/// A recorded program and the signature it was recorded for.
+struct Entry {
+    sig: Vec<Sig>,
+    kwargs: Vec<(String, Py<PyAny>)>,
+    program: Arc<Prog>,
+}
+
+/// What a `Jit` has learned.
+#[derive(Default)]
+struct State {
+    /// Most recently used last.
+    entries: Vec<Entry>,
+    /// Why `f` runs eagerly, once it cannot be recorded.
+    eager: Option<String>,
+    recordings: u64,
+    replays: u64,
+    divergences: u64,
+}
+
+thread_local! {
+    /// The slots of replays on this thread, kept between calls.
+    static FRAME: RefCell<Vec<X>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Replays `program` on `inputs` in this thread's frame.
+fn replay(program: &Prog, inputs: Vec<X>) -> Replay<X, PyErr> {
+    FRAME.with(|f| {
+        let mut frame = f.borrow_mut();
+        let r = program.run(inputs, &mut frame);
+        frame.clear();
+        r
+    })
+}
+
+/// ``f`` recorded on its first call and replayed in Rust after: what ``revad.jit`` returns.
+///
+/// Calls whose arguments have the kinds and shapes of a recorded call replay its program
+/// without running Python: the same core functions, in the same order, on the new values, so
+/// the results are bit for bit those of an eager call. A comparison of a Var that chose a
+/// branch while recording is a guard; when it comes out differently the replay is dropped and
+/// ``f`` is recorded again for the new branch (up to ``max_programs`` programs are kept, the
+/// least recently used dropped first). A function that cannot be replayed (it turns a Var
+/// into a float, or calls a function that has no replay yet) runs eagerly, with one
+/// ``RevadWarning`` that says why; its results are the same.
+///
+/// Arguments: those named by ``argnums`` are differentiated (floats, sequences of floats,
+/// 1-D/2-D arrays, as in ``revad.value_and_grad``); other floats and arrays are inputs too
+/// (``f`` receives a scalar Var or a ``revad.Data`` while recording); anything else, and
+/// every keyword argument, is a constant of the recording, compared with the recorded one on
+/// each call (by value for numbers, strings and tuples, by identity otherwise). Values that
+/// ``f`` reads from its closure are constants too, as in ``jax.jit``, and Python side effects
+/// happen only while recording.
+///
+/// >>> import revad
+/// >>> f = revad.jit(revad.value_and_grad(lambda x: x * revad.log(x)))
+/// >>> f(2.0)[1] == f(2.0)[1]
+/// True
+#[pyclass(frozen, dict, name = "Jit", module = "revad")]
+pub struct PyJit {
+    f: Py<PyAny>,
+    argnums: Option<Argnums>,
+    argnums_obj: Py<PyAny>,
+    mode: Mode,
+    allow_constant: bool,
+    max_programs: usize,
+    state: Mutex<State>,
+}
+
+impl PyJit {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The positions differentiated (in `argnums` order) among `n` arguments; in value mode
+    /// without `argnums`, every float and array.
+    fn positions(&self, args: &Bound<'_, PyTuple>) -> PyResult<SmallVec<[usize; 4]>> {
+        match &self.argnums {
+            Some(a) => a.positions(args.len()),
+            None => Ok(args
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| is_number_or_array(a))
+                .map(|(i, _)| i)
+                .collect()),
+        }
+    }
+
+    /// Each argument's kind, and the call's signature.
+    fn classify(
+        &self,
+        args: &Bound<'_, PyTuple>,
+        positions: &[usize],
+    ) -> PyResult<(Vec<Kind>, Vec<Sig>)> {
+        let mut kinds = Vec::with_capacity(args.len());
+        let mut sig = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            if positions.contains(&i) {
+                let p = Point::read(&a, "jit")?;
+                sig.push(Sig::Point(Shape::of_point(&p)));
+                kinds.push(Kind::Point(p));
+            } else if let Ok(x) = a.cast::<PyFloat>() {
+                sig.push(Sig::Float);
+                kinds.push(Kind::Float(x.value()));
+            } else if a.cast::<numpy::PyUntypedArray>().is_ok() || a.cast::<PyData>().is_ok() {
+                match read_ndarray(&a, "jit")? {
+                    Some(X::S(Arg::F(x))) => {
+                        sig.push(Sig::Float);
+                        kinds.push(Kind::Float(x));
+                    }
+                    Some(x @ X::A(_)) => {
+                        sig.push(Sig::Data(match &x {
+                            X::A(Ax::V(v)) => Shape::Vector(v.value().len()),
+                            X::A(Ax::M(m)) => {
+                                let (r, c) = m.value().dim();
+                                Shape::Matrix(r, c)
+                            }
+                            X::S(_) => Shape::Scalar,
+                        }));
+                        kinds.push(Kind::Data(to_const(&x).expect("data")));
+                    }
+                    _ => {
+                        sig.push(Sig::Static(a.clone().unbind()));
+                        kinds.push(Kind::Static);
+                    }
+                }
+            } else {
+                sig.push(Sig::Static(a.clone().unbind()));
+                kinds.push(Kind::Static);
+            }
+        }
+        Ok((kinds, sig))
+    }
+
+    /// The programs recorded for this signature, most recently used first.
+    fn candidates(
+        &self,
+        py: Python<'_>,
+        sig: &[Sig],
+        kwargs: &[(String, Py<PyAny>)],
+    ) -> SmallVec<[Arc<Prog>; 2]> {
+        let state = self.state();
+        state
+            .entries
+            .iter()
+            .rev()
+            .filter(|e| {
+                e.sig.len() == sig.len()
+                    && e.sig.iter().zip(sig).all(|(a, b)| a.matches(b, py))
+                    && e.kwargs.len() == kwargs.len()
+                    && e.kwargs.iter().zip(kwargs).all(|((ka, va), (kb, vb))| {
+                        ka == kb && same_static(va.bind(py), vb.bind(py))
+                    })
+            })
+            .map(|e| e.program.clone())
+            .collect()
+    }
+
+    /// Marks `program` most recently used.
+    fn touch(&self, program: &Arc<Prog>) {
+        let mut state = self.state();
+        state.replays += 1;
+        if let Some(k) = state.entries.iter().position(|e| Arc::ptr_eq(&e.program, program)) {
+            if k + 1 != state.entries.len() {
+                let e = state.entries.remove(k);
+                state.entries.push(e);
+            }
+        }
+    }
+
+    /// What a call returns, from what `f` (or its replay) returned.
+    fn output(
+        &self,
+        py: Python<'_>,
+        y: X,
+        inputs: &[Option<Inputs>],
+        positions: &[usize],
+    ) -> PyResult<Py<PyAny>> {
+        if self.mode == Mode::Value {
+            return Ok(match y {
+                X::S(a) => a.value().into_pyobject(py)?.into_any().unbind(),
+                X::A(Ax::V(a)) => numpy::ToPyArray::to_pyarray(a.value(), py)
+                    .into_any()
+                    .unbind(),
+                X::A(Ax::M(a)) => numpy::ToPyArray::to_pyarray(a.value(), py)
+                    .into_any()
+                    .unbind(),
+            });
+        }
+        let X::S(y) = y else {
+            return Err(PyTypeError::new_err(
+                "jit: f must return a float or a scalar revad.Var to be differentiated, not \
+                 an array",
+            ));
+        };
+        let diff: SmallVec<[&Inputs; 4]> = positions
+            .iter()
+            .map(|&i| inputs[i].as_ref().expect("a differentiated argument has inputs"))
+            .collect();
+        let one = matches!(self.argnums, Some(Argnums::One(_)));
+        let (value, grad) = finish(py, y, &diff, one, "jit", self.allow_constant)?;
+        Ok(match self.mode {
+            Mode::Grad => grad.unbind(),
+            _ => PyTuple::new(py, [value.into_pyobject(py)?.into_any(), grad])?
+                .into_any()
+                .unbind(),
+        })
+    }
+
+    /// The call: a replay, or a recording (or an eager run) when none fits.
+    fn call(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let positions = self.positions(args)?;
+        let (kinds, sig) = self.classify(args, &positions)?;
+        let kw: Vec<(String, Py<PyAny>)> = match kwargs {
+            Some(d) => d
+                .iter()
+                .map(|(k, v)| Ok((k.extract::<String>()?, v.unbind())))
+                .collect::<PyResult<_>>()?,
+            None => Vec::new(),
+        };
+        let eager = self.state().eager.is_some() || record::recording();
+        if eager {
+            return self.run_python(py, args, kwargs, &kinds, &positions, None);
+        }
+        for program in self.candidates(py, &sig, &kw) {
+            let _scope = tape::nested();
+            let (inputs, xs) = make_inputs(&kinds, args.len());
+            match replay(&program, xs) {
+                Replay::Done(y) => {
+                    self.touch(&program);
+                    return self.output(py, y, &inputs, &positions);
+                }
+                Replay::Failed(e) => return Err(e),
+                Replay::Diverged(_) => self.state().divergences += 1,
+            }
+        }
+        self.run_python(py, args, kwargs, &kinds, &positions, Some((sig, kw)))
+    }
+
+    /// Runs `f` in Python: recording it for signature `record` when given, else eagerly.
+    fn run_python(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+        kinds: &[Kind],
+        positions: &[usize],
+        record: Option<(Vec<Sig>, Vec<(String, Py<PyAny>)>)>,
+    ) -> PyResult<Py<PyAny>> {
+        let _scope = tape::nested();
+        let recording = record.is_some();
+        let (inputs, xs) = make_inputs(kinds, args.len());
+        let mut call_args: Vec<Bound<'_, PyAny>> = Vec::with_capacity(args.len());
+        for (i, kind) in kinds.iter().enumerate() {
+            call_args.push(match (kind, &inputs[i]) {
+                (Kind::Point(_), Some(inp)) => inp.object(py)?,
+                (Kind::Float(_), Some(Inputs::Scalar(v))) if recording => {
+                    Bound::new(py, PyVar::wrap(*v))?.into_any()
+                }
+                (Kind::Data(x), _) if recording => data_object(py, x)?,
+                _ => args.get_item(i)?,
+            });
+        }
+        let guard = if recording {
+            record::start(&xs)
+        } else {
+            None
+        };
+        let y = self.f.bind(py).call(PyTuple::new(py, call_args)?, kwargs);
+        let y = match y {
+            Ok(y) => y,
+            Err(e) => {
+                drop(guard);
+                let numpy_data = kinds.iter().enumerate().any(|(i, k)| {
+                    matches!(k, Kind::Data(_))
+                        && args.get_item(i).is_ok_and(|a| a.cast::<PyData>().is_err())
+                });
+                if recording && numpy_data {
+                    // `f` may need its NumPy arrays as NumPy arrays: run it eagerly.
+                    let out = self.run_python(py, args, kwargs, kinds, positions, None)?;
+                    self.go_eager(py, format!("f raised {e} when its arrays were revad.Data"))?;
+                    return Ok(out);
+                }
+                return Err(e);
+            }
+        };
+        let y_x = record::declared(|| try_x(&y, "jit"))?.ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "jit: f must return a float or a revad.Var, not {}",
+                type_name(&y)
+            ))
+        })?;
+        if let (Some(guard), Some((sig, kwargs))) = (guard, record) {
+            match guard.finish(&y_x) {
+                Ok(program) => {
+                    let mut state = self.state();
+                    state.recordings += 1;
+                    state.entries.push(Entry {
+                        sig,
+                        kwargs,
+                        program: Arc::new(program),
+                    });
+                    if state.entries.len() > self.max_programs {
+                        state.entries.remove(0);
+                    }
+                }
+                Err(why) => self.go_eager(py, why)?,
+            }
+        }
+        self.output(py, y_x, &inputs, positions)
+    }
+
+    /// Runs eagerly from now on, for `why` (with one warning).
+    fn go_eager(&self, py: Python<'_>, why: String) -> PyResult<()> {
+        let name = self
+            .f
+            .bind(py)
+            .getattr("__qualname__")
+            .and_then(|n| n.extract::<String>())
+            .unwrap_or_else(|_| "f".into());
+        let message = format!(
+            "revad.jit: {name} is not replayed and runs eagerly (its results are the same): \
+             {why}"
+        );
+        self.state().eager = Some(why);
+        errors::warn(py, &message)
+    }
+}
+
+/// Whether `a` is a float or a NumPy array / `revad.Data` (traced by a value-mode `jit`).
+fn is_number_or_array(a: &Bound<'_, PyAny>) -> bool {
+    a.is_instance_of::<PyFloat>()
+        || a.cast::<numpy::PyUntypedArray>().is_ok()
+        || a.cast::<PyData>().is_ok()
+}
+
+/// The inputs of a call: new variables for points and floats (by position), and every input
+/// as an operand, in slot order.
+fn make_inputs(kinds: &[Kind], n: usize) -> (Vec<Option<Inputs>>, Vec<X>) {
+    let mut inputs = Vec::with_capacity(n);
+    let mut xs = Vec::with_capacity(n);
+    for kind in kinds {
+        match kind {
+            Kind::Point(p) => {
+                let inp = p.vars();
+                inp.operands(&mut xs);
+                inputs.push(Some(inp));
+            }
+            Kind::Float(x) => {
+                let v = Var::new(*x);
+                xs.push(X::S(Arg::V(v)));
+                inputs.push(Some(Inputs::Scalar(v)));
+            }
+            Kind::Data(x) => {
+                xs.push(x.clone().into());
+                inputs.push(None);
+            }
+            Kind::Static => inputs.push(None),
+        }
+    }
+    (inputs, xs)
+}
+
+/// A data input as the `revad.Data` `f` receives while recording (sharing its values).
+fn data_object<'py>(py: Python<'py>, x: &Const) -> PyResult<Bound<'py, PyAny>> {
+    let values = match x {
+        Const::V(v) => Values::V(v.clone()),
+        Const::M(m) => Values::M(m.clone()),
+        Const::F(_) => unreachable!("a data input is an array"),
+    };
+    Ok(Bound::new(py, PyData::new(values))?.into_any())
+}
+
+/// The shared thread pools of batches, one per thread count.
+static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+
+fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Ok(p.clone());
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|k| format!("revad-batch-{k}"))
+        .build()
+        .map_err(|e| PyValueError::new_err(format!("value_and_grad_batch: {e}")))?;
+    let p = Arc::new(p);
+    pools.push((threads, p.clone()));
+    Ok(p)
+}
+
+/// The outcome of one point of a batch.
+enum RowOutcome {
+    Done,
+    Diverged,
+    Failed(PyErr),
+}
+
+/// Replays the first fitting program at one point of a batch, writing the value and the
+/// gradient of the differentiated input (slot `k` among the inputs).
+fn batch_row(
+    programs: &[Arc<Prog>],
+    kinds: &[Kind],
+    k: usize,
+    row: &Point,
+    value: &mut f64,
+    grad: &mut [f64],
+    allow_constant: bool,
+) -> RowOutcome {
+    for program in programs {
+        let _scope = tape::nested();
+        let inp = row.vars();
+        let mut xs = Vec::with_capacity(kinds.len() + 1);
+        for (i, kind) in kinds.iter().enumerate() {
+            if i == k {
+                inp.operands(&mut xs);
+                continue;
+            }
+            match kind {
+                Kind::Float(x) => xs.push(X::S(Arg::V(Var::new(*x)))),
+                Kind::Data(x) => xs.push(x.clone().into()),
+                _ => {}
+            }
+        }
+        match replay(program, xs) {
+            Replay::Done(X::S(Arg::V(v))) => {
+                if let Err(e) = v.try_grad() {
+                    return RowOutcome::Failed(to_py(e));
+                }
+                *value = v.value();
+                if let Err(e) = inp.adjoints_into(grad) {
+                    return RowOutcome::Failed(e);
+                }
+                return RowOutcome::Done;
+            }
+            Replay::Done(X::S(Arg::F(c))) if allow_constant => {
+                *value = c;
+                grad.fill(0.0);
+                return RowOutcome::Done;
+            }
+            Replay::Done(_) => {
+                return RowOutcome::Failed(PyTypeError::new_err(
+                    "value_and_grad_batch: f must return a scalar revad.Var",
+                ))
+            }
+            Replay::Failed(e) => return RowOutcome::Failed(e),
+            Replay::Diverged(_) => continue,
+        }
+    }
+    RowOutcome::Diverged
+}
+
+#[pymethods]
+impl PyJit {
+    #[new]
+    #[pyo3(signature = (f, argnums = None, *, mode = "value", allow_constant = false, max_programs = 8))]
+    fn py_new(
+        py: Python<'_>,
+        f: Py<PyAny>,
+        argnums: Option<&Bound<'_, PyAny>>,
+        mode: &str,
+        allow_constant: bool,
+        max_programs: usize,
+    ) -> PyResult<PyJit> {
+        let mode = match mode {
+            "value" => Mode::Value,
+            "value_and_grad" => Mode::ValueAndGrad,
+            "grad" => Mode::Grad,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "jit: mode must be 'value', 'value_and_grad' or 'grad', not {other:?}"
+                )))
+            }
+        };
+        if max_programs == 0 {
+            return Err(PyValueError::new_err(
+                "jit: max_programs must be at least 1",
+            ));
+        }
+        let parsed = match argnums {
+            Some(a) if !a.is_none() => Some(Argnums::read(a)?),
+            _ if mode == Mode::Value => None,
+            _ => Some(Argnums::One(0)),
+        };
+        let argnums_obj = match &parsed {
+            Some(Argnums::One(k)) => k.into_pyobject(py)?.into_any().unbind(),
+            Some(Argnums::Many(ks)) => PyTuple::new(py, ks)?.into_any().unbind(),
+            None => py.None(),
+        };
+        Ok(PyJit {
+            f,
+            argnums: parsed,
+            argnums_obj,
+            mode,
+            allow_constant,
+            max_programs,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.call(py, args, kwargs)
+    }
+
+    /// The function recorded.
+    #[getter]
+    fn fun(&self, py: Python<'_>) -> Py<PyAny> {
+        self.f.clone_ref(py)
+    }
+
+    /// The positional arguments differentiated (an int or a tuple), or ``None`` for a
+    /// value-mode ``jit`` that traces every float and array.
+    #[getter]
+    fn argnums(&self, py: Python<'_>) -> Py<PyAny> {
+        self.argnums_obj.clone_ref(py)
+    }
+
+    /// ``'value'`` (calls return ``f``'s value), ``'value_and_grad'`` or ``'grad'``.
+    #[getter]
+    fn mode(&self) -> &'static str {
+        self.mode.name()
+    }
+
+    /// Whether ``f`` may return a plain number (its gradient is then 0).
+    #[getter]
+    fn allow_constant(&self) -> bool {
+        self.allow_constant
+    }
+
+    /// How many programs (one per signature and branch) are kept.
+    #[getter]
+    fn max_programs(&self) -> usize {
+        self.max_programs
+    }
+
+    /// What happened so far: ``recordings``, ``replays``, ``divergences`` (replays dropped at
+    /// a guard), ``programs`` kept, and ``eager``: why ``f`` runs eagerly, or ``None``.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let state = self.state();
+        let d = PyDict::new(py);
+        d.set_item("recordings", state.recordings)?;
+        d.set_item("replays", state.replays)?;
+        d.set_item("divergences", state.divergences)?;
+        d.set_item("programs", state.entries.len())?;
+        d.set_item("eager", state.eager.clone())?;
+        Ok(d)
+    }
+
+    /// Value and gradient at each point of ``xs``, replayed in Rust on ``threads`` threads
+    /// (default: one per core) with the GIL released.
+    ///
+    /// ``xs`` is a 2-D array of points (one per row; or 1-D, one float per point) for the one
+    /// differentiated argument; ``args`` fill the other positional arguments in order. Returns
+    /// ``(values, grads)``: ``values[i]`` and ``grads[i]`` are what a call at ``xs[i]``
+    /// returns. A point whose guards take another branch is recorded through Python after the
+    /// others; an error at any point is raised (the first point's in order).
+    ///
+    /// >>> import numpy as np, revad
+    /// >>> f = revad.jit(revad.value_and_grad(lambda x: revad.sum(x * x)))
+    /// >>> values, grads = f.value_and_grad_batch(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    /// >>> values
+    /// array([ 5., 25.])
+    #[pyo3(signature = (xs, *args, threads = None, **kwargs))]
+    fn value_and_grad_batch<'py>(
+        &self,
+        py: Python<'py>,
+        xs: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyTuple>,
+        threads: Option<usize>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        const F: &str = "value_and_grad_batch";
+        let k = match (&self.argnums, self.mode) {
+            (Some(Argnums::One(k)), Mode::ValueAndGrad) => *k,
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "{F}: needs revad.jit(revad.value_and_grad(f, argnums)) with one int argnums"
+                )))
+            }
+        };
+        let n_args = args.len() + 1;
+        let k = if k < 0 { k + n_args as isize } else { k };
+        if k < 0 || k as usize >= n_args {
+            return Err(PyTypeError::new_err(format!(
+                "{F}: argnums {k} is not among the {n_args} arguments"
+            )));
+        }
+        let k = k as usize;
+        let threads = match threads {
+            Some(0) => return Err(PyValueError::new_err(format!("{F}: threads must be ≥ 1"))),
+            Some(t) => t,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let array = if xs.cast::<numpy::PyUntypedArray>().is_ok() || xs.cast::<PyData>().is_ok()
+        {
+            xs.clone()
+        } else {
+            py.import("numpy")?.call_method1("asarray", (xs, "float64"))?
+        };
+        let rows: Vec<Point> = match read_ndarray(&array, F)? {
+            Some(X::A(Ax::M(Arr::D(m)))) => m
+                .rows()
+                .into_iter()
+                .map(|r| Point::Array1(r.to_owned().into_shared()))
+                .collect(),
+            Some(X::A(Ax::V(Arr::D(v)))) => v.iter().map(|&x| Point::Scalar(x)).collect(),
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "{F}: xs must be a 1-D or 2-D array of points, not {}",
+                    type_name(xs)
+                )))
+            }
+        };
+        let m = rows.len();
+        let width = match rows.first() {
+            Some(Point::Array1(v)) => v.len(),
+            _ => 1,
+        };
+        let mut values = vec![0.0; m];
+        let mut grads = vec![0.0; m * width];
+        let full_args = |row: &Point| -> PyResult<Bound<'py, PyTuple>> {
+            let x: Bound<'py, PyAny> = match row {
+                Point::Array1(v) => numpy::ToPyArray::to_pyarray(v, py).into_any(),
+                Point::Scalar(x) => x.into_pyobject(py)?.into_any(),
+                _ => unreachable!("rows are floats or vectors"),
+            };
+            let mut items: Vec<Bound<'py, PyAny>> = args.iter().collect();
+            items.insert(k, x);
+            PyTuple::new(py, items)
+        };
+        // One call through the usual path (recording when needed), then the rows in Rust.
+        let mut pending: Vec<usize> = Vec::new();
+        if m > 0 {
+            let first = full_args(&rows[0])?;
+            self.call(py, &first, kwargs)?;
+            let positions = [k];
+            let (kinds, sig) = self.classify(&first, &positions)?;
+            let kw: Vec<(String, Py<PyAny>)> = match kwargs {
+                Some(d) => d
+                    .iter()
+                    .map(|(k, v)| Ok((k.extract::<String>()?, v.unbind())))
+                    .collect::<PyResult<_>>()?,
+                None => Vec::new(),
+            };
+            let programs = self.candidates(py, &sig, &kw);
+            if self.state().eager.is_some() || programs.is_empty() {
+                pending = (0..m).collect();
+            } else {
+                let allow_constant = self.allow_constant;
+                let chunk = m.div_ceil(threads * 4).max(1);
+                let work = |values: &mut [f64], grads: &mut [f64]| -> Vec<(usize, RowOutcome)> {
+                    let run = |(c, (vs, gs)): (usize, (&mut [f64], &mut [f64]))| {
+                        let mut out = Vec::new();
+                        for (j, (v, g)) in vs.iter_mut().zip(gs.chunks_mut(width)).enumerate() {
+                            let i = c * chunk + j;
+                            match batch_row(&programs, &kinds, k, &rows[i], v, g, allow_constant)
+                            {
+                                RowOutcome::Done => {}
+                                other => out.push((i, other)),
+                            }
+                        }
+                        out
+                    };
+                    if threads == 1 {
+                        values
+                            .chunks_mut(chunk)
+                            .zip(grads.chunks_mut(chunk * width))
+                            .enumerate()
+                            .flat_map(run)
+                            .collect()
+                    } else {
+                        values
+                            .par_chunks_mut(chunk)
+                            .zip(grads.par_chunks_mut(chunk * width))
+                            .enumerate()
+                            .flat_map_iter(run)
+                            .collect()
+                    }
+                };
+                let outcomes = if threads == 1 {
+                    work(&mut values, &mut grads)
+                } else {
+                    let pool = pool(threads)?;
+                    py.detach(|| pool.install(|| work(&mut values, &mut grads)))
+                };
+                for (i, o) in outcomes {
+                    match o {
+                        RowOutcome::Failed(e) => return Err(e),
+                        RowOutcome::Diverged => pending.push(i),
+                        RowOutcome::Done => {}
+                    }
+                }
+                self.state().replays += (m - pending.len()) as u64;
+            }
+        }
+        for i in pending {
+            let out = self.call(py, &full_args(&rows[i])?, kwargs)?;
+            let out = out.bind(py);
+            values[i] = out.get_item(0)?.extract()?;
+            let grad = out.get_item(1)?;
+            match grad.extract::<f64>() {
+                Ok(g) => grads[i] = g,
+                Err(_) => {
+                    let g: Vec<f64> = grad.extract()?;
+                    grads[i * width..(i + 1) * width].copy_from_slice(&g);
+                }
+            }
+        }
+        let values = PyArray1::from_vec(py, values).into_any();
+        let grads = if matches!(rows.first(), Some(Point::Array1(_))) {
+            PyArray1::from_vec(py, grads).reshape([m, width])?.into_any()
+        } else {
+            PyArray1::from_vec(py, grads).into_any()
+        };
+        Ok((values, grads))
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let cls = py.get_type::<PyJit>();
+        let args = PyTuple::new(py, [self.f.clone_ref(py), self.argnums_obj.clone_ref(py)])?;
+        let kw = PyDict::new(py);
+        kw.set_item("mode", self.mode.name())?;
+        kw.set_item("allow_constant", self.allow_constant)?;
+        kw.set_item("max_programs", self.max_programs)?;
+        let rebuild = py.import("functools")?.getattr("partial")?.call((cls,), Some(&kw))?;
+        PyTuple::new(py, [rebuild.into_any(), args.into_any()])
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "revad.Jit({}, argnums={}, mode={:?})",
+            self.f.bind(py).repr()?,
+            self.argnums_obj.bind(py).repr()?,
+            self.mode.name()
+        ))
+    }
+}
+
+family! {
+    classes: [PyJit],
+}
