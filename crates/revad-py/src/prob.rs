@@ -343,6 +343,87 @@ macro_rules! read {
     };
 }
 
+/// A real argument as an operand of a recorded operation (data as a shared vector, variables
+/// as they are); `None` for a list of scalar Vars, which has no single operand.
+fn real_operand(r: Real<'_>) -> Option<X> {
+    Some(match r {
+        Real::C(Data::F(x)) => X::S(Arg::F(x)),
+        Real::C(Data::Np(a)) => X::A(Ax::V(Arr::D(a.as_array().to_owned().into_shared()))),
+        Real::C(Data::Owned(v)) => X::A(Ax::V(Arr::D(Vector::from(v)))),
+        Real::C(Data::Shared(v)) => X::A(Ax::V(Arr::D(v))),
+        Real::V(VarArg::Scalar(v)) => X::S(Arg::V(v)),
+        Real::V(VarArg::Array(v)) => X::A(Ax::V(Arr::V(v))),
+        Real::V(VarArg::List(_)) => return None,
+    })
+}
+
+/// An operand of a recorded operation as the real argument it was read from.
+fn operand_real(x: &X) -> Real<'static> {
+    match x {
+        X::S(Arg::F(x)) => Real::C(Data::F(*x)),
+        X::S(Arg::V(v)) => Real::V(VarArg::Scalar(*v)),
+        X::A(Ax::V(Arr::D(v))) => Real::C(Data::Shared(v.clone())),
+        X::A(Ax::V(Arr::V(v))) => Real::V(VarArg::Array(v.clone())),
+        X::A(Ax::M(_)) => unreachable!("probability functions take 1-D arguments"),
+    }
+}
+
+/// Integers kept by a recorded operation (no borrow of NumPy, so the operation can be replayed
+/// on any thread).
+enum KeptInts {
+    S(i64),
+    V(Vec<i64>),
+}
+
+impl KeptInts {
+    fn new(ints: Ints<'_>) -> KeptInts {
+        match ints {
+            Ints::S(n) => KeptInts::S(n),
+            Ints::Np(a) => KeptInts::V(a.as_array().to_vec()),
+            Ints::Owned(v) => KeptInts::V(v),
+        }
+    }
+
+    /// The core's view (no copy).
+    fn view(&self) -> PyResult<IntView<'_>> {
+        Ok(match self {
+            KeptInts::S(n) => IntView::S(*n),
+            KeptInts::V(v) => IntView::Slice(v),
+        })
+    }
+}
+
+/// While recording, reads an argument of kind `I` (kept, a constant of the operation); an `R`
+/// is read by [`read_real_recorded`].
+macro_rules! read_int_recorded {
+    (R, $x:ident, $f:expr) => {};
+    (I, $x:ident, $f:expr) => {
+        let $x = KeptInts::new(read_int($x, $f, stringify!($x))?);
+    };
+}
+
+/// While recording, reads an argument of kind `R` into the operands `$ops` (`false` in `$ok`
+/// for a list of Vars); an `I` was read by [`read_int_recorded`].
+macro_rules! read_real_recorded {
+    (R, $x:ident, $f:expr, $ops:ident, $ok:ident) => {
+        match real_operand(read_real($x, $f, stringify!($x))?) {
+            Some(x) => $ops.push(x),
+            None => $ok = false,
+        }
+    };
+    (I, $x:ident, $f:expr, $ops:ident, $ok:ident) => {};
+}
+
+/// In a recorded operation, an argument of kind `R` (the next operand) or `I` (the kept one).
+macro_rules! unpack {
+    (R, $x:ident, $it:ident) => {
+        let $x = operand_real($it.next().expect("an operand per real argument"));
+    };
+    (I, $x:ident, $it:ident) => {
+        let $x = &$x;
+    };
+}
+
 /// Calls `revad::$f` with the arguments in order: an integer argument as its view, a real
 /// argument in a `match` on constant/variable, so every combination is its own instantiation.
 /// The trailing `[…]` holds `propto` when the function has it.
@@ -397,6 +478,29 @@ macro_rules! prob_functions {
                 $($propto: bool,)?
             ) -> PyResult<Py<PyAny>> {
                 const F: &str = stringify!($name);
+                if crate::record::recording() {
+                    #[allow(unused_mut)]
+                    let mut operands: Vec<X> = Vec::new();
+                    #[allow(unused_mut)]
+                    let mut ok = true;
+                    crate::record::declared(|| -> PyResult<()> {
+                        $(read_real_recorded!($k, $x, F, operands, ok);)*
+                        Ok(())
+                    })?;
+                    $(read_int_recorded!($k, $x, F);)*
+                    if ok {
+                        return crate::record::apply(F, &operands, move |xs| {
+                            let mut it = xs.iter();
+                            $(unpack!($k, $x, it);)*
+                            let _ = &mut it;
+                            Ok(crate::args::Res::S(
+                                dispatch!($name [] [$($k $x)*] [$($propto)?]),
+                            ))
+                        })?
+                        .into_py(py);
+                    }
+                    crate::record::fail(|| format!("revad.{F} of a list of Vars cannot be replayed yet"));
+                }
                 $(let $x = read!($k, $x, F);)*
                 dispatch!($name [] [$($k $x)*] [$($propto)?]).into_py(py)
             }

@@ -14,6 +14,7 @@ use crate::errors::to_py;
 use crate::family::family;
 use crate::handle::PyVar;
 use crate::ops::{broadcast_binary, elementwise, shape_of, Op};
+use crate::record;
 use crate::shape::{read_axes, reduce, shape_arg};
 
 /// The argument of a unary function: a float, a Var (checked once, scalar or array) or a NumPy
@@ -39,17 +40,19 @@ macro_rules! unary {
         #[doc = "For an array Var or a NumPy array: elementwise, as one node."]
         #[pyfunction]
         fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            let a = match unary_arg(x, stringify!($name))? {
-                X::S(Arg::F(x)) => return Out::F(revad::$name(x)).into_py(py),
-                X::S(Arg::V(v)) => return Out::V(revad::$name(v)).into_py(py),
-                X::A(a) => a,
-            };
-            match a {
-                Ax::V(Arr::V(v)) => Res::V(Arr::V(revad::matrix::$name(&v))),
-                Ax::M(Arr::V(v)) => Res::M(Arr::V(revad::matrix::$name(&v))),
-                Ax::V(Arr::D(d)) => Res::V(Arr::D(d.mapv(revad::$name::<f64>).into_shared())),
-                Ax::M(Arr::D(d)) => Res::M(Arr::D(d.mapv(revad::$name::<f64>).into_shared())),
-            }
+            let a = record::declared(|| unary_arg(x, stringify!($name)))?;
+            record::apply(stringify!($name), &[a], |x| Ok(match &x[0] {
+                X::S(Arg::F(x)) => Res::S(Out::F(revad::$name(*x))),
+                X::S(Arg::V(v)) => Res::S(Out::V(revad::$name(*v))),
+                X::A(Ax::V(Arr::V(v))) => Res::V(Arr::V(revad::matrix::$name(v))),
+                X::A(Ax::M(Arr::V(v))) => Res::M(Arr::V(revad::matrix::$name(v))),
+                X::A(Ax::V(Arr::D(d))) => {
+                    Res::V(Arr::D(d.mapv(revad::$name::<f64>).into_shared()))
+                }
+                X::A(Ax::M(Arr::D(d))) => {
+                    Res::M(Arr::D(d.mapv(revad::$name::<f64>).into_shared()))
+                }
+            }))?
             .into_py(py)
         }
     )*};
@@ -63,21 +66,19 @@ macro_rules! unary_checked {
         #[doc = "For an array Var or a NumPy array: elementwise, as one node."]
         #[pyfunction]
         fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            let a = match unary_arg(x, stringify!($name))? {
-                X::S(Arg::F(x)) => return Out::F(revad::$name(x).map_err(to_py)?).into_py(py),
-                X::S(Arg::V(v)) => return Out::V(revad::$name(v).map_err(to_py)?).into_py(py),
-                X::A(a) => a,
-            };
-            match a {
-                Ax::V(a) => {
+            let a = record::declared(|| unary_arg(x, stringify!($name)))?;
+            record::apply(stringify!($name), &[a], |x| Ok(match x[0].clone() {
+                X::S(Arg::F(x)) => Res::S(Out::F(revad::$name(x).map_err(to_py)?)),
+                X::S(Arg::V(v)) => Res::S(Out::V(revad::$name(v).map_err(to_py)?)),
+                X::A(Ax::V(a)) => {
                     let (r, d) = arr1!(a, |x| revad::matrix::$name(x));
                     Res::V(finish(r.map_err(to_py)?, d))
                 }
-                Ax::M(a) => {
+                X::A(Ax::M(a)) => {
                     let (r, d) = arr1!(a, |x| revad::matrix::$name(x));
                     Res::M(finish(r.map_err(to_py)?, d))
                 }
-            }
+            }))?
             .into_py(py)
         }
     )*};
@@ -98,18 +99,36 @@ macro_rules! binary {
         #[pyfunction]
         fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             $(
-            let x = x_arg($a, stringify!($name), stringify!($a))?;
-            let y = x_arg($b, stringify!($name), stringify!($b))?;
-            return match (x, y) {
-                (X::S(a), X::S(b)) => binop!(a, b, revad::$name).into_py(py),
-                (x, y) => broadcast_binary(revad::matrix::BinaryOp::$op, x, y)?.into_py(py),
-            };
+            let (x, y) = record::declared(|| -> PyResult<(X, X)> {
+                Ok((
+                    x_arg($a, stringify!($name), stringify!($a))?,
+                    x_arg($b, stringify!($name), stringify!($b))?,
+                ))
+            })?;
+            return record::apply(stringify!($name), &[x, y], |x| match x {
+                [X::S(a), X::S(b)] => Ok(Res::S(binop!(*a, *b, revad::$name))),
+                [x, y] => broadcast_binary(
+                    revad::matrix::BinaryOp::$op,
+                    x.clone(),
+                    y.clone(),
+                ),
+                _ => unreachable!("two operands"),
+            })?
+            .into_py(py);
             #[allow(unreachable_code)]
             )?
             {
-                let a = arg($a, stringify!($name), stringify!($a))?;
-                let b = arg($b, stringify!($name), stringify!($b))?;
-                binop!(a, b, revad::$name).into_py(py)
+                let (a, b) = record::declared(|| -> PyResult<(Arg, Arg)> {
+                    Ok((
+                        arg($a, stringify!($name), stringify!($a))?,
+                        arg($b, stringify!($name), stringify!($b))?,
+                    ))
+                })?;
+                record::apply(stringify!($name), &[X::S(a), X::S(b)], |x| match x {
+                    [X::S(a), X::S(b)] => Ok(Res::S(binop!(*a, *b, revad::$name))),
+                    _ => unreachable!("two scalars"),
+                })?
+                .into_py(py)
             }
         }
     )*};
@@ -121,14 +140,21 @@ macro_rules! binary_checked {
         #[doc = $doc]
         #[pyfunction]
         fn $name(py: Python<'_>, $a: &Bound<'_, PyAny>, $b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            let a = arg($a, stringify!($name), stringify!($a))?;
-            let b = arg($b, stringify!($name), stringify!($b))?;
-            match (a, b) {
-                (Arg::F(a), Arg::F(b)) => Out::F(revad::$name(a, b).map_err(to_py)?),
-                (Arg::F(a), Arg::V(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
-                (Arg::V(a), Arg::F(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
-                (Arg::V(a), Arg::V(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
-            }
+            let (a, b) = record::declared(|| -> PyResult<(Arg, Arg)> {
+                Ok((
+                    arg($a, stringify!($name), stringify!($a))?,
+                    arg($b, stringify!($name), stringify!($b))?,
+                ))
+            })?;
+            record::apply(stringify!($name), &[X::S(a), X::S(b)], |x| {
+                let [X::S(a), X::S(b)] = x else { unreachable!("two scalars") };
+                Ok(Res::S(match (*a, *b) {
+                    (Arg::F(a), Arg::F(b)) => Out::F(revad::$name(a, b).map_err(to_py)?),
+                    (Arg::F(a), Arg::V(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
+                    (Arg::V(a), Arg::F(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
+                    (Arg::V(a), Arg::V(b)) => Out::V(revad::$name(a, b).map_err(to_py)?),
+                }))
+            })?
             .into_py(py)
         }
     )*};
@@ -140,10 +166,14 @@ macro_rules! int_first {
         #[doc = $doc]
         #[pyfunction]
         fn $name(py: Python<'_>, $n: i32, $x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            match arg($x, stringify!($name), stringify!($x))? {
-                Arg::F(x) => Out::F(revad::$name($n, x).map_err(to_py)?),
-                Arg::V(v) => Out::V(revad::$name($n, v).map_err(to_py)?),
-            }
+            let a = record::declared(|| arg($x, stringify!($name), stringify!($x)))?;
+            record::apply(stringify!($name), &[X::S(a)], move |x| {
+                let [X::S(a)] = x else { unreachable!("one scalar") };
+                Ok(Res::S(match *a {
+                    Arg::F(x) => Out::F(revad::$name($n, x).map_err(to_py)?),
+                    Arg::V(v) => Out::V(revad::$name($n, v).map_err(to_py)?),
+                }))
+            })?
             .into_py(py)
         }
     )*};
@@ -155,10 +185,14 @@ macro_rules! int_second {
         #[doc = $doc]
         #[pyfunction]
         fn $name(py: Python<'_>, $x: &Bound<'_, PyAny>, $n: i32) -> PyResult<Py<PyAny>> {
-            match arg($x, stringify!($name), stringify!($x))? {
-                Arg::F(x) => Out::F(revad::$name(x, $n).map_err(to_py)?),
-                Arg::V(v) => Out::V(revad::$name(v, $n).map_err(to_py)?),
-            }
+            let a = record::declared(|| arg($x, stringify!($name), stringify!($x)))?;
+            record::apply(stringify!($name), &[X::S(a)], move |x| {
+                let [X::S(a)] = x else { unreachable!("one scalar") };
+                Ok(Res::S(match *a {
+                    Arg::F(x) => Out::F(revad::$name(x, $n).map_err(to_py)?),
+                    Arg::V(v) => Out::V(revad::$name(v, $n).map_err(to_py)?),
+                }))
+            })?
             .into_py(py)
         }
     )*};
@@ -303,11 +337,37 @@ logical2! {
 /// as ``x ** y``, one node.
 #[pyfunction]
 fn pow(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = x_arg(x, "pow", "x")?;
-    let b = x_arg(y, "pow", "y")?;
-    match (a, b) {
-        (X::S(a), X::S(b)) => binop!(a, b, revad::pow).into_py(py),
-        (a, b) => elementwise(Op::Pow, a, b)?.into_py(py),
+    let (a, b) = record::declared(|| -> PyResult<(X, X)> {
+        Ok((x_arg(x, "pow", "x")?, x_arg(y, "pow", "y")?))
+    })?;
+    record::apply("pow", &[a, b], |x| match x {
+        [X::S(a), X::S(b)] => Ok(Res::S(binop!(*a, *b, revad::pow))),
+        [a, b] => elementwise(Op::Pow, a.clone(), b.clone()),
+        _ => unreachable!("two operands"),
+    })?
+    .into_py(py)
+}
+
+/// Three real arguments, read as declared for replay.
+fn three_args(
+    function: &'static str,
+    names: [&str; 3],
+    objs: [&Bound<'_, PyAny>; 3],
+) -> PyResult<[X; 3]> {
+    record::declared(|| {
+        Ok([
+            X::S(arg(objs[0], function, names[0])?),
+            X::S(arg(objs[1], function, names[1])?),
+            X::S(arg(objs[2], function, names[2])?),
+        ])
+    })
+}
+
+/// The three scalars of [`three_args`].
+fn scalars3(x: &[X]) -> (Arg, Arg, Arg) {
+    match x {
+        [X::S(a), X::S(b), X::S(c)] => (*a, *b, *c),
+        _ => unreachable!("three scalars"),
     }
 }
 
@@ -319,22 +379,23 @@ fn fma(
     y: &Bound<'_, PyAny>,
     z: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = arg(x, "fma", "x")?;
-    let b = arg(y, "fma", "y")?;
-    let c = arg(z, "fma", "z")?;
-    ternary(
-        a,
-        b,
-        c,
-        revad::fma,
-        revad::fma,
-        revad::fma,
-        revad::fma,
-        revad::fma,
-        revad::fma,
-        revad::fma,
-        revad::fma,
-    )
+    let args = three_args("fma", ["x", "y", "z"], [x, y, z])?;
+    record::apply("fma", &args, |x| {
+        let (a, b, c) = scalars3(x);
+        Ok(Res::S(ternary(
+            a,
+            b,
+            c,
+            revad::fma,
+            revad::fma,
+            revad::fma,
+            revad::fma,
+            revad::fma,
+            revad::fma,
+            revad::fma,
+            revad::fma,
+        )))
+    })?
     .into_py(py)
 }
 
@@ -346,18 +407,23 @@ fn log_mix(
     lambda1: &Bound<'_, PyAny>,
     lambda2: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = arg(theta, "log_mix", "theta")?;
-    let b = arg(lambda1, "log_mix", "lambda1")?;
-    let c = arg(lambda2, "log_mix", "lambda2")?;
-    macro_rules! go {
-        ($($pa:ident $pb:ident $pc:ident => $wrap:ident),*) => {
-            match (a, b, c) {
-                $( (Arg::$pa(a), Arg::$pb(b), Arg::$pc(c)) => Out::$wrap(revad::log_mix(a, b, c).map_err(to_py)?), )*
-            }
-        };
-    }
-    go!(F F F => F, F F V => V, F V F => V, F V V => V, V F F => V, V F V => V, V V F => V, V V V => V)
-        .into_py(py)
+    let args = three_args(
+        "log_mix",
+        ["theta", "lambda1", "lambda2"],
+        [theta, lambda1, lambda2],
+    )?;
+    record::apply("log_mix", &args, |x| {
+        let (a, b, c) = scalars3(x);
+        macro_rules! go {
+            ($($pa:ident $pb:ident $pc:ident => $wrap:ident),*) => {
+                match (a, b, c) {
+                    $( (Arg::$pa(a), Arg::$pb(b), Arg::$pc(c)) => Out::$wrap(revad::log_mix(a, b, c).map_err(to_py)?), )*
+                }
+            };
+        }
+        Ok(Res::S(go!(F F F => F, F F V => V, F V F => V, F V V => V, V F F => V, V F V => V, V V F => V, V V V => V)))
+    })?
+    .into_py(py)
 }
 
 /// Applies a function of three reals to the eight argument combinations.
@@ -398,9 +464,14 @@ fn if_else(
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     let cond = condition(cond)?;
-    let x = arg(a, "if_else", "a")?;
-    let y = arg(b, "if_else", "b")?;
-    binop!(x, y, |x, y| revad::if_else(cond, x, y)).into_py(py)
+    let (x, y) = record::declared(|| -> PyResult<(Arg, Arg)> {
+        Ok((arg(a, "if_else", "a")?, arg(b, "if_else", "b")?))
+    })?;
+    record::apply("if_else", &[X::S(x), X::S(y)], move |v| match v {
+        [X::S(x), X::S(y)] => Ok(Res::S(binop!(*x, *y, |x, y| revad::if_else(cond, x, y)))),
+        _ => unreachable!("two scalars"),
+    })?
+    .into_py(py)
 }
 
 /// An integer or boolean condition (Stan's `int`): Python's `bool` and `int`, NumPy's `bool_`
@@ -465,30 +536,79 @@ fn log_sum_exp(
     axis: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
 ) -> PyResult<Py<PyAny>> {
+    const F: &str = "log_sum_exp";
     if let Some(b) = b {
-        let x = x_arg(a, "log_sum_exp", "a")?;
-        let y = x_arg(b, "log_sum_exp", "b")?;
-        return match (x, y) {
-            (X::S(x), X::S(y)) => binop!(x, y, revad::log_sum_exp).into_py(py),
-            (x, y) => broadcast_binary(revad::matrix::BinaryOp::LogSumExp, x, y)?.into_py(py),
-        };
+        let (x, y) = record::declared(|| -> PyResult<(X, X)> {
+            Ok((x_arg(a, F, "a")?, x_arg(b, F, "b")?))
+        })?;
+        return record::apply(F, &[x, y], |x| match x {
+            [X::S(x), X::S(y)] => Ok(Res::S(binop!(*x, *y, revad::log_sum_exp))),
+            [x, y] => broadcast_binary(
+                revad::matrix::BinaryOp::LogSumExp,
+                x.clone(),
+                y.clone(),
+            ),
+            _ => unreachable!("two operands"),
+        })?
+        .into_py(py);
     }
-    if let Some(a) = try_array(a, "log_sum_exp")? {
-        let axes = read_axes(axis, a.shape().len(), "log_sum_exp")?;
-        return reduce(Reduction::LogSumExp, X::A(a), axes, keepdims)?.into_py(py);
-    }
-    if axis.is_some_and(|a| !a.is_none()) || keepdims {
-        let x = shape_arg(a, "log_sum_exp", "a")?;
-        let axes = read_axes(axis, shape_of(&x).len(), "log_sum_exp")?;
-        return reduce(Reduction::LogSumExp, x, axes, keepdims)?.into_py(py);
-    }
-    let args = elements(a, "log_sum_exp")?;
-    match as_vars(&args) {
-        None => {
-            let xs: Vec<f64> = args.iter().map(|a| a.value()).collect();
-            Out::F(revad::special::log_exp::log_sum_exp_all(&xs)).into_py(py)
+    reduction(py, Reduction::LogSumExp, a, axis, keepdims, F)
+}
+
+/// A reduction (`sum`, `log_sum_exp`) of a sequence, an array Var or a NumPy array, over every
+/// element or along `axis`.
+fn reduction(
+    py: Python<'_>,
+    how: Reduction,
+    xs: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+    function: &'static str,
+) -> PyResult<Py<PyAny>> {
+    let x = record::declared(|| -> PyResult<Result<X, Vec<Arg>>> {
+        if let Some(a) = try_array(xs, function)? {
+            return Ok(Ok(X::A(a)));
         }
-        Some(vars) => Out::V(revad::log_sum_exp_all(&vars)).into_py(py),
+        if axis.is_some_and(|a| !a.is_none()) || keepdims {
+            // A nested list with axes: read as NumPy reads it.
+            return Ok(Ok(shape_arg(xs, function, "xs")?));
+        }
+        if let Ok(v) = xs.cast::<PyVar>() {
+            // A scalar Var: its own reduction.
+            return Ok(Ok(v.get().x(function)?));
+        }
+        Ok(Err(elements(xs, function)?))
+    })?;
+    match x {
+        Ok(x) => {
+            let axes = read_axes(axis, shape_of(&x).len(), function)?;
+            record::apply(function, &[x], move |x| {
+                reduce(how, x[0].clone(), axes.clone(), keepdims)
+            })?
+            .into_py(py)
+        }
+        Err(args) => {
+            let xs: Vec<X> = args.into_iter().map(X::S).collect();
+            record::apply(function, &xs, move |x| {
+                let args: Vec<Arg> = x
+                    .iter()
+                    .map(|a| match a {
+                        X::S(a) => *a,
+                        _ => unreachable!("scalars"),
+                    })
+                    .collect();
+                Ok(Res::S(match (as_vars(&args), how) {
+                    (None, Reduction::LogSumExp) => {
+                        let xs: Vec<f64> = args.iter().map(|a| a.value()).collect();
+                        Out::F(revad::special::log_exp::log_sum_exp_all(&xs))
+                    }
+                    (None, _) => Out::F(args.iter().map(|a| a.value()).sum()),
+                    (Some(vars), Reduction::LogSumExp) => Out::V(revad::log_sum_exp_all(&vars)),
+                    (Some(vars), _) => Out::V(revad::sum(&vars)),
+                }))
+            })?
+            .into_py(py)
+        }
     }
 }
 
@@ -503,27 +623,7 @@ fn sum(
     axis: Option<&Bound<'_, PyAny>>,
     keepdims: bool,
 ) -> PyResult<Py<PyAny>> {
-    if let Some(a) = try_array(xs, "sum")? {
-        let axes = read_axes(axis, a.shape().len(), "sum")?;
-        return reduce(Reduction::Sum, X::A(a), axes, keepdims)?.into_py(py);
-    }
-    if axis.is_some_and(|a| !a.is_none()) || keepdims {
-        // A nested list with axes: read as NumPy reads it.
-        let x = shape_arg(xs, "sum", "xs")?;
-        let axes = read_axes(axis, shape_of(&x).len(), "sum")?;
-        return reduce(Reduction::Sum, x, axes, keepdims)?.into_py(py);
-    }
-    if let Ok(v) = xs.cast::<PyVar>() {
-        // A scalar Var: its own sum.
-        let x = v.get().x("sum")?;
-        let axes = read_axes(axis, 0, "sum")?;
-        return reduce(Reduction::Sum, x, axes, keepdims)?.into_py(py);
-    }
-    let args = elements(xs, "sum")?;
-    match as_vars(&args) {
-        None => Out::F(args.iter().map(|a| a.value()).sum()).into_py(py),
-        Some(vars) => Out::V(revad::sum(&vars)).into_py(py),
-    }
+    reduction(py, Reduction::Sum, xs, axis, keepdims, "sum")
 }
 
 family! {
