@@ -11,6 +11,7 @@ use revad::matrix::BinaryOp;
 use crate::args::X;
 use crate::family::family;
 use crate::ops::{broadcast_binary, shape_of};
+use crate::record::{self, PyCond};
 use crate::shape::{self, shape_arg, Condition};
 
 /// The arrays of `concatenate`/`stack`: a sequence of arguments.
@@ -43,10 +44,28 @@ fn where_(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let c = Condition::read(cond, "where")?;
-    let x = shape_arg(a, "where", "a")?;
-    let y = shape_arg(b, "where", "b")?;
-    shape::select(&c, x, y)?.into_py(py)
+    let (x, y) = record::declared(|| -> PyResult<(X, X)> {
+        Ok((shape_arg(a, "where", "a")?, shape_arg(b, "where", "b")?))
+    })?;
+    // A comparison of Vars made while recording: recorded with the selection, decided anew on
+    // each replay.
+    let compared = cond
+        .cast::<PyCond>()
+        .ok()
+        .and_then(|c| c.borrow().operands());
+    if let Some((ca, cb, cmp)) = compared {
+        return record::apply("where", &[ca, cb, x, y], move |v| {
+            let (values, shape) = record::compare(&v[0], &v[1], cmp)
+                .expect("the shapes broadcast (they did when recorded)");
+            shape::select(&Condition { values, shape }, v[2].clone(), v[3].clone())
+        })?
+        .into_py(py);
+    }
+    let c = Condition::read(&record::decided(cond), "where")?;
+    record::apply("where", &[x, y], move |v| {
+        shape::select(&c, v[0].clone(), v[1].clone())
+    })?
+    .into_py(py)
 }
 
 /// `reshape(a, shape)`: the elements of ``a`` in C (row-major) order in ``shape`` (an int or a

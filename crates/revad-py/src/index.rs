@@ -14,6 +14,7 @@ use crate::convert::{array_arg, try_x};
 use crate::errors::{self, to_py};
 use crate::handle::PyVar;
 use crate::ops::{broadcast_shape, broadcast_to, to_2d};
+use crate::record;
 
 /// One item of an index, as NumPy reads it.
 enum Item<'py> {
@@ -48,6 +49,8 @@ const VALID: &str = "only integers, slices (`:`), ellipsis (`...`), numpy.newaxi
 
 /// One item of an index.
 fn item<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Item<'py>> {
+    // A comparison made while recording: the selection depends on its outcome (a guard).
+    let obj = &record::decided(obj);
     let py = obj.py();
     if obj.is_none() {
         return Ok(Item::NewAxis);

@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use numpy::{PyArray1, PyArrayMethods};
+use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
@@ -105,6 +105,18 @@ fn same_static(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> bool {
             || x.is_instance_of::<PyBool>()
             || x.is_instance_of::<PyTuple>()
     };
+    if let (Ok(x), Ok(y)) = (
+        a.cast::<numpy::PyUntypedArray>(),
+        b.cast::<numpy::PyUntypedArray>(),
+    ) {
+        return x.dtype().is_equiv_to(&y.dtype())
+            && x.shape() == y.shape()
+            && a.py()
+                .import("numpy")
+                .and_then(|np| np.call_method1("array_equal", (a, b)))
+                .and_then(|r| r.is_truthy())
+                .unwrap_or(false);
+    }
     plain(a) && plain(b) && a.get_type().is(b.get_type()) && a.eq(b).unwrap_or(false)
 }
 
@@ -222,7 +234,7 @@ impl PyJit {
             } else if let Ok(x) = a.cast::<PyFloat>() {
                 sig.push(Sig::Float);
                 kinds.push(Kind::Float(x.value()));
-            } else if a.cast::<numpy::PyUntypedArray>().is_ok() || a.cast::<PyData>().is_ok() {
+            } else if is_float_array(&a) || a.cast::<PyData>().is_ok() {
                 match read_ndarray(&a, "jit")? {
                     Some(X::S(Arg::F(x))) => {
                         sig.push(Sig::Float);
@@ -452,11 +464,17 @@ impl PyJit {
     }
 }
 
-/// Whether `a` is a float or a NumPy array / `revad.Data` (traced by a value-mode `jit`).
+/// Whether `a` is a float or a float NumPy array / `revad.Data` (traced by a value-mode
+/// `jit`).
 fn is_number_or_array(a: &Bound<'_, PyAny>) -> bool {
-    a.is_instance_of::<PyFloat>()
-        || a.cast::<numpy::PyUntypedArray>().is_ok()
-        || a.cast::<PyData>().is_ok()
+    a.is_instance_of::<PyFloat>() || is_float_array(a) || a.cast::<PyData>().is_ok()
+}
+
+/// Whether `a` is a NumPy array of floats (an array of integers or booleans is a constant of
+/// the recording: counts and masks, compared by value).
+fn is_float_array(a: &Bound<'_, PyAny>) -> bool {
+    a.cast::<numpy::PyUntypedArray>()
+        .is_ok_and(|u| u.dtype().kind() == b'f')
 }
 
 /// The inputs of a call: new variables for points and floats (by position), and every input
@@ -868,5 +886,5 @@ impl PyJit {
 }
 
 family! {
-    classes: [PyJit],
+    classes: [PyJit, record::PyCond],
 }

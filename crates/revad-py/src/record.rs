@@ -362,3 +362,273 @@ pub fn guard(args: &[X], check: Check<X>) {
         }
     });
 }
+
+/// The outcome of comparing two operands by `cmp`, elementwise with NumPy's broadcasting: the
+/// truth values in row-major order and their shape, or `None` when the shapes do not
+/// broadcast.
+pub fn compare(a: &X, b: &X, cmp: fn(f64, f64) -> bool) -> Option<(Vec<bool>, Vec<usize>)> {
+    if let (X::S(a), X::S(b)) = (a, b) {
+        return Some((vec![cmp(a.value(), b.value())], vec![]));
+    }
+    let (av, bv) = (values_nd(a), values_nd(b));
+    let shape = broadcast(av.shape(), bv.shape())?;
+    let (a2, b2) = (av.broadcast(shape.clone())?, bv.broadcast(shape.clone())?);
+    let out = ndarray::Zip::from(&a2)
+        .and(&b2)
+        .map_collect(|&x, &y| cmp(x, y));
+    Some((out.iter().copied().collect(), shape))
+}
+
+/// NumPy's broadcast shape of two shapes.
+fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let dim = |s: &[usize], k: usize| {
+        if k + s.len() < n {
+            1
+        } else {
+            s[k + s.len() - n]
+        }
+    };
+    (0..n)
+        .map(|k| match (dim(a, k), dim(b, k)) {
+            (x, y) if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An operand's values as an n-dimensional array (0-d for a scalar).
+fn values_nd(x: &X) -> ndarray::ArrayD<f64> {
+    match x {
+        X::S(a) => ndarray::arr0(a.value()).into_dyn(),
+        X::A(Ax::V(a)) => a.value().to_owned().into_dyn(),
+        X::A(Ax::M(a)) => a.value().to_owned().into_dyn(),
+    }
+}
+
+/// A comparison of Vars made while recording, not yet decided in Python: what `x > 0` returns
+/// inside a function being recorded by `revad.jit`.
+///
+/// It behaves as the ``bool`` (or NumPy array of bools) it holds. Any use that lets Python see
+/// the outcome (``if``, ``and``/``or``, ``int()``, arithmetic, NumPy functions, indexing)
+/// records a guard: a replay where the comparison comes out differently records again. Given
+/// to ``revad.where`` or ``revad.if_else`` instead, the comparison itself is recorded with the
+/// selection, and each replay decides it afresh (CppAD's conditional expressions).
+#[pyclass(unsendable, name = "Cond", module = "revad")]
+pub struct PyCond {
+    seen: Vec<bool>,
+    shape: Vec<usize>,
+    a: X,
+    b: X,
+    cmp: fn(f64, f64) -> bool,
+    guarded: bool,
+    value: Py<PyAny>,
+}
+
+impl PyCond {
+    /// The comparison `cmp(a, b)`, which came out as `seen` (of `shape`) and is `value` in
+    /// Python.
+    pub fn new(
+        a: X,
+        b: X,
+        cmp: fn(f64, f64) -> bool,
+        seen: Vec<bool>,
+        shape: Vec<usize>,
+        value: Py<PyAny>,
+    ) -> PyCond {
+        PyCond {
+            seen,
+            shape,
+            a,
+            b,
+            cmp,
+            guarded: false,
+            value,
+        }
+    }
+
+    /// The outcome, now seen by Python: a guard (once).
+    pub fn decide(&mut self, py: Python<'_>) -> Py<PyAny> {
+        if !self.guarded {
+            self.guarded = true;
+            let (expected, cmp) = (self.seen.clone(), self.cmp);
+            guard(
+                &[self.a.clone(), self.b.clone()],
+                Arc::new(move |x: &[X]| {
+                    compare(&x[0], &x[1], cmp).is_some_and(|(now, _)| now == expected)
+                }),
+            );
+        }
+        self.value.clone_ref(py)
+    }
+
+    /// The compared operands and the comparison, for a selection that decides it on each
+    /// replay; `None` once Python has seen the outcome (a guard holds it then).
+    pub fn operands(&self) -> Option<(X, X, fn(f64, f64) -> bool)> {
+        (!self.guarded).then(|| (self.a.clone(), self.b.clone(), self.cmp))
+    }
+
+    /// The outcome: truth values (row-major) and shape.
+    pub fn outcome(&self) -> (&[bool], &[usize]) {
+        (&self.seen, &self.shape)
+    }
+}
+
+/// The outcome of `obj` if it is a [`PyCond`] (deciding it: a guard), else `obj` itself.
+pub fn decided<'py>(obj: &Bound<'py, PyAny>) -> Bound<'py, PyAny> {
+    match obj.cast::<PyCond>() {
+        Ok(c) => c.borrow_mut().decide(obj.py()).into_bound(obj.py()),
+        Err(_) => obj.clone(),
+    }
+}
+
+/// `operator.<name>` of the decided outcome and `other` (decided too, if a `Cond`), in that
+/// order or reflected.
+fn binary(
+    slf: &Bound<'_, PyCond>,
+    name: &str,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    let value = slf.borrow_mut().decide(py).into_bound(py);
+    let other = decided(other);
+    let (x, y) = if reflected { (other, value) } else { (value, other) };
+    Ok(py.import("operator")?.getattr(name)?.call1((x, y))?.unbind())
+}
+
+/// `#[pymethods] impl PyCond` with the methods given after the table, plus the binary dunders
+/// of the table through Python's `operator` module, on the decided outcome:
+/// `method, reflected => "name";`.
+macro_rules! binary_dunders {
+    ([$($method:ident, $reflected:ident => $op:literal;)*] $($methods:tt)*) => {
+        #[pymethods]
+        impl PyCond {
+            $($methods)*
+
+            $(
+                fn $method(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    binary(slf, $op, other, false)
+                }
+                fn $reflected(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                    binary(slf, $op, other, true)
+                }
+            )*
+        }
+    };
+}
+
+binary_dunders! {
+    [
+    __add__, __radd__ => "add";
+    __sub__, __rsub__ => "sub";
+    __mul__, __rmul__ => "mul";
+    __truediv__, __rtruediv__ => "truediv";
+    __floordiv__, __rfloordiv__ => "floordiv";
+    __mod__, __rmod__ => "mod";
+    __and__, __rand__ => "and_";
+    __or__, __ror__ => "or_";
+    __xor__, __rxor__ => "xor";
+    ]
+
+    fn __bool__(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        v.bind(py).is_truthy()
+    }
+
+    fn __index__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        Ok(py.import("operator")?.call_method1("index", (v,))?.unbind())
+    }
+
+    fn __int__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        Ok(py.import("builtins")?.call_method1("int", (v,))?.unbind())
+    }
+
+    fn __float__(slf: &Bound<'_, Self>) -> PyResult<f64> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        v.bind(py).extract()
+    }
+
+    fn __invert__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        Ok(py.import("operator")?.call_method1("invert", (v,))?.unbind())
+    }
+
+    fn __richcmp__(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        op: pyo3::basic::CompareOp,
+    ) -> PyResult<Py<PyAny>> {
+        use pyo3::basic::CompareOp::*;
+        let name = match op {
+            Lt => "lt",
+            Le => "le",
+            Eq => "eq",
+            Ne => "ne",
+            Gt => "gt",
+            Ge => "ge",
+        };
+        binary(slf, name, other, false)
+    }
+
+    fn __hash__(slf: &Bound<'_, Self>) -> PyResult<isize> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        v.bind(py).hash()
+    }
+
+    fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        v.bind(py).len()
+    }
+
+    fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        Ok(v.bind(py).get_item(decided(key))?.unbind())
+    }
+
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        Ok(v.bind(py).try_iter()?.into_any().unbind())
+    }
+
+    /// The attributes of the outcome (``c.any()``, ``c.shape``, ...).
+    fn __getattr__(slf: &Bound<'_, Self>, name: &str) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        Ok(v.bind(py).getattr(name)?.unbind())
+    }
+
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__(
+        slf: &Bound<'_, Self>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = copy;
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        Ok(py
+            .import("numpy")?
+            .call_method1("asarray", (v, dtype))?
+            .unbind())
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let py = slf.py();
+        let v = slf.borrow_mut().decide(py);
+        Ok(v.bind(py).repr()?.to_string())
+    }
+}

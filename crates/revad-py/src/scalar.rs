@@ -463,10 +463,26 @@ fn if_else(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let cond = condition(cond)?;
     let (x, y) = record::declared(|| -> PyResult<(Arg, Arg)> {
         Ok((arg(a, "if_else", "a")?, arg(b, "if_else", "b")?))
     })?;
+    // A comparison of scalar Vars made while recording: recorded with the choice, decided
+    // anew on each replay.
+    let compared = cond
+        .cast::<record::PyCond>()
+        .ok()
+        .and_then(|c| c.borrow().operands());
+    if let Some((ca @ X::S(_), cb @ X::S(_), cmp)) = compared {
+        return record::apply("if_else", &[ca, cb, X::S(x), X::S(y)], move |v| match v {
+            [X::S(ca), X::S(cb), X::S(x), X::S(y)] => {
+                let cond = cmp(ca.value(), cb.value());
+                Ok(Res::S(binop!(*x, *y, |x, y| revad::if_else(cond, x, y))))
+            }
+            _ => unreachable!("four scalars"),
+        })?
+        .into_py(py);
+    }
+    let cond = condition(&record::decided(cond))?;
     record::apply("if_else", &[X::S(x), X::S(y)], move |v| match v {
         [X::S(x), X::S(y)] => Ok(Res::S(binop!(*x, *y, |x, y| revad::if_else(cond, x, y)))),
         _ => unreachable!("two scalars"),

@@ -22,7 +22,7 @@ use crate::family::family;
 use crate::handle::{read, write, PyVar, Val};
 use crate::index;
 use crate::record;
-use crate::ops::{broadcast_shape, elementwise, matmul_x, Op};
+use crate::ops::{elementwise, matmul_x, Op};
 use crate::shape;
 
 /// What a binary operator does with its two operands.
@@ -680,49 +680,25 @@ operators! {
         };
         // By value, elementwise with NumPy's broadcasting for arrays. While recording, the
         // outcome is a guard: a replay where it comes out differently records again.
-        let Some((seen, shape)) = compare(&a, &b, cmp) else {
+        let Some((seen, shape)) = record::compare(&a, &b, cmp) else {
             return Err(errors::size_error(format!(
                 "comparison: shapes {} and {} do not broadcast",
                 shape_str(&crate::ops::shape_of(&a)),
                 shape_str(&crate::ops::shape_of(&b))
             )));
         };
-        let expected = seen.clone();
-        record::guard(
-            &[a, b],
-            Arc::new(move |x: &[X]| {
-                compare(&x[0], &x[1], cmp).is_some_and(|(now, _)| now == expected)
-            }),
-        );
-        if shape.is_empty() {
-            return Ok(PyBool::new(py, seen[0]).to_owned().into_any().unbind());
+        let value: Py<PyAny> = if shape.is_empty() {
+            PyBool::new(py, seen[0]).to_owned().into_any().unbind()
+        } else {
+            let flat = numpy::PyArray1::from_vec(py, seen.clone());
+            flat.reshape(shape.clone())?.into_any().unbind()
+        };
+        if record::recording() {
+            // Decided later: by Python (a guard) or by `where`/`if_else` (on each replay).
+            let cond = record::PyCond::new(a, b, cmp, seen, shape, value);
+            return Ok(Py::new(py, cond)?.into_any());
         }
-        let flat = numpy::PyArray1::from_vec(py, seen);
-        Ok(flat.reshape(shape)?.into_any().unbind())
-    }
-}
-
-/// `cmp` of two operands' values, elementwise with NumPy's broadcasting: the outcomes in
-/// row-major order and their shape, or `None` when the shapes do not broadcast.
-fn compare(a: &X, b: &X, cmp: fn(f64, f64) -> bool) -> Option<(Vec<bool>, Vec<usize>)> {
-    if let (X::S(a), X::S(b)) = (a, b) {
-        return Some((vec![cmp(a.value(), b.value())], vec![]));
-    }
-    let (av, bv) = (values_nd(a), values_nd(b));
-    let shape = broadcast_shape(av.shape(), bv.shape())?;
-    let (a2, b2) = (av.broadcast(shape.clone())?, bv.broadcast(shape.clone())?);
-    let out = ndarray::Zip::from(&a2)
-        .and(&b2)
-        .map_collect(|&x, &y| cmp(x, y));
-    Some((out.iter().copied().collect(), shape))
-}
-
-/// An operand's values as an n-dimensional array (0-d for a scalar).
-fn values_nd(x: &X) -> ndarray::ArrayD<f64> {
-    match x {
-        X::S(a) => ndarray::arr0(a.value()).into_dyn(),
-        X::A(Ax::V(a)) => a.value().to_owned().into_dyn(),
-        X::A(Ax::M(a)) => a.value().to_owned().into_dyn(),
+        Ok(value)
     }
 }
 
