@@ -23,6 +23,31 @@ fn arrays(xs: &Bound<'_, PyAny>, function: &'static str) -> PyResult<Vec<X>> {
     Ok(out)
 }
 
+/// `f` of one argument (read by `shape_arg`), declared for replay.
+fn one(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    function: &'static str,
+    f: impl Fn(&X) -> PyResult<crate::args::Res> + Send + Sync + 'static,
+) -> PyResult<Py<PyAny>> {
+    let x = record::declared(|| shape_arg(a, function, "a"))?;
+    record::apply(function, &[x], move |x| f(&x[0]))?.into_py(py)
+}
+
+/// `f` of two arguments (read by `shape_arg`), declared for replay.
+fn two(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    function: &'static str,
+    f: impl Fn(X, X) -> PyResult<crate::args::Res> + Send + Sync + 'static,
+) -> PyResult<Py<PyAny>> {
+    let (x, y) = record::declared(|| -> PyResult<(X, X)> {
+        Ok((shape_arg(a, function, "a")?, shape_arg(b, function, "b")?))
+    })?;
+    record::apply(function, &[x, y], move |x| f(x[0].clone(), x[1].clone()))?.into_py(py)
+}
+
 /// An int or a sequence of ints.
 fn ints(obj: &Bound<'_, PyAny>) -> PyResult<Vec<isize>> {
     if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {
@@ -80,8 +105,8 @@ fn reshape(
     order: &str,
 ) -> PyResult<Py<PyAny>> {
     c_order("reshape", order)?;
-    let x = shape_arg(a, "reshape", "a")?;
-    shape::reshape(x, &ints(shape)?)?.into_py(py)
+    let shape = ints(shape)?;
+    one(py, a, "reshape", move |x| shape::reshape(x.clone(), &shape))
 }
 
 /// `ravel(a)`: the elements of ``a`` in C (row-major) order as a 1-D array (NumPy's
@@ -90,8 +115,7 @@ fn reshape(
 #[pyo3(signature = (a, order="C"))]
 fn ravel(py: Python<'_>, a: &Bound<'_, PyAny>, order: &str) -> PyResult<Py<PyAny>> {
     c_order("ravel", order)?;
-    let x = shape_arg(a, "ravel", "a")?;
-    shape::reshape(x, &[-1])?.into_py(py)
+    one(py, a, "ravel", |x| shape::reshape(x.clone(), &[-1]))
 }
 
 /// `squeeze(a, axis=None)`: ``a`` without its axes of length 1 (or without those named); one
@@ -103,9 +127,10 @@ fn squeeze(
     a: &Bound<'_, PyAny>,
     axis: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    let x = shape_arg(a, "squeeze", "a")?;
+    let x = record::declared(|| shape_arg(a, "squeeze", "a"))?;
     let axes = shape::read_axes(axis, shape_of(&x).len(), "squeeze")?;
-    shape::squeeze(x, axes)?.into_py(py)
+    record::apply("squeeze", &[x], move |x| shape::squeeze(x[0].clone(), axes.clone()))?
+        .into_py(py)
 }
 
 /// `expand_dims(a, axis)`: ``a`` with a new axis of length 1 at position ``axis`` (an int or a
@@ -116,8 +141,12 @@ fn expand_dims(
     a: &Bound<'_, PyAny>,
     axis: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = shape_arg(a, "expand_dims", "a")?;
-    shape::expand_dims(py, x, &ints(axis)?)?.into_py(py)
+    let axis = ints(axis)?;
+    // (The GIL is only needed for an axis error, which a replay of the recorded shapes cannot
+    // raise.)
+    one(py, a, "expand_dims", move |x| {
+        Python::attach(|py| shape::expand_dims(py, x.clone(), &axis))
+    })
 }
 
 /// `concatenate(arrays, axis=0)`: arrays of one number of dimensions (1-D, or 2-D agreeing off
@@ -130,8 +159,11 @@ fn concatenate(
     arrays: &Bound<'_, PyAny>,
     axis: Option<isize>,
 ) -> PyResult<Py<PyAny>> {
-    let xs = self::arrays(arrays, "concatenate")?;
-    shape::concatenate(py, xs, axis)?.into_py(py)
+    let xs = record::declared(|| self::arrays(arrays, "concatenate"))?;
+    record::apply("concatenate", &xs, move |x| {
+        Python::attach(|py| shape::concatenate(py, x.to_vec(), axis))
+    })?
+    .into_py(py)
 }
 
 /// `stack(arrays, axis=0)`: scalars or 1-D arrays of one shape along a new axis (``axis=0``:
@@ -139,8 +171,11 @@ fn concatenate(
 #[pyfunction]
 #[pyo3(signature = (arrays, axis=0))]
 fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> PyResult<Py<PyAny>> {
-    let xs = self::arrays(arrays, "stack")?;
-    shape::stack(py, xs, axis)?.into_py(py)
+    let xs = record::declared(|| self::arrays(arrays, "stack"))?;
+    record::apply("stack", &xs, move |x| {
+        Python::attach(|py| shape::stack(py, x.to_vec(), axis))
+    })?
+    .into_py(py)
 }
 
 /// `maximum(a, b)`: the larger of ``a`` and ``b`` elementwise with NumPy's broadcasting, NaN
@@ -148,18 +183,14 @@ fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> PyResult<Py<
 /// adjoint goes to the larger argument, half to each at a tie.
 #[pyfunction]
 fn maximum(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = shape_arg(a, "maximum", "a")?;
-    let y = shape_arg(b, "maximum", "b")?;
-    broadcast_binary(BinaryOp::Maximum, x, y)?.into_py(py)
+    two(py, a, b, "maximum", |x, y| broadcast_binary(BinaryOp::Maximum, x, y))
 }
 
 /// `minimum(a, b)`: the smaller of ``a`` and ``b`` elementwise with NumPy's broadcasting, NaN
 /// where either is NaN (NumPy's ``minimum``); one node, half the adjoint to each at a tie.
 #[pyfunction]
 fn minimum(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = shape_arg(a, "minimum", "a")?;
-    let y = shape_arg(b, "minimum", "b")?;
-    broadcast_binary(BinaryOp::Minimum, x, y)?.into_py(py)
+    two(py, a, b, "minimum", |x, y| broadcast_binary(BinaryOp::Minimum, x, y))
 }
 
 /// Only C (row-major) order.

@@ -394,28 +394,28 @@ operators! {
             1 if !shape.get_item(0)?.is_instance_of::<PyInt>() => shape.get_item(0)?.extract()?,
             _ => shape.extract()?,
         };
-        shape::reshape(self.x("reshape")?, &shape)?.into_py(py)
+        self.method(py, "reshape", move |x| shape::reshape(x[0].clone(), &shape))
     }
 
     /// ``v.ravel()``: the elements in C (row-major) order as a 1-D Var (one node).
     #[pyo3(signature = (order="C"))]
     fn ravel(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
         c_order("ravel", order)?;
-        shape::reshape(self.x("ravel")?, &[-1])?.into_py(py)
+        self.method(py, "ravel", |x| shape::reshape(x[0].clone(), &[-1]))
     }
 
     /// ``v.flatten()``: as ``v.ravel()``.
     #[pyo3(signature = (order="C"))]
     fn flatten(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
         c_order("flatten", order)?;
-        shape::reshape(self.x("flatten")?, &[-1])?.into_py(py)
+        self.method(py, "flatten", |x| shape::reshape(x[0].clone(), &[-1]))
     }
 
     /// ``v.squeeze(axis=None)``: the axes of length 1 (or those named) removed (one node).
     #[pyo3(signature = (axis=None))]
     fn squeeze(&self, py: Python<'_>, axis: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let axes = shape::read_axes(axis, self.shape_vec().len(), "squeeze")?;
-        shape::squeeze(self.x("squeeze")?, axes)?.into_py(py)
+        self.method(py, "squeeze", move |x| shape::squeeze(x[0].clone(), axes.clone()))
     }
 
     /// ``v.transpose()``: as ``v.T``.
@@ -449,8 +449,10 @@ operators! {
 
     /// ``v.dot(w)``: as ``v @ w``.
     fn dot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let b = x_arg(other, "dot", "other")?;
-        matmul_x(self.x("dot")?, b)?.into_py(py)
+        let (a, b) = record::declared(|| -> PyResult<(X, X)> {
+            Ok((self.x("dot")?, x_arg(other, "dot", "other")?))
+        })?;
+        record::apply("dot", &[a, b], |x| matmul_x(x[0].clone(), x[1].clone()))?.into_py(py)
     }
 
     /// The value: a float, or a new float64 NumPy array for an array Var.
@@ -498,10 +500,13 @@ operators! {
     #[getter(T)]
     fn transposed(slf: Bound<'_, Self>) -> PyResult<Bound<'_, PyAny>> {
         let py = slf.py();
-        match slf.get().x("T")? {
-            X::A(Ax::M(Arr::V(m))) => {
-                Ok(Bound::new(py, PyVar::wrap_matrix(&revad::matrix::transpose(&m)))?.into_any())
-            }
+        match record::declared(|| slf.get().x("T"))? {
+            m @ X::A(Ax::M(Arr::V(_))) => Ok(record::apply("T", &[m], |x| match &x[0] {
+                X::A(Ax::M(Arr::V(m))) => Ok(Res::M(Arr::V(revad::matrix::transpose(m)))),
+                _ => unreachable!("a matrix Var"),
+            })?
+            .into_py(py)?
+            .into_bound(py)),
             _ => Ok(slf.into_any()),
         }
     }
@@ -702,6 +707,19 @@ operators! {
     }
 }
 
+impl PyVar {
+    /// A method of one operand (this Var), declared for replay: `f` of the checked handle.
+    fn method<F: record::Operation>(
+        &self,
+        py: Python<'_>,
+        function: &'static str,
+        f: F,
+    ) -> PyResult<Py<PyAny>> {
+        let x = record::declared(|| self.x(function))?;
+        record::apply(function, &[x], move |x| f(x))?.into_py(py)
+    }
+}
+
 /// A reduction method (`sum`, `mean`, ...) with NumPy's `axis` and `keepdims`; a scalar Var
 /// over every axis is itself.
 fn reduce_method(
@@ -713,11 +731,14 @@ fn reduce_method(
 ) -> PyResult<Py<PyAny>> {
     let this = slf.get();
     let axes = shape::read_axes(axis, this.shape_vec().len(), function)?;
-    let x = this.x(function)?;
+    let x = record::declared(|| this.x(function))?;
     if matches!(x, X::S(_)) {
         return Ok(slf.clone().into_any().unbind());
     }
-    shape::reduce(how, x, axes, keepdims)?.into_py(slf.py())
+    record::apply(function, &[x], move |x| {
+        shape::reduce(how, x[0].clone(), axes.clone(), keepdims)
+    })?
+    .into_py(slf.py())
 }
 
 /// Only C (row-major) order: revad's arrays are row-major.
