@@ -25,7 +25,7 @@ if ! "$PY" -c "" 2>/dev/null; then
     "$PYTHON" -m venv "$VENV"
 fi
 "$PY" -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.21" "scipy>=1.10" "mpmath>=1.3" \
-    "nutpie>=0.16" "arviz>=0.20" \
+    "nutpie>=0.16" "arviz>=0.20" "dask[distributed]>=2024.1" \
     "pytest>=7" "mypy>=1.10" "ruff>=0.5"
 
 cargo fmt --all --check

@@ -159,12 +159,16 @@ def test_value_mode_grad_mode_and_decorators() -> None:
     assert same(h(2.0), (2.0 * math.log(2.0), math.log(2.0) + 1.0))
 
 
-def test_a_float_that_is_not_differentiated_is_an_input() -> None:
+def test_a_float_that_is_not_differentiated_is_a_constant() -> None:
     vg = revad.value_and_grad(lambda x, s: x * s, argnums=0)
     jitted = revad.jit(vg)
     assert jitted(2.0, 3.0) == (6.0, 3.0)
+    assert jitted(4.0, 3.0) == (12.0, 3.0)
     assert jitted(2.0, 5.0) == (10.0, 5.0)
-    assert jitted.stats()["recordings"] == 1
+    assert jitted.stats()["recordings"] == 2
+    # A constant, as in an eager call: propto drops the terms of constants alone.
+    f = revad.value_and_grad(lambda mu, s: revad.normal_lpdf(1.0, mu, s, propto=True))
+    assert revad.jit(f)(0.5, 2.0) == f(0.5, 2.0)
 
 
 def test_other_arguments_are_constants_compared_on_each_call() -> None:

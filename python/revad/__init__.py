@@ -46,14 +46,15 @@ __version__ = "0.1.0"
 
 def value_and_grad(
     f: Callable[..., Any], argnums: int | Sequence[int] = 0, *, allow_constant: bool = False
-) -> ValueAndGrad:
+) -> ValueAndGrad | Jit:
     """``f`` returning its value and its gradient with respect to positional arguments
     ``argnums``, as JAX's ``value_and_grad``: ``value_and_grad(f)(x) == gradient(f, x)``.
 
     Each differentiated argument becomes a variable (a float: a scalar Var; a list of floats:
     a list of scalar Vars; a 1-D/2-D NumPy array or ``revad.Data``: an array Var) and its
     gradient has its shape; the other arguments pass unchanged. With a tuple ``argnums`` the
-    gradient is a tuple. Usable as a decorator (name and docstring are kept).
+    gradient is a tuple. Usable as a decorator (name and docstring are kept). Given a
+    ``revad.jit`` of ``f``, the result is the jit of ``value_and_grad(f)`` (replayed too).
 
     ``f`` must return a Var: a plain number raises ``TypeError`` (it cannot depend on the
     arguments; a Var turned into a number inside ``f``, by ``float(v)`` or ``math.exp(v)``,
@@ -136,11 +137,12 @@ def jit(
     - **Fallback.** A function that turns a Var into a number (``float(v)``, ``v.value``,
       ``math.exp(v)``) or calls a revad function that has no replay yet runs eagerly from then
       on, with one ``RevadWarning`` saying why; its results are the same.
-    - **Arguments.** Floats and arrays that are not differentiated are inputs too: new values
-      replay (``f`` receives a scalar Var or a ``revad.Data`` for them while recording). Other
-      arguments, keyword arguments and values ``f`` reads from its closure are constants fixed
-      at recording, as in ``jax.jit``; a call with a different constant records again. Python
-      side effects (printing, appending to a list) happen only while recording.
+    - **Arguments.** Float arrays that are not differentiated are data inputs: new values of
+      the same shape replay (``f`` receives a ``revad.Data`` for them while recording). Other
+      arguments (floats, ints, integer arrays, strings, objects), keyword arguments and values
+      ``f`` reads from its closure are constants fixed at recording, as in ``jax.jit``; a call
+      with a different constant records again. Python side effects (printing, appending to a
+      list) happen only while recording.
     - **Batches and threads.** ``jit(value_and_grad(f)).value_and_grad_batch(xs)`` evaluates
       many points on a thread pool with the GIL released. A jitted function pickles (it is
       recorded again where it is unpickled), so it runs under ``multiprocessing`` and Dask.

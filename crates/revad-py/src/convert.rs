@@ -70,13 +70,23 @@ pub fn read_ndarray(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<
     // from its buffer (`to_vec` takes no dynamic borrow: the copy is made before any Python
     // code can run).
     if u.is_c_contiguous() {
-        if let Ok(a) = obj.cast::<PyArray1<f64>>() {
+        if let Ok(a) = obj
+            .cast::<PyArray1<f64>>()
+            .ok()
+            .filter(|a| aligned(a.data()))
+            .ok_or(())
+        {
             if let Ok(data) = a.to_vec() {
                 return Ok(Some(X::A(Ax::V(Arr::D(
                     Array1::from_vec(data).into_shared(),
                 )))));
             }
-        } else if let Ok(a) = obj.cast::<PyArray2<f64>>() {
+        } else if let Ok(a) = obj
+            .cast::<PyArray2<f64>>()
+            .ok()
+            .filter(|a| aligned(a.data()))
+            .ok_or(())
+        {
             if let Ok(data) = a.to_vec() {
                 let m = Array2::from_shape_vec(a.dims(), data).expect("shape");
                 return Ok(Some(X::A(Ax::M(Arr::D(m.into_shared())))));
@@ -84,7 +94,13 @@ pub fn read_ndarray(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<
         }
     }
     let converted;
-    let a: PyReadonlyArrayDyn<'_, f64> = match obj.extract() {
+    let a: PyReadonlyArrayDyn<'_, f64> = match obj.extract::<PyReadonlyArrayDyn<'_, f64>>() {
+        // An array whose buffer is not aligned for f64 (as unpickled from a byte buffer) is
+        // read through an aligned copy.
+        Ok(a) if !aligned(a.data()) => {
+            converted = obj.call_method0("copy")?;
+            converted.extract()?
+        }
         Ok(a) => a,
         Err(_) => {
             let kind = u.dtype().kind();
@@ -121,6 +137,12 @@ pub fn read_ndarray(obj: &Bound<'_, PyAny>, function: &'static str) -> PyResult<
             )))
         }
     }))
+}
+
+/// Whether a NumPy buffer is aligned for `f64` (NumPy arrays can be unaligned views of byte
+/// buffers; reading them as `f64` would be undefined).
+fn aligned(data: *mut f64) -> bool {
+    data.is_aligned()
 }
 
 /// Any argument: a Var (scalar or array), a NumPy array, a `revad.Data` or a number; `None`

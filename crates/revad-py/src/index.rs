@@ -319,7 +319,10 @@ fn selection(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<(Vec<usize>, V
 
 /// The elements `key` selects from an array of `shape`, as NumPy reads it (see
 /// [`selection`]): their row-major positions and the result's shape (`[]` for one element).
-pub fn select_positions(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<(Vec<usize>, Vec<usize>)> {
+pub fn select_positions(
+    key: &Bound<'_, PyAny>,
+    shape: &[usize],
+) -> PyResult<(Vec<usize>, Vec<usize>)> {
     // The common cases first: `v[i]` of a vector, `m[i, j]` of a matrix.
     let plain_int = |o: &Bound<'_, PyAny>| o.is_exact_instance_of::<PyInt>();
     if let ([n], true) = (shape, plain_int(key)) {

@@ -9,6 +9,7 @@
 //! function that cannot be recorded runs eagerly from then on, with one `RevadWarning`.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArrayMethods};
@@ -17,14 +18,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 use rayon::prelude::*;
 use revad::program::Replay;
-use revad::{tape, Var};
+use revad::tape;
 use smallvec::SmallVec;
 
 use crate::args::{Arg, Arr, Ax, X};
 use crate::convert::{read_ndarray, try_x, type_name};
 use crate::errors::{self, to_py};
 use crate::family::family;
-use crate::handle::{PyData, PyVar, Values};
+use crate::handle::{PyData, Values};
 use crate::point::{finish, Argnums, Inputs, Point};
 use crate::record::{self, to_const, Const, Prog};
 
@@ -53,9 +54,6 @@ impl Mode {
 enum Kind {
     /// A point: new variables (differentiated, or traced in value mode).
     Point(Point),
-    /// A float that is not differentiated: a variable whose gradient is dropped, so that a
-    /// new value replays instead of being a constant of the recording.
-    Float(f64),
     /// An array that is not differentiated: a data input (`f` receives a `revad.Data` while
     /// recording).
     Data(Const),
@@ -86,7 +84,6 @@ impl Shape {
 /// One argument's part of a call's signature.
 enum Sig {
     Point(Shape),
-    Float,
     Data(Shape),
     Static(Py<PyAny>),
 }
@@ -124,12 +121,20 @@ impl Sig {
     fn matches(&self, other: &Sig, py: Python<'_>) -> bool {
         match (self, other) {
             (Sig::Point(a), Sig::Point(b)) | (Sig::Data(a), Sig::Data(b)) => a == b,
-            (Sig::Float, Sig::Float) => true,
             (Sig::Static(a), Sig::Static(b)) => same_static(a.bind(py), b.bind(py)),
             _ => false,
         }
     }
 }
+
+/// The kinds of a call's arguments.
+type Kinds = SmallVec<[Kind; 6]>;
+/// A call's signature.
+type Sigs = SmallVec<[Sig; 6]>;
+/// A call's keyword arguments (constants of the recording).
+type Keywords = Vec<(String, Py<PyAny>)>;
+/// The inputs of a replay.
+type Operands = SmallVec<[X; 8]>;
 
 /// A recorded program and the signature it was recorded for.
 struct Entry {
@@ -146,7 +151,6 @@ struct State {
     /// Why `f` runs eagerly, once it cannot be recorded.
     eager: Option<String>,
     recordings: u64,
-    replays: u64,
     divergences: u64,
 }
 
@@ -156,7 +160,7 @@ thread_local! {
 }
 
 /// Replays `program` on `inputs` in this thread's frame.
-fn replay(program: &Prog, inputs: Vec<X>) -> Replay<X, PyErr> {
+fn replay(program: &Prog, inputs: Operands) -> Replay<X, PyErr> {
     FRAME.with(|f| {
         let mut frame = f.borrow_mut();
         let r = program.run(inputs, &mut frame);
@@ -177,10 +181,12 @@ fn replay(program: &Prog, inputs: Vec<X>) -> Replay<X, PyErr> {
 /// ``RevadWarning`` that says why; its results are the same.
 ///
 /// Arguments: those named by ``argnums`` are differentiated (floats, sequences of floats,
-/// 1-D/2-D arrays, as in ``revad.value_and_grad``); other floats and arrays are inputs too
-/// (``f`` receives a scalar Var or a ``revad.Data`` while recording); anything else, and
-/// every keyword argument, is a constant of the recording, compared with the recorded one on
-/// each call (by value for numbers, strings and tuples, by identity otherwise). Values that
+/// 1-D/2-D arrays, as in ``revad.value_and_grad``); other float arrays are data inputs (``f``
+/// receives a ``revad.Data`` while recording, and new values of the same shape replay);
+/// anything else (floats, ints, integer arrays, strings, objects) and every keyword argument
+/// is a constant of the recording, compared with the recorded one on each call (by value for
+/// numbers, strings, tuples and NumPy arrays, by identity otherwise): a new value records
+/// again. Values that
 /// ``f`` reads from its closure are constants too, as in ``jax.jit``, and Python side effects
 /// happen only while recording.
 ///
@@ -197,6 +203,9 @@ pub struct PyJit {
     allow_constant: bool,
     max_programs: usize,
     state: Mutex<State>,
+    /// Whether `f` runs eagerly (read on every call without taking the lock).
+    eager: AtomicBool,
+    replays: AtomicU64,
 }
 
 impl PyJit {
@@ -223,23 +232,16 @@ impl PyJit {
         &self,
         args: &Bound<'_, PyTuple>,
         positions: &[usize],
-    ) -> PyResult<(Vec<Kind>, Vec<Sig>)> {
-        let mut kinds = Vec::with_capacity(args.len());
-        let mut sig = Vec::with_capacity(args.len());
+    ) -> PyResult<(Kinds, Sigs)> {
+        let mut kinds = Kinds::new();
+        let mut sig = Sigs::new();
         for (i, a) in args.iter().enumerate() {
             if positions.contains(&i) {
                 let p = Point::read(&a, "jit")?;
                 sig.push(Sig::Point(Shape::of_point(&p)));
                 kinds.push(Kind::Point(p));
-            } else if let Ok(x) = a.cast::<PyFloat>() {
-                sig.push(Sig::Float);
-                kinds.push(Kind::Float(x.value()));
             } else if is_float_array(&a) || a.cast::<PyData>().is_ok() {
                 match read_ndarray(&a, "jit")? {
-                    Some(X::S(Arg::F(x))) => {
-                        sig.push(Sig::Float);
-                        kinds.push(Kind::Float(x));
-                    }
                     Some(x @ X::A(_)) => {
                         sig.push(Sig::Data(match &x {
                             X::A(Ax::V(v)) => Shape::Vector(v.value().len()),
@@ -291,7 +293,6 @@ impl PyJit {
     /// Marks `program` most recently used.
     fn touch(&self, program: &Arc<Prog>) {
         let mut state = self.state();
-        state.replays += 1;
         if let Some(k) = state.entries.iter().position(|e| Arc::ptr_eq(&e.program, program)) {
             if k + 1 != state.entries.len() {
                 let e = state.entries.remove(k);
@@ -355,16 +356,18 @@ impl PyJit {
                 .collect::<PyResult<_>>()?,
             None => Vec::new(),
         };
-        let eager = self.state().eager.is_some() || record::recording();
-        if eager {
+        if self.eager.load(Ordering::Relaxed) || record::recording() {
             return self.run_python(py, args, kwargs, &kinds, &positions, None);
         }
-        for program in self.candidates(py, &sig, &kw) {
+        for (k, program) in self.candidates(py, &sig, &kw).into_iter().enumerate() {
             let _scope = tape::nested();
             let (inputs, xs) = make_inputs(&kinds, args.len());
             match replay(&program, xs) {
                 Replay::Done(y) => {
-                    self.touch(&program);
+                    self.replays.fetch_add(1, Ordering::Relaxed);
+                    if k > 0 {
+                        self.touch(&program);
+                    }
                     return self.output(py, y, &inputs, &positions);
                 }
                 Replay::Failed(e) => return Err(e),
@@ -382,7 +385,7 @@ impl PyJit {
         kwargs: Option<&Bound<'_, PyDict>>,
         kinds: &[Kind],
         positions: &[usize],
-        record: Option<(Vec<Sig>, Vec<(String, Py<PyAny>)>)>,
+        record: Option<(Sigs, Keywords)>,
     ) -> PyResult<Py<PyAny>> {
         let _scope = tape::nested();
         let recording = record.is_some();
@@ -391,9 +394,6 @@ impl PyJit {
         for (i, kind) in kinds.iter().enumerate() {
             call_args.push(match (kind, &inputs[i]) {
                 (Kind::Point(_), Some(inp)) => inp.object(py)?,
-                (Kind::Float(_), Some(Inputs::Scalar(v))) if recording => {
-                    Bound::new(py, PyVar::wrap(*v))?.into_any()
-                }
                 (Kind::Data(x), _) if recording => data_object(py, x)?,
                 _ => args.get_item(i)?,
             });
@@ -433,7 +433,7 @@ impl PyJit {
                     let mut state = self.state();
                     state.recordings += 1;
                     state.entries.push(Entry {
-                        sig,
+                        sig: sig.into_vec(),
                         kwargs,
                         program: Arc::new(program),
                     });
@@ -460,6 +460,7 @@ impl PyJit {
              {why}"
         );
         self.state().eager = Some(why);
+        self.eager.store(true, Ordering::Relaxed);
         errors::warn(py, &message)
     }
 }
@@ -479,20 +480,15 @@ fn is_float_array(a: &Bound<'_, PyAny>) -> bool {
 
 /// The inputs of a call: new variables for points and floats (by position), and every input
 /// as an operand, in slot order.
-fn make_inputs(kinds: &[Kind], n: usize) -> (Vec<Option<Inputs>>, Vec<X>) {
-    let mut inputs = Vec::with_capacity(n);
-    let mut xs = Vec::with_capacity(n);
+fn make_inputs(kinds: &[Kind], n: usize) -> (SmallVec<[Option<Inputs>; 6]>, Operands) {
+    let mut inputs = SmallVec::with_capacity(n);
+    let mut xs = Operands::with_capacity(n);
     for kind in kinds {
         match kind {
             Kind::Point(p) => {
                 let inp = p.vars();
                 inp.operands(&mut xs);
                 inputs.push(Some(inp));
-            }
-            Kind::Float(x) => {
-                let v = Var::new(*x);
-                xs.push(X::S(Arg::V(v)));
-                inputs.push(Some(Inputs::Scalar(v)));
             }
             Kind::Data(x) => {
                 xs.push(x.clone().into());
@@ -553,16 +549,14 @@ fn batch_row(
     for program in programs {
         let _scope = tape::nested();
         let inp = row.vars();
-        let mut xs = Vec::with_capacity(kinds.len() + 1);
+        let mut xs = Operands::with_capacity(kinds.len() + 1);
         for (i, kind) in kinds.iter().enumerate() {
             if i == k {
                 inp.operands(&mut xs);
                 continue;
             }
-            match kind {
-                Kind::Float(x) => xs.push(X::S(Arg::V(Var::new(*x)))),
-                Kind::Data(x) => xs.push(x.clone().into()),
-                _ => {}
+            if let Kind::Data(x) = kind {
+                xs.push(x.clone().into());
             }
         }
         match replay(program, xs) {
@@ -638,6 +632,8 @@ impl PyJit {
             allow_constant,
             max_programs,
             state: Mutex::new(State::default()),
+            eager: AtomicBool::new(false),
+            replays: AtomicU64::new(0),
         })
     }
 
@@ -688,7 +684,7 @@ impl PyJit {
         let state = self.state();
         let d = PyDict::new(py);
         d.set_item("recordings", state.recordings)?;
-        d.set_item("replays", state.replays)?;
+        d.set_item("replays", self.replays.load(Ordering::Relaxed))?;
         d.set_item("divergences", state.divergences)?;
         d.set_item("programs", state.entries.len())?;
         d.set_item("eager", state.eager.clone())?;
@@ -839,7 +835,8 @@ impl PyJit {
                         RowOutcome::Done => {}
                     }
                 }
-                self.state().replays += (m - pending.len()) as u64;
+                self.replays
+                    .fetch_add((m - pending.len()) as u64, Ordering::Relaxed);
             }
         }
         for i in pending {

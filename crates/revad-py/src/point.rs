@@ -117,12 +117,12 @@ impl Inputs {
     }
 
     /// The variables as operands, appended to `out` (one per scalar of a list).
-    pub fn operands(&self, out: &mut Vec<X>) {
+    pub fn operands(&self, out: &mut impl Extend<X>) {
         match self {
-            Inputs::Scalar(v) => out.push(X::S(Arg::V(*v))),
+            Inputs::Scalar(v) => out.extend([X::S(Arg::V(*v))]),
             Inputs::Scalars(vars) => out.extend(vars.iter().map(|&v| X::S(Arg::V(v)))),
-            Inputs::Vector(a) => out.push(X::A(Ax::V(Arr::V(a.clone())))),
-            Inputs::Matrix(a) => out.push(X::A(Ax::M(Arr::V(a.clone())))),
+            Inputs::Vector(a) => out.extend([X::A(Ax::V(Arr::V(a.clone())))]),
+            Inputs::Matrix(a) => out.extend([X::A(Ax::M(Arr::V(a.clone())))]),
         }
     }
 
@@ -347,4 +347,3 @@ impl Argnums {
         Ok(out)
     }
 }
-

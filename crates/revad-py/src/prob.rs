@@ -111,7 +111,8 @@ fn read_real<'py>(
             )),
         };
     }
-    if let Ok(a) = obj.cast::<PyArray1<f64>>() {
+    // (An array whose buffer is not aligned for f64 is converted by the general path below.)
+    if let Some(a) = obj.cast::<PyArray1<f64>>().ok().filter(|a| a.data().is_aligned()) {
         // A short array is copied: cheaper than registering and releasing NumPy's dynamic
         // borrow, which a long one takes to be read in place.
         if a.len() <= SMALL_DATA {
@@ -291,7 +292,7 @@ fn read_int<'py>(
     if obj.is_exact_instance_of::<PyInt>() {
         return Ok(Ints::S(obj.extract()?));
     }
-    if let Ok(a) = obj.cast::<PyArray1<i64>>() {
+    if let Some(a) = obj.cast::<PyArray1<i64>>().ok().filter(|a| a.data().is_aligned()) {
         let r = a
             .try_readonly()
             .map_err(|e| PyTypeError::new_err(format!("{function}: argument {name}: {e}")))?;

@@ -16,8 +16,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use revad::program::{Check, Program};
 use revad::matrix::Operand;
+use revad::program::{Check, Program};
 
 use crate::args::{Arg, Arr, Ax, Out, Res, X};
 
@@ -176,7 +176,9 @@ impl RecordingGuard {
         }
         let slot = match r.slot(output) {
             Ok(Some(s)) => s,
-            Ok(None) => r.program.constant(to_const(output).expect("not a variable")),
+            Ok(None) => r
+                .program
+                .constant(to_const(output).expect("not a variable")),
             Err(why) => return Err(why),
         };
         r.program.set_output(slot);
@@ -191,9 +193,11 @@ impl Recorder {
         if let Some(id) = var_ident(x) {
             return match self.vars.get(&id) {
                 Some(&s) => Ok(Some(s)),
-                None => Err("a revad.Var made outside the function, or by an operation that \
+                None => Err(
+                    "a revad.Var made outside the function, or by an operation that \
                              cannot be replayed yet, is used"
-                    .into()),
+                        .into(),
+                ),
             };
         }
         Ok(data_ident(x).and_then(|id| self.data.get(&id).copied()))
@@ -408,6 +412,9 @@ fn values_nd(x: &X) -> ndarray::ArrayD<f64> {
     }
 }
 
+/// A comparison of two values (`<`, `<=`, `==`, ...).
+pub type Comparison = fn(f64, f64) -> bool;
+
 /// A comparison of Vars made while recording, not yet decided in Python: what `x > 0` returns
 /// inside a function being recorded by `revad.jit`.
 ///
@@ -466,7 +473,7 @@ impl PyCond {
 
     /// The compared operands and the comparison, for a selection that decides it on each
     /// replay; `None` once Python has seen the outcome (a guard holds it then).
-    pub fn operands(&self) -> Option<(X, X, fn(f64, f64) -> bool)> {
+    pub fn operands(&self) -> Option<(X, X, Comparison)> {
         (!self.guarded).then(|| (self.a.clone(), self.b.clone(), self.cmp))
     }
 
@@ -495,8 +502,16 @@ fn binary(
     let py = slf.py();
     let value = slf.borrow_mut().decide(py).into_bound(py);
     let other = decided(other);
-    let (x, y) = if reflected { (other, value) } else { (value, other) };
-    Ok(py.import("operator")?.getattr(name)?.call1((x, y))?.unbind())
+    let (x, y) = if reflected {
+        (other, value)
+    } else {
+        (value, other)
+    };
+    Ok(py
+        .import("operator")?
+        .getattr(name)?
+        .call1((x, y))?
+        .unbind())
 }
 
 /// `#[pymethods] impl PyCond` with the methods given after the table, plus the binary dunders

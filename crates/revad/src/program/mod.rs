@@ -173,7 +173,11 @@ impl<T: Clone, E, C: Clone + Into<T>> Program<T, E, C> {
     pub fn run(&self, inputs: impl IntoIterator<Item = T>, frame: &mut Vec<T>) -> Replay<T, E> {
         frame.clear();
         frame.extend(inputs);
-        assert_eq!(frame.len(), self.inputs, "Program::run: wrong number of inputs");
+        assert_eq!(
+            frame.len(),
+            self.inputs,
+            "Program::run: wrong number of inputs"
+        );
         let mut operands: SmallVec<[T; 4]> = SmallVec::new();
         for (k, step) in self.steps.iter().enumerate() {
             match step {
@@ -195,7 +199,9 @@ impl<T: Clone, E, C: Clone + Into<T>> Program<T, E, C> {
                 Step::Const(c) => frame.push(c.clone().into()),
             }
         }
-        let out = self.output.expect("Program::run: the program has no output");
+        let out = self
+            .output
+            .expect("Program::run: the program has no output");
         Replay::Done(frame[out as usize].clone())
     }
 }
