@@ -656,7 +656,7 @@ fn add_diag(py: Python<'_>, a: &Bound<'_, PyAny>, d: &Bound<'_, PyAny>) -> PyRes
     if !record::recording() {
         // Not recording: the data-only calls as before (no tape growth for data).
         match &d {
-            X::S(Arg::F(c)) => {
+            X::S(Arg::F(c)) if matches!(a, Arr::D(_)) => {
                 let c = *c;
                 return call!(py, 0, [a] => linalg::add_diag(a, c));
             }
