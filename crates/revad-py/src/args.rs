@@ -216,3 +216,71 @@ macro_rules! arr2 {
     };
 }
 pub(crate) use arr2;
+
+/// A declared function's operands read back in its closure (`record::apply` hands them over
+/// as a slice of [`X`]): each accessor expects the kind the function put there.
+impl X {
+    /// The operand as a 1-D array.
+    pub fn vector(&self) -> Arr<Vector> {
+        match self {
+            X::A(Ax::V(a)) => a.clone(),
+            _ => unreachable!("a 1-D operand"),
+        }
+    }
+
+    /// The operand as a 2-D array.
+    pub fn matrix(&self) -> Arr<Matrix> {
+        match self {
+            X::A(Ax::M(a)) => a.clone(),
+            _ => unreachable!("a 2-D operand"),
+        }
+    }
+
+    /// The operand as an array of either kind.
+    pub fn array(&self) -> Ax {
+        match self {
+            X::A(a) => a.clone(),
+            X::S(_) => unreachable!("an array operand"),
+        }
+    }
+
+    /// The operand as a scalar.
+    pub fn scalar(&self) -> Arg {
+        match self {
+            X::S(a) => *a,
+            X::A(_) => unreachable!("a scalar operand"),
+        }
+    }
+
+    /// Whether the operand is data (a float or a data array): no variable.
+    pub fn is_data(&self) -> bool {
+        matches!(
+            self,
+            X::S(Arg::F(_)) | X::A(Ax::V(Arr::D(_))) | X::A(Ax::M(Arr::D(_)))
+        )
+    }
+}
+
+impl From<Arr<Vector>> for X {
+    fn from(a: Arr<Vector>) -> X {
+        X::A(Ax::V(a))
+    }
+}
+
+impl From<Arr<Matrix>> for X {
+    fn from(a: Arr<Matrix>) -> X {
+        X::A(Ax::M(a))
+    }
+}
+
+impl From<Ax> for X {
+    fn from(a: Ax) -> X {
+        X::A(a)
+    }
+}
+
+impl From<Arg> for X {
+    fn from(a: Arg) -> X {
+        X::S(a)
+    }
+}

@@ -201,3 +201,62 @@ macro_rules! call {
     }};
 }
 pub(crate) use call;
+
+/// A core result that is one value (a scalar, vector or matrix `Var`): what a function
+/// declared for replay gives as its [`Res`].
+pub trait IntoRes: Output {
+    /// The recorded result.
+    fn into_res(self) -> Res;
+    /// The result's value, for a call on data only.
+    fn data_res(data: Self::Data) -> Res;
+}
+
+impl IntoRes for Var {
+    fn into_res(self) -> Res {
+        Res::S(Out::V(self))
+    }
+    fn data_res(data: f64) -> Res {
+        Res::S(Out::F(data))
+    }
+}
+
+impl IntoRes for Var<Vector> {
+    fn into_res(self) -> Res {
+        Res::V(Arr::V(self))
+    }
+    fn data_res(data: Vector) -> Res {
+        Res::V(Arr::D(data))
+    }
+}
+
+impl IntoRes for Var<RowVector> {
+    fn into_res(self) -> Res {
+        let (value, key) = self.to_array_bits();
+        Res::V(Arr::V(Var::from_array_bits(value.0, key)))
+    }
+    fn data_res(data: RowVector) -> Res {
+        Res::V(Arr::D(data.0))
+    }
+}
+
+impl IntoRes for Var<Matrix> {
+    fn into_res(self) -> Res {
+        Res::M(Arr::V(self))
+    }
+    fn data_res(data: Matrix) -> Res {
+        Res::M(Arr::D(data))
+    }
+}
+
+/// The [`Res`] of `f`, a core call, inside a declared function's closure: its value as data
+/// when `data_only` (computed in a nested tape scope, as [`on_data`] does, so that calls on
+/// data do not grow the tape), else the recorded result.
+pub fn res_of<T: IntoRes>(data_only: bool, f: impl FnOnce() -> revad::Result<T>) -> PyResult<Res> {
+    if data_only {
+        let _scope = revad::tape::nested();
+        f().map(|v| T::data_res(v.data()))
+    } else {
+        f().map(IntoRes::into_res)
+    }
+    .map_err(crate::errors::to_py)
+}

@@ -16,12 +16,13 @@ use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::types::{PyAny, PyList, PyTuple};
 use revad::{linalg, Matrix, Var, Vector};
 
-use crate::args::{Arg, Arr, Ax};
+use crate::args::{Arg, Arr, Ax, X};
 use crate::convert::{arg, array_arg, try_arg, vector_arg};
 use crate::errors::to_py;
 use crate::family::family;
-use crate::gil::{on_data, IntoData, Output};
+use crate::gil::{on_data, res_of, IntoData, Output};
 use crate::handle::{PyData, PyVar};
+use crate::record;
 
 /// One set of points: numbers or vectors (one per row).
 enum Set {
@@ -270,7 +271,7 @@ fn parse<'py, const P: usize>(
     function: &'static str,
     args: &Bound<'py, PyTuple>,
     params: [(&'static str, Option<&Bound<'py, PyAny>>); P],
-) -> PyResult<(Points, [Bound<'py, PyAny>; P])> {
+) -> PyResult<(Vec<Set>, [Bound<'py, PyAny>; P])> {
     let keywords = params.iter().filter(|(_, v)| v.is_some()).count();
     let given = args.len() + keywords;
     let names: Vec<&str> = params.iter().map(|(n, _)| *n).collect();
@@ -296,22 +297,59 @@ fn parse<'py, const P: usize>(
         }
     }
     let mut slots = slots.into_iter().map(|s| s.expect("every slot is filled"));
-    let points = if sets == 1 {
-        Points::One(read_set(&slots.next().expect("x"), function, "x")?)
+    let sets = if sets == 1 {
+        vec![read_set(&slots.next().expect("x"), function, "x")?]
     } else {
         let x1 = read_set(&slots.next().expect("x1"), function, "x1")?;
         let x2 = read_set(&slots.next().expect("x2"), function, "x2")?;
-        match (x1, x2) {
-            (Set::Num(a), Set::Vec(b)) => Points::Two(Set::Num(a).into_vectors(), Set::Vec(b)),
-            (Set::Vec(a), Set::Num(b)) => Points::Two(Set::Vec(a), Set::Num(b).into_vectors()),
-            (x1, x2) => Points::Two(x1, x2),
-        }
+        vec![x1, x2]
     };
     let rest: Vec<Bound<'py, PyAny>> = slots.collect();
     let rest: [Bound<'py, PyAny>; P] = rest
         .try_into()
         .unwrap_or_else(|_| unreachable!("P parameters follow the points"));
-    Ok((points, rest))
+    Ok((sets, rest))
+}
+
+/// The points of a call from its one or two sets (a pair made one kind: numbers beside
+/// vectors are vectors of dimension 1).
+fn points(sets: Vec<Set>) -> Points {
+    let mut sets = sets.into_iter();
+    let x1 = sets.next().expect("a set of points");
+    match sets.next() {
+        None => Points::One(x1),
+        Some(x2) => match (x1, x2) {
+            (Set::Num(a), Set::Vec(b)) => Points::Two(Set::Num(a).into_vectors(), Set::Vec(b)),
+            (Set::Vec(a), Set::Num(b)) => Points::Two(Set::Vec(a), Set::Num(b).into_vectors()),
+            (x1, x2) => Points::Two(x1, x2),
+        },
+    }
+}
+
+/// The operands of a call declared for replay: its sets of points (each a 1-D or 2-D array),
+/// then its parameters.
+fn operands(sets: Vec<Set>, params: impl IntoIterator<Item = X>) -> Vec<X> {
+    sets.into_iter()
+        .map(|s| match s {
+            Set::Num(a) => X::from(a),
+            Set::Vec(a) => X::from(a),
+        })
+        .chain(params)
+        .collect()
+}
+
+/// The points and parameters of a call back from its operands (`n` sets of points first),
+/// and whether every operand is data.
+fn from_operands(ops: &[X], n: usize) -> (Points, &[X], bool) {
+    let data_only = ops.iter().all(X::is_data);
+    let sets = ops[..n]
+        .iter()
+        .map(|x| match x.array() {
+            Ax::V(a) => Set::Num(a),
+            Ax::M(a) => Set::Vec(a),
+        })
+        .collect();
+    (points(sets), &ops[n..], data_only)
 }
 
 /// A length scale: a scalar (float or Var), or a 1-D array or list (one per dimension).
@@ -352,10 +390,41 @@ macro_rules! stationary {
             length_scale: Option<&Bound<'_, PyAny>>,
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
-            let (points, [sigma, scale]) =
-                parse(F, args, [("sigma", sigma), ("length_scale", length_scale)])?;
-            let sigma = arg(&sigma, F, "sigma")?;
-            let scale = read_scale(&scale, F)?;
+            let (sets, sigma, scale) = record::declared(|| -> PyResult<_> {
+                let (sets, [sigma, scale]) =
+                    parse(F, args, [("sigma", sigma), ("length_scale", length_scale)])?;
+                Ok((sets, arg(&sigma, F, "sigma")?, read_scale(&scale, F)?))
+            })?;
+            let data = sets.iter().all(Set::is_data)
+                && matches!(sigma, Arg::F(_))
+                && matches!(scale, Scale::One(Arg::F(_)) | Scale::Each(Arr::D(_)));
+            if record::recording() || !data {
+                let n = sets.len();
+                let scale = match scale {
+                    Scale::One(l) => X::S(l),
+                    Scale::Each(l) => X::from(l),
+                };
+                let ops = operands(sets, [X::S(sigma), scale]);
+                return record::apply(F, &ops, move |ops| {
+                    let (points, params, data_only) = from_operands(ops, n);
+                    let (sigma, scale) = (params[0].scalar(), &params[1]);
+                    res_of(data_only, || {
+                        let s = var_of(sigma);
+                        match scale {
+                            X::S(l) => {
+                                let l = var_of(*l);
+                                with_points!(points, |x| $core(x, s, l))
+                            }
+                            l => match l.vector() {
+                                Arr::V(l) => with_points!(points, |x| $core(x, s, &l)),
+                                Arr::D(l) => with_points!(points, |x| $core(x, s, &l)),
+                            },
+                        }
+                    })
+                })?
+                .into_py(py);
+            }
+            let points = points(sets);
             let n = points.size();
             match (&sigma, &scale) {
                 (Arg::F(s), Scale::One(Arg::F(l))) if points.is_data() => {
@@ -372,18 +441,7 @@ macro_rules! stationary {
                     });
                     finish(py, r)
                 }
-                _ => {
-                    let s = var_of(sigma);
-                    let k = match scale {
-                        Scale::One(l) => {
-                            let l = var_of(l);
-                            with_points!(points, |x| $core(x, s, l))
-                        }
-                        Scale::Each(Arr::V(l)) => with_points!(points, |x| $core(x, s, &l)),
-                        Scale::Each(Arr::D(l)) => with_points!(points, |x| $core(x, s, &l)),
-                    };
-                    k.map_err(to_py)?.into_py(py)
-                }
+                _ => unreachable!("a call on data only"),
             }
         }
     };
@@ -479,10 +537,31 @@ fn gp_periodic_cov(
         ("length_scale", length_scale),
         ("period", period),
     ];
-    let (points, [sigma, l, p]) = parse(F, args, params)?;
-    let sigma = arg(&sigma, F, "sigma")?;
-    let l = arg(&l, F, "length_scale")?;
-    let p = arg(&p, F, "period")?;
+    let (sets, sigma, l, p) = record::declared(|| -> PyResult<_> {
+        let (sets, [sigma, l, p]) = parse(F, args, params)?;
+        Ok((
+            sets,
+            arg(&sigma, F, "sigma")?,
+            arg(&l, F, "length_scale")?,
+            arg(&p, F, "period")?,
+        ))
+    })?;
+    let data = sets.iter().all(Set::is_data)
+        && [sigma, l, p].iter().all(|a| matches!(a, Arg::F(_)));
+    if record::recording() || !data {
+        let n = sets.len();
+        let ops = operands(sets, [X::S(sigma), X::S(l), X::S(p)]);
+        return record::apply(F, &ops, move |ops| {
+            let (points, params, data_only) = from_operands(ops, n);
+            let (s, l, p) = (params[0].scalar(), params[1].scalar(), params[2].scalar());
+            res_of(data_only, || {
+                let (s, l, p) = (var_of(s), var_of(l), var_of(p));
+                with_points!(points, |x| linalg::gp_periodic_cov(x, s, l, p))
+            })
+        })?
+        .into_py(py);
+    }
+    let points = points(sets);
     let n = points.size();
     match (sigma, l, p) {
         (Arg::F(s), Arg::F(l), Arg::F(p)) if points.is_data() => {
@@ -493,12 +572,7 @@ fn gp_periodic_cov(
             });
             finish(py, r)
         }
-        _ => {
-            let (s, l, p) = (var_of(sigma), var_of(l), var_of(p));
-            with_points!(points, |x| linalg::gp_periodic_cov(x, s, l, p))
-                .map_err(to_py)?
-                .into_py(py)
-        }
+        _ => unreachable!("a call on data only"),
     }
 }
 
@@ -521,8 +595,24 @@ fn gp_dot_prod_cov(
     sigma: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "gp_dot_prod_cov";
-    let (points, [sigma]) = parse(F, args, [("sigma", sigma)])?;
-    let sigma = arg(&sigma, F, "sigma")?;
+    let (sets, sigma) = record::declared(|| -> PyResult<_> {
+        let (sets, [sigma]) = parse(F, args, [("sigma", sigma)])?;
+        Ok((sets, arg(&sigma, F, "sigma")?))
+    })?;
+    if record::recording() || !(sets.iter().all(Set::is_data) && matches!(sigma, Arg::F(_))) {
+        let n = sets.len();
+        let ops = operands(sets, [X::S(sigma)]);
+        return record::apply(F, &ops, move |ops| {
+            let (points, params, data_only) = from_operands(ops, n);
+            let s = params[0].scalar();
+            res_of(data_only, || {
+                let s = var_of(s);
+                with_points!(points, |x| linalg::gp_dot_prod_cov(x, s))
+            })
+        })?
+        .into_py(py);
+    }
+    let points = points(sets);
     let n = points.size();
     match sigma {
         Arg::F(s) if points.is_data() => {
@@ -532,12 +622,7 @@ fn gp_dot_prod_cov(
             });
             finish(py, r)
         }
-        _ => {
-            let s = var_of(sigma);
-            with_points!(points, |x| linalg::gp_dot_prod_cov(x, s))
-                .map_err(to_py)?
-                .into_py(py)
-        }
+        _ => unreachable!("a call on data only"),
     }
 }
 

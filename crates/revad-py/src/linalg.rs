@@ -13,14 +13,14 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyAny;
-use revad::{linalg, Matrix};
+use revad::{linalg, Matrix, RowVector};
 
 use crate::args::{Arg, Arr, Ax, X};
 use crate::convert::{arg, array_arg, matrix_arg, try_x, vector_arg};
-use crate::errors::to_py;
 use crate::family::family;
-use crate::gil::{call, Output};
+use crate::gil::{call, res_of};
 use crate::ops::as_row;
+use crate::record;
 
 /// The size that decides whether a call on data releases the GIL: the matrix's larger
 /// dimension.
@@ -29,8 +29,55 @@ fn size(a: &Arr<Matrix>) -> usize {
     r.max(c)
 }
 
-/// A function of one matrix, by its Stan name.
+/// A row-vector operand: a 1-D operand read back as a row vector (the same elements and
+/// adjoint run).
+fn row(x: &X) -> Arr<RowVector> {
+    as_row(x.vector())
+}
+
+/// `replay!(py, F, n, [a: X::matrix, b: row, ...] => body)`: the Python result of `body`, a
+/// core call giving one value, declared for replay. Each operand (an [`Arr`]) goes to the
+/// program as an [`X`] and comes back in the closure as `&Arr<_>` through its reader
+/// (`X::vector`, `X::matrix`, or [`row`]). A call on data only, when not recording, keeps
+/// `call!`'s path (the GIL released from size `n` on).
+macro_rules! replay {
+    ($py:expr, $f:expr, $n:expr, [$($x:ident: $kind:path),+ $(,)?] => $body:expr) => {{
+        let operands = [$(X::from($x)),+];
+        if !record::recording() && operands.iter().all(X::is_data) {
+            let [$($x),+] = &operands;
+            $(let $x = $kind($x);)+
+            call!($py, $n, [$($x),+] => $body)
+        } else {
+            record::apply($f, &operands, move |ops| {
+                let [$($x),+] = ops else {
+                    unreachable!("the operands of {}", $f)
+                };
+                let data_only = ops.iter().all(X::is_data);
+                $(let $x = &$kind($x);)+
+                res_of(data_only, || $body)
+            })?
+            .into_py($py)
+        }
+    }};
+}
+
+/// A function of one matrix, by its Stan name, declared for replay.
 macro_rules! unary {
+    ($(#[$doc:meta])* $name:ident => $core:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        fn $name(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            const F: &str = stringify!($name);
+            let a = record::declared(|| matrix_arg(a, F, "a"))?;
+            let n = size(&a);
+            replay!(py, F, n, [a: X::matrix] => $core(a))
+        }
+    };
+}
+
+/// A function of one matrix giving a tuple of factors (not declared for replay: its result
+/// is not one value).
+macro_rules! unary_tuple {
     ($(#[$doc:meta])* $name:ident => $core:expr) => {
         $(#[$doc])*
         #[pyfunction]
@@ -89,7 +136,7 @@ unary! {
     eigenvectors_sym => linalg::eigenvectors_sym
 }
 
-unary! {
+unary_tuple! {
     /// `eigendecompose_sym(a)`: ``(Q, λ)``, the eigenvectors (columns) and the ascending
     /// eigenvalues of a symmetric matrix from one decomposition, ``a = Q diag(λ) Qᵀ``, as Stan
     /// orders them (``numpy.linalg.eigh`` returns ``(λ, Q)``).
@@ -142,7 +189,7 @@ unary! {
     svd_V => linalg::svd_V
 }
 
-unary! {
+unary_tuple! {
     /// `svd(a)`: the thin singular value decomposition ``(U, σ, V)`` from one decomposition,
     /// ``a = U diag(σ) Vᵀ``, as ``svd_U``, ``singular_values`` and ``svd_V`` give the factors
     /// (NumPy's ``svd`` returns ``Vᵀ`` instead of ``V``).
@@ -174,7 +221,7 @@ unary! {
     qr_thin_R => linalg::qr_thin_R
 }
 
-unary! {
+unary_tuple! {
     /// `qr_thin(a)`: ``(Q, R)``, the thin QR decomposition from one decomposition, ``a = Q R``,
     /// the factors as ``qr_thin_Q`` and ``qr_thin_R`` give them (``numpy.linalg.qr(a)``, up to
     /// the signs that make ``R``'s diagonal nonnegative).
@@ -201,7 +248,7 @@ unary! {
     qr_R => linalg::qr_R
 }
 
-unary! {
+unary_tuple! {
     /// `qr(a)`: ``(Q, R)``, the full QR decomposition from one decomposition (as ``qr_Q`` and
     /// ``qr_R``; ``numpy.linalg.qr(a, mode="complete")`` up to signs).
     qr => linalg::qr
@@ -246,9 +293,10 @@ unary! {
 /// [[0.5, -0.5], [-0.5, 1.0]]
 #[pyfunction]
 fn chol2inv(py: Python<'_>, L: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let l = matrix_arg(L, "chol2inv", "L")?;
+    const F: &str = "chol2inv";
+    let l = record::declared(|| matrix_arg(L, F, "L"))?;
     let n = size(&l);
-    call!(py, n, [l] => linalg::chol2inv(l))
+    replay!(py, F, n, [l: X::matrix] => linalg::chol2inv(l))
 }
 
 unary! {
@@ -322,8 +370,9 @@ unary! {
 /// Raises ``SizeError`` if ``a`` is not square.
 #[pyfunction]
 fn trace(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(a, "trace", "a")?;
-    call!(py, 0, [a] => linalg::trace(a))
+    const F: &str = "trace";
+    let a = record::declared(|| matrix_arg(a, F, "a"))?;
+    replay!(py, F, 0, [a: X::matrix] => linalg::trace(a))
 }
 
 /// `symmetrize_from_lower_tri(a)`: the symmetric matrix whose lower triangle (diagonal
@@ -334,8 +383,9 @@ fn trace(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 /// Raises ``SizeError`` if ``a`` is not square.
 #[pyfunction]
 fn symmetrize_from_lower_tri(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(a, "symmetrize_from_lower_tri", "a")?;
-    call!(py, 0, [a] => linalg::symmetrize_from_lower_tri(a))
+    const F: &str = "symmetrize_from_lower_tri";
+    let a = record::declared(|| matrix_arg(a, F, "a"))?;
+    replay!(py, F, 0, [a: X::matrix] => linalg::symmetrize_from_lower_tri(a))
 }
 
 /// `matrix_power(a, n)`: ``aⁿ`` of a square matrix with finite elements for an integer
@@ -352,9 +402,10 @@ fn symmetrize_from_lower_tri(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<P
 /// [[1.0, 5.0], [0.0, 1.0]]
 #[pyfunction]
 fn matrix_power(py: Python<'_>, a: &Bound<'_, PyAny>, n: i32) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(a, "matrix_power", "a")?;
+    const F: &str = "matrix_power";
+    let a = record::declared(|| matrix_arg(a, F, "a"))?;
     let size = size(&a);
-    call!(py, size, [a] => linalg::matrix_power(a, n))
+    replay!(py, F, size, [a: X::matrix] => linalg::matrix_power(a, n))
 }
 
 /// A solve from the left, `$core(a, b)`, for a 1-D `b` (a vector; the result is 1-D) or a 2-D
@@ -369,11 +420,13 @@ macro_rules! left_solve {
             b: &Bound<'_, PyAny>,
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
-            let a = matrix_arg($a, F, stringify!($a))?;
+            let (a, b) = record::declared(|| -> PyResult<_> {
+                Ok((matrix_arg($a, F, stringify!($a))?, array_arg(b, F, "b")?))
+            })?;
             let n = size(&a);
-            match array_arg(b, F, "b")? {
-                Ax::V(b) => call!(py, n, [a, b] => $core(a, b)),
-                Ax::M(b) => call!(py, n, [a, b] => $core(a, b)),
+            match b {
+                Ax::V(b) => replay!(py, F, n, [a: X::matrix, b: X::vector] => $core(a, b)),
+                Ax::M(b) => replay!(py, F, n, [a: X::matrix, b: X::matrix] => $core(a, b)),
             }
         }
     };
@@ -391,14 +444,13 @@ macro_rules! right_solve {
             $a: &Bound<'_, PyAny>,
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
-            let a = matrix_arg($a, F, stringify!($a))?;
+            let (a, b) = record::declared(|| -> PyResult<_> {
+                Ok((matrix_arg($a, F, stringify!($a))?, array_arg(b, F, "b")?))
+            })?;
             let n = size(&a);
-            match array_arg(b, F, "b")? {
-                Ax::V(b) => {
-                    let b = as_row(b);
-                    call!(py, n, [b, a] => $core(b, a))
-                }
-                Ax::M(b) => call!(py, n, [b, a] => $core(b, a)),
+            match b {
+                Ax::V(b) => replay!(py, F, n, [b: row, a: X::matrix] => $core(b, a)),
+                Ax::M(b) => replay!(py, F, n, [b: X::matrix, a: X::matrix] => $core(b, a)),
             }
         }
     };
@@ -492,10 +544,11 @@ fn matrix_exp_multiply(
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "matrix_exp_multiply";
-    let a = matrix_arg(a, F, "a")?;
-    let b = matrix_arg(b, F, "b")?;
+    let (a, b) = record::declared(|| -> PyResult<_> {
+        Ok((matrix_arg(a, F, "a")?, matrix_arg(b, F, "b")?))
+    })?;
     let n = size(&a);
-    call!(py, n, [a, b] => linalg::matrix_exp_multiply(a, b))
+    replay!(py, F, n, [a: X::matrix, b: X::matrix] => linalg::matrix_exp_multiply(a, b))
 }
 
 /// `scale_matrix_exp_multiply(t, a, b)`: ``exp(t a) b`` for a float ``t`` (data: there is no
@@ -513,16 +566,17 @@ fn scale_matrix_exp_multiply(
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "scale_matrix_exp_multiply";
-    let Arg::F(t) = arg(t, F, "t")? else {
-        return Err(PyTypeError::new_err(
-            "scale_matrix_exp_multiply: argument t must be a float (data), not a revad.Var: \
-             the function has no derivative with respect to t",
-        ));
-    };
-    let a = matrix_arg(a, F, "a")?;
-    let b = matrix_arg(b, F, "b")?;
+    let (t, a, b) = record::declared(|| -> PyResult<_> {
+        let Arg::F(t) = arg(t, F, "t")? else {
+            return Err(PyTypeError::new_err(
+                "scale_matrix_exp_multiply: argument t must be a float (data), not a revad.Var: \
+                 the function has no derivative with respect to t",
+            ));
+        };
+        Ok((t, matrix_arg(a, F, "a")?, matrix_arg(b, F, "b")?))
+    })?;
     let n = size(&a);
-    call!(py, n, [a, b] => linalg::scale_matrix_exp_multiply(t, a, b))
+    replay!(py, F, n, [a: X::matrix, b: X::matrix] => linalg::scale_matrix_exp_multiply(t, a, b))
 }
 
 /// `trace_quad_form(a, b)`: ``tr(bᵀ a b)`` for a square ``a`` and a ``b`` with as many rows,
@@ -542,11 +596,13 @@ fn trace_quad_form(
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "trace_quad_form";
-    let a = matrix_arg(a, F, "a")?;
+    let (a, b) = record::declared(|| -> PyResult<_> {
+        Ok((matrix_arg(a, F, "a")?, array_arg(b, F, "b")?))
+    })?;
     let n = size(&a);
-    match array_arg(b, F, "b")? {
-        Ax::V(b) => call!(py, n, [a, b] => linalg::trace_quad_form(a, b)),
-        Ax::M(b) => call!(py, n, [a, b] => linalg::trace_quad_form(a, b)),
+    match b {
+        Ax::V(b) => replay!(py, F, n, [a: X::matrix, b: X::vector] => linalg::trace_quad_form(a, b)),
+        Ax::M(b) => replay!(py, F, n, [a: X::matrix, b: X::matrix] => linalg::trace_quad_form(a, b)),
     }
 }
 
@@ -564,11 +620,15 @@ fn trace_gen_quad_form(
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "trace_gen_quad_form";
-    let d = matrix_arg(d, F, "d")?;
-    let a = matrix_arg(a, F, "a")?;
-    let b = matrix_arg(b, F, "b")?;
+    let (d, a, b) = record::declared(|| -> PyResult<_> {
+        Ok((
+            matrix_arg(d, F, "d")?,
+            matrix_arg(a, F, "a")?,
+            matrix_arg(b, F, "b")?,
+        ))
+    })?;
     let n = size(&a).max(size(&b));
-    call!(py, n, [d, a, b] => linalg::trace_gen_quad_form(d, a, b))
+    replay!(py, F, n, [d: X::matrix, a: X::matrix, b: X::matrix] => linalg::trace_gen_quad_form(d, a, b))
 }
 
 /// `add_diag(a, d)`: ``a`` with ``d`` added along its main diagonal: ``aᵢᵢ + d`` for a
@@ -585,15 +645,38 @@ fn trace_gen_quad_form(
 #[pyfunction]
 fn add_diag(py: Python<'_>, a: &Bound<'_, PyAny>, d: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     const F: &str = "add_diag";
-    let a = matrix_arg(a, F, "a")?;
-    match try_x(d, F)? {
-        Some(X::S(Arg::F(c))) => call!(py, 0, [a] => linalg::add_diag(a, c)),
-        Some(X::S(Arg::V(v))) => linalg::add_diag(&a, v).map_err(to_py)?.into_py(py),
-        _ => {
-            let d = vector_arg(d, F, "d")?;
-            call!(py, 0, [a, d] => linalg::add_diag(a, d))
+    let (a, d) = record::declared(|| -> PyResult<_> {
+        let a = matrix_arg(a, F, "a")?;
+        let d = match try_x(d, F)? {
+            Some(X::S(s)) => X::S(s),
+            _ => X::from(vector_arg(d, F, "d")?),
+        };
+        Ok((a, d))
+    })?;
+    if !record::recording() {
+        // Not recording: the data-only calls as before (no tape growth for data).
+        match &d {
+            X::S(Arg::F(c)) if matches!(a, Arr::D(_)) => {
+                let c = *c;
+                return call!(py, 0, [a] => linalg::add_diag(a, c));
+            }
+            X::A(Ax::V(v @ Arr::D(_))) if matches!(a, Arr::D(_)) => {
+                let v = v.clone();
+                return call!(py, 0, [a, v] => linalg::add_diag(a, v));
+            }
+            _ => {}
         }
     }
+    record::apply(F, &[X::from(a), d], |ops| {
+        let data_only = ops.iter().all(X::is_data);
+        let a = &ops[0].matrix();
+        match &ops[1] {
+            X::S(Arg::F(c)) => res_of(data_only, || linalg::add_diag(a, *c)),
+            X::S(Arg::V(v)) => res_of(false, || linalg::add_diag(a, *v)),
+            d => res_of(data_only, || linalg::add_diag(a, &d.vector())),
+        }
+    })?
+    .into_py(py)
 }
 
 family! {

@@ -15,6 +15,7 @@ use crate::args::{arr1, arr2, finish, finish_scalar, shape_str, Arg, Arr, Ax, Ou
 use crate::convert::{arg, array_arg, matrix_arg, try_array, try_x, vector_arg, x_arg};
 use crate::errors::{size_error, to_py};
 use crate::family::family;
+use crate::record;
 use crate::ops::{as_row, elementwise, from_row, matmul, Op};
 use crate::shape::{read_axes, reduce};
 
@@ -35,6 +36,18 @@ macro_rules! scalar_of {
     };
 }
 
+/// The Python result of the operation `f` of `function` on the operands that `read` reads
+/// (inside `record::declared`): the function declared for replay.
+fn replay(
+    py: Python<'_>,
+    function: &'static str,
+    read: impl FnOnce() -> PyResult<Vec<X>>,
+    f: impl record::Operation,
+) -> PyResult<Py<PyAny>> {
+    let operands = record::declared(read)?;
+    record::apply(function, &operands, f)?.into_py(py)
+}
+
 /// A reduction of an array argument over every element or along ``axis`` (NumPy's).
 fn reduce_arg(
     py: Python<'_>,
@@ -44,9 +57,12 @@ fn reduce_arg(
     keepdims: bool,
     function: &'static str,
 ) -> PyResult<Py<PyAny>> {
-    let a = array_arg(x, function, "x")?;
+    let a = record::declared(|| array_arg(x, function, "x"))?;
     let axes = read_axes(axis, a.shape().len(), function)?;
-    reduce(how, X::A(a), axes, keepdims)?.into_py(py)
+    record::apply(function, &[X::A(a)], move |x| {
+        reduce(how, x[0].clone(), axes.clone(), keepdims)
+    })?
+    .into_py(py)
 }
 
 /// `mean(xs, axis=None, keepdims=False)`: Σ xᵢ / n of an array (NaN for an empty one), over
@@ -65,29 +81,33 @@ fn mean(
 /// `dot_self(x)`: Σ xᵢ² of an array; ∂/∂xᵢ = 2xᵢ.
 #[pyfunction]
 fn dot_self(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let out = match array_arg(x, "dot_self", "x")? {
-        Ax::V(Arr::V(v)) => Out::V(matrix::dot_self(&v)),
-        Ax::M(Arr::V(m)) => Out::V(matrix::dot_self(&m)),
-        Ax::V(Arr::D(d)) => Out::F(d.iter().map(|x| x * x).sum()),
-        Ax::M(Arr::D(d)) => Out::F(d.iter().map(|x| x * x).sum()),
-    };
-    out.into_py(py)
+    const F: &str = "dot_self";
+    replay(py, F, || Ok(vec![array_arg(x, F, "x")?.into()]), |x| {
+        Ok(Res::S(match x[0].array() {
+            Ax::V(Arr::V(v)) => Out::V(matrix::dot_self(&v)),
+            Ax::M(Arr::V(m)) => Out::V(matrix::dot_self(&m)),
+            Ax::V(Arr::D(d)) => Out::F(d.iter().map(|x| x * x).sum()),
+            Ax::M(Arr::D(d)) => Out::F(d.iter().map(|x| x * x).sum()),
+        }))
+    })
 }
 
 /// `variance(x)`: the sample variance Σ (xᵢ − x̄)²/(n − 1) of an array (n ≥ 1).
 #[pyfunction]
 fn variance(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array_arg(x, "variance", "x")?;
-    let r = scalar_of!(a, |x| matrix::variance(x).map_err(to_py)?);
-    r.into_py(py)
+    const F: &str = "variance";
+    replay(py, F, || Ok(vec![array_arg(x, F, "x")?.into()]), |x| {
+        Ok(Res::S(scalar_of!(x[0].array(), |x| matrix::variance(x).map_err(to_py)?)))
+    })
 }
 
 /// `sd(x)`: the sample standard deviation √variance(x) of an array.
 #[pyfunction]
 fn sd(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = array_arg(x, "sd", "x")?;
-    let r = scalar_of!(a, |x| matrix::sd(x).map_err(to_py)?);
-    r.into_py(py)
+    const F: &str = "sd";
+    replay(py, F, || Ok(vec![array_arg(x, F, "x")?.into()]), |x| {
+        Ok(Res::S(scalar_of!(x[0].array(), |x| matrix::sd(x).map_err(to_py)?)))
+    })
 }
 
 /// `prod(x, axis=None, keepdims=False)`: Π xᵢ of an array, over every element or along
@@ -106,25 +126,31 @@ fn prod(
 /// `softmax(v)` of a 1-D array: e^v / Σ e^v; the reverse pass is v̄ += s ∘ (ḡ − ⟨ḡ, s⟩).
 #[pyfunction]
 fn softmax(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector_arg(v, "softmax", "v")?;
-    let (r, d) = arr1!(a, |x| matrix::softmax(x));
-    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "softmax";
+    replay(py, F, || Ok(vec![vector_arg(v, F, "v")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].vector(), |x| matrix::softmax(x));
+        Ok(Res::V(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `log_softmax(v)` of a 1-D array: v − log_sum_exp(v); v̄ += ḡ − softmax(v)·Σḡ.
 #[pyfunction]
 fn log_softmax(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector_arg(v, "log_softmax", "v")?;
-    let (r, d) = arr1!(a, |x| matrix::log_softmax(x));
-    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "log_softmax";
+    replay(py, F, || Ok(vec![vector_arg(v, F, "v")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].vector(), |x| matrix::log_softmax(x));
+        Ok(Res::V(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `cumulative_sum(v)` of a 1-D array: cᵢ = v₀ + … + vᵢ.
 #[pyfunction]
 fn cumulative_sum(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector_arg(v, "cumulative_sum", "v")?;
-    let (r, d) = arr1!(a, |x| matrix::cumulative_sum(x));
-    Res::V(finish(r, d)).into_py(py)
+    const F: &str = "cumulative_sum";
+    replay(py, F, || Ok(vec![vector_arg(v, F, "v")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].vector(), |x| matrix::cumulative_sum(x));
+        Ok(Res::V(finish(r, d)))
+    })
 }
 
 /// `dot_product(a, b)`: Σ aᵢbᵢ of two 1-D arrays of equal length; ∂/∂a = b, ∂/∂b = a.
@@ -134,10 +160,12 @@ fn dot_product(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = vector_arg(a, "dot_product", "a")?;
-    let y = vector_arg(b, "dot_product", "b")?;
-    let (r, d) = arr2!(x, y, |p, q| matrix::dot_product(p, q));
-    finish_scalar(r.map_err(to_py)?, d).into_py(py)
+    const F: &str = "dot_product";
+    let read = || Ok(vec![vector_arg(a, F, "a")?.into(), vector_arg(b, F, "b")?.into()]);
+    replay(py, F, read, |x| {
+        let (r, d) = arr2!(x[0].vector(), x[1].vector(), |p, q| matrix::dot_product(p, q));
+        Ok(Res::S(finish_scalar(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `squared_distance(a, b)`: Σ (aᵢ − bᵢ)² of two 1-D arrays of equal length.
@@ -147,31 +175,36 @@ fn squared_distance(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = vector_arg(a, "squared_distance", "a")?;
-    let y = vector_arg(b, "squared_distance", "b")?;
-    let (r, d) = arr2!(x, y, |p, q| matrix::squared_distance(p, q));
-    finish_scalar(r.map_err(to_py)?, d).into_py(py)
+    const F: &str = "squared_distance";
+    let read = || Ok(vec![vector_arg(a, F, "a")?.into(), vector_arg(b, F, "b")?.into()]);
+    replay(py, F, read, |x| {
+        let (r, d) = arr2!(x[0].vector(), x[1].vector(), |p, q| matrix::squared_distance(p, q));
+        Ok(Res::S(finish_scalar(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `distance(a, b)`: the Euclidean distance ‖a − b‖ of two 1-D arrays of equal length.
 #[pyfunction]
 fn distance(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = vector_arg(a, "distance", "a")?;
-    let y = vector_arg(b, "distance", "b")?;
-    let (r, d) = arr2!(x, y, |p, q| matrix::distance(p, q));
-    finish_scalar(r.map_err(to_py)?, d).into_py(py)
+    const F: &str = "distance";
+    let read = || Ok(vec![vector_arg(a, F, "a")?.into(), vector_arg(b, F, "b")?.into()]);
+    replay(py, F, read, |x| {
+        let (r, d) = arr2!(x[0].vector(), x[1].vector(), |p, q| matrix::distance(p, q));
+        Ok(Res::S(finish_scalar(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `multiply(a, b)`: Stan's multiply — the matrix product for two arrays (as ``a @ b``), the
 /// product for a scalar and anything.
 #[pyfunction]
 fn multiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = x_arg(a, "multiply", "a")?;
-    let y = x_arg(b, "multiply", "b")?;
-    match (x, y) {
-        (X::A(x), X::A(y)) => matmul(x, y)?.into_py(py),
-        (x, y) => elementwise(Op::Mul, x, y)?.into_py(py),
-    }
+    const F: &str = "multiply";
+    let read = || Ok(vec![x_arg(a, F, "a")?, x_arg(b, F, "b")?]);
+    replay(py, F, read, |x| match x {
+        [X::A(x), X::A(y)] => matmul(x.clone(), y.clone()),
+        [x, y] => elementwise(Op::Mul, x.clone(), y.clone()),
+        _ => unreachable!("two operands"),
+    })
 }
 
 /// `a ∘ b` (elementwise product, as ``a * b``, with NumPy broadcasting); either may be a
@@ -182,9 +215,9 @@ fn elt_multiply(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = elt_arg(a, "elt_multiply", "a")?;
-    let y = elt_arg(b, "elt_multiply", "b")?;
-    elementwise(Op::Mul, x, y)?.into_py(py)
+    const F: &str = "elt_multiply";
+    let read = || Ok(vec![elt_arg(a, F, "a")?, elt_arg(b, F, "b")?]);
+    replay(py, F, read, |x| elementwise(Op::Mul, x[0].clone(), x[1].clone()))
 }
 
 /// `a ⊘ b` (elementwise quotient, as ``a / b``, with NumPy broadcasting); either may be a
@@ -196,9 +229,9 @@ fn elt_divide(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let x = elt_arg(a, "elt_divide", "a")?;
-    let y = elt_arg(b, "elt_divide", "b")?;
-    elementwise(Op::Div, x, y)?.into_py(py)
+    const F: &str = "elt_divide";
+    let read = || Ok(vec![elt_arg(a, F, "a")?, elt_arg(b, F, "b")?]);
+    replay(py, F, read, |x| elementwise(Op::Div, x[0].clone(), x[1].clone()))
 }
 
 /// An argument of `elt_multiply`/`elt_divide`: a scalar, or an array (lists included).
@@ -212,49 +245,56 @@ fn elt_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResu
 /// `transpose(a)`: a 2-D array's transpose (one node); a 1-D array itself (NumPy's ``.T``).
 #[pyfunction]
 fn transpose(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    match array_arg(a, "transpose", "a")? {
-        Ax::M(m) => {
-            let (r, d) = arr1!(m, |x| matrix::transpose(x));
-            Res::M(finish(r, d)).into_py(py)
-        }
-        v => Res::V(match v {
-            Ax::V(v) => v,
-            Ax::M(_) => unreachable!(),
+    const F: &str = "transpose";
+    replay(py, F, || Ok(vec![array_arg(a, F, "a")?.into()]), |x| {
+        Ok(match x[0].array() {
+            Ax::M(m) => {
+                let (r, d) = arr1!(m, |x| matrix::transpose(x));
+                Res::M(finish(r, d))
+            }
+            Ax::V(v) => Res::V(v),
         })
-        .into_py(py),
-    }
+    })
 }
 
 /// `crossprod(a)`: aᵀa of a 2-D array.
 #[pyfunction]
 fn crossprod(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let m = matrix_arg(a, "crossprod", "a")?;
-    let (r, d) = arr1!(m, |x| matrix::crossprod(x));
-    Res::M(finish(r, d)).into_py(py)
+    const F: &str = "crossprod";
+    replay(py, F, || Ok(vec![matrix_arg(a, F, "a")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::crossprod(x));
+        Ok(Res::M(finish(r, d)))
+    })
 }
 
 /// `tcrossprod(a)`: a·aᵀ of a 2-D array.
 #[pyfunction]
 fn tcrossprod(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let m = matrix_arg(a, "tcrossprod", "a")?;
-    let (r, d) = arr1!(m, |x| matrix::tcrossprod(x));
-    Res::M(finish(r, d)).into_py(py)
+    const F: &str = "tcrossprod";
+    replay(py, F, || Ok(vec![matrix_arg(a, F, "a")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::tcrossprod(x));
+        Ok(Res::M(finish(r, d)))
+    })
 }
 
 /// `diagonal(a)`: the diagonal of a 2-D array as a 1-D array.
 #[pyfunction]
 fn diagonal(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let m = matrix_arg(a, "diagonal", "a")?;
-    let (r, d) = arr1!(m, |x| matrix::diagonal(x));
-    Res::V(finish(r, d)).into_py(py)
+    const F: &str = "diagonal";
+    replay(py, F, || Ok(vec![matrix_arg(a, F, "a")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::diagonal(x));
+        Ok(Res::V(finish(r, d)))
+    })
 }
 
 /// `diag_matrix(v)`: the square 2-D array with the 1-D array v on its diagonal.
 #[pyfunction]
 fn diag_matrix(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector_arg(v, "diag_matrix", "v")?;
-    let (r, d) = arr1!(a, |x| matrix::diag_matrix(x));
-    Res::M(finish(r, d)).into_py(py)
+    const F: &str = "diag_matrix";
+    replay(py, F, || Ok(vec![vector_arg(v, F, "v")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].vector(), |x| matrix::diag_matrix(x));
+        Ok(Res::M(finish(r, d)))
+    })
 }
 
 /// `v[i:i + n]` of a 1-D array as `$f(v, i, n)`-style slices: `head`, `tail`, `segment`.
@@ -263,9 +303,11 @@ macro_rules! vector_slice {
         #[doc = $doc]
         #[pyfunction]
         fn $name(py: Python<'_>, v: &Bound<'_, PyAny>, $($n: usize),*) -> PyResult<Py<PyAny>> {
-            let a = vector_arg(v, stringify!($name), "v")?;
-            let (r, d) = arr1!(a, |x| $call(x, $($n),*));
-            Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+            const F: &str = stringify!($name);
+            replay(py, F, || Ok(vec![vector_arg(v, F, "v")?.into()]), move |x| {
+                let (r, d) = arr1!(x[0].vector(), |x| $call(x, $($n),*));
+                Ok(Res::V(finish(r.map_err(to_py)?, d)))
+            })
         }
     };
 }
@@ -288,62 +330,77 @@ fn block(
     nrows: usize,
     ncols: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "block", "m")?;
-    let (r, d) = arr1!(a, |x| matrix::block(x, i, j, nrows, ncols));
-    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "block";
+    replay(py, F, || Ok(vec![matrix_arg(m, F, "m")?.into()]), move |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::block(x, i, j, nrows, ncols));
+        Ok(Res::M(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `row(m, i)`: row i (0-based, unlike Stan) of a 2-D array, as a 1-D array.
 #[pyfunction]
 fn row(py: Python<'_>, m: &Bound<'_, PyAny>, i: usize) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "row", "m")?;
-    let (r, d) = arr1!(a, |x| matrix::row(x, i));
-    Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
+    const F: &str = "row";
+    replay(py, F, || Ok(vec![matrix_arg(m, F, "m")?.into()]), move |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::row(x, i));
+        Ok(Res::V(from_row(finish(r.map_err(to_py)?, d))))
+    })
 }
 
 /// `col(m, j)`: column j (0-based, unlike Stan) of a 2-D array, as a 1-D array.
 #[pyfunction]
 fn col(py: Python<'_>, m: &Bound<'_, PyAny>, j: usize) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "col", "m")?;
-    let (r, d) = arr1!(a, |x| matrix::col(x, j));
-    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "col";
+    replay(py, F, || Ok(vec![matrix_arg(m, F, "m")?.into()]), move |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::col(x, j));
+        Ok(Res::V(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `to_vector(a)`: the elements as a 1-D array in column-major order (Stan's order: a 2-D
 /// `[[1, 2], [3, 4]]` gives `[1, 3, 2, 4]`).
 #[pyfunction]
 fn to_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let (r, d) = match array_arg(a, "to_vector", "a")? {
-        Ax::V(v) => arr1!(v, |x| matrix::to_vector(x)),
-        Ax::M(m) => arr1!(m, |x| matrix::to_vector(x)),
-    };
-    Res::V(finish(r, d)).into_py(py)
+    const F: &str = "to_vector";
+    replay(py, F, || Ok(vec![array_arg(a, F, "a")?.into()]), |x| {
+        let (r, d) = match x[0].array() {
+            Ax::V(v) => arr1!(v, |x| matrix::to_vector(x)),
+            Ax::M(m) => arr1!(m, |x| matrix::to_vector(x)),
+        };
+        Ok(Res::V(finish(r, d)))
+    })
 }
 
 /// `rows_dot_self(m)`: Σⱼ mᵢⱼ² for each row of a 2-D array, as a 1-D array.
 #[pyfunction]
 fn rows_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "rows_dot_self", "m")?;
-    let (r, d) = arr1!(a, |x| matrix::rows_dot_self(x));
-    Res::V(finish(r, d)).into_py(py)
+    const F: &str = "rows_dot_self";
+    replay(py, F, || Ok(vec![matrix_arg(m, F, "m")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::rows_dot_self(x));
+        Ok(Res::V(finish(r, d)))
+    })
 }
 
 /// `columns_dot_self(m)`: Σᵢ mᵢⱼ² for each column of a 2-D array, as a 1-D array.
 #[pyfunction]
 fn columns_dot_self(py: Python<'_>, m: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "columns_dot_self", "m")?;
-    let (r, d) = arr1!(a, |x| matrix::columns_dot_self(x));
-    Res::V(from_row(finish(r, d))).into_py(py)
+    const F: &str = "columns_dot_self";
+    replay(py, F, || Ok(vec![matrix_arg(m, F, "m")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::columns_dot_self(x));
+        Ok(Res::V(from_row(finish(r, d))))
+    })
 }
 
 /// `rep_vector(x, n)`: a 1-D array of n copies of x (a float or a scalar Var).
 #[pyfunction]
 fn rep_vector(py: Python<'_>, x: &Bound<'_, PyAny>, n: usize) -> PyResult<Py<PyAny>> {
-    match arg(x, "rep_vector", "x")? {
-        Arg::F(c) => Res::V(Arr::D(Array1::from_elem(n, c).into_shared())),
-        Arg::V(v) => Res::V(Arr::V(matrix::rep_vector(v, n))),
-    }
-    .into_py(py)
+    const F: &str = "rep_vector";
+    replay(py, F, || Ok(vec![arg(x, F, "x")?.into()]), move |x| {
+        Ok(match x[0].scalar() {
+            Arg::F(c) => Res::V(Arr::D(Array1::from_elem(n, c).into_shared())),
+            Arg::V(v) => Res::V(Arr::V(matrix::rep_vector(v, n))),
+        })
+    })
 }
 
 /// `rep_matrix(x, m, n)`: an m × n 2-D array with every element x (a float or a scalar Var).
@@ -357,7 +414,8 @@ fn rep_matrix(
     m: usize,
     n: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
-    if let Some(a) = try_array(x, "rep_matrix")? {
+    const F: &str = "rep_matrix";
+    if let Some(a) = record::declared(|| try_array(x, F))? {
         let v = match (a, n) {
             (Ax::V(v), None) => v,
             (a, _) => {
@@ -369,35 +427,43 @@ fn rep_matrix(
                 )))
             }
         };
-        let (r, d) = arr1!(v, |p| matrix::rep_matrix_vec(p, m));
-        return Res::M(finish(r, d)).into_py(py);
+        return record::apply(F, &[v.into()], move |x| {
+            let (r, d) = arr1!(x[0].vector(), |p| matrix::rep_matrix_vec(p, m));
+            Ok(Res::M(finish(r, d)))
+        })?
+        .into_py(py);
     }
     let Some(n) = n else {
         return Err(PyTypeError::new_err(
             "rep_matrix: a scalar x needs both sizes: rep_matrix(x, m, n)",
         ));
     };
-    match arg(x, "rep_matrix", "x")? {
-        Arg::F(c) => Res::M(Arr::D(ndarray::Array2::from_elem((m, n), c).into_shared())),
-        Arg::V(v) => Res::M(Arr::V(matrix::rep_matrix(v, m, n))),
-    }
-    .into_py(py)
+    replay(py, F, || Ok(vec![arg(x, F, "x")?.into()]), move |x| {
+        Ok(match x[0].scalar() {
+            Arg::F(c) => Res::M(Arr::D(ndarray::Array2::from_elem((m, n), c).into_shared())),
+            Arg::V(v) => Res::M(Arr::V(matrix::rep_matrix(v, m, n))),
+        })
+    })
 }
 
 /// `sort_asc(v)`: the elements of a 1-D array in ascending order (NaN is an error).
 #[pyfunction]
 fn sort_asc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector_arg(v, "sort_asc", "v")?;
-    let (r, d) = arr1!(a, |x| matrix::sort_asc(x));
-    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "sort_asc";
+    replay(py, F, || Ok(vec![vector_arg(v, F, "v")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].vector(), |x| matrix::sort_asc(x));
+        Ok(Res::V(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `sort_desc(v)`: the elements of a 1-D array in descending order (NaN is an error).
 #[pyfunction]
 fn sort_desc(py: Python<'_>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let a = vector_arg(v, "sort_desc", "v")?;
-    let (r, d) = arr1!(a, |x| matrix::sort_desc(x));
-    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "sort_desc";
+    replay(py, F, || Ok(vec![vector_arg(v, F, "v")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].vector(), |x| matrix::sort_desc(x));
+        Ok(Res::V(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `quad_form(a, b)`: bᵀ·a·b for a square 2-D `a`; a 2-D `b` gives a 2-D array, a 1-D `b` a
@@ -428,25 +494,27 @@ fn quad(
     function: &'static str,
     sym: bool,
 ) -> PyResult<Py<PyAny>> {
-    let m = matrix_arg(a, function, "a")?;
-    match array_arg(b, function, "b")? {
+    let read = || Ok(vec![matrix_arg(a, function, "a")?.into(), array_arg(b, function, "b")?.into()]);
+    replay(py, function, read, move |x| Ok(match x[1].array() {
         Ax::M(bm) => {
+            let m = x[0].matrix();
             let (r, d) = if sym {
                 arr2!(m, bm, |x, y| matrix::quad_form_sym(x, y))
             } else {
                 arr2!(m, bm, |x, y| matrix::quad_form(x, y))
             };
-            Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+            Res::M(finish(r.map_err(to_py)?, d))
         }
         Ax::V(bv) => {
+            let m = x[0].matrix();
             let (r, d) = if sym {
                 arr2!(m, bv, |x, y| matrix::quad_form_sym(x, y))
             } else {
                 arr2!(m, bv, |x, y| matrix::quad_form(x, y))
             };
-            finish_scalar(r.map_err(to_py)?, d).into_py(py)
+            Res::S(finish_scalar(r.map_err(to_py)?, d))
         }
-    }
+    }))
 }
 
 /// `quad_form_diag(m, v)`: diag(v)·m·diag(v) for a square 2-D `m` and a 1-D `v`.
@@ -456,10 +524,12 @@ fn quad_form_diag(
     m: &Bound<'_, PyAny>,
     v: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "quad_form_diag", "m")?;
-    let b = vector_arg(v, "quad_form_diag", "v")?;
-    let (r, d) = arr2!(a, b, |x, y| matrix::quad_form_diag(x, y));
-    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "quad_form_diag";
+    let read = || Ok(vec![matrix_arg(m, F, "m")?.into(), vector_arg(v, F, "v")?.into()]);
+    replay(py, F, read, |x| {
+        let (r, d) = arr2!(x[0].matrix(), x[1].vector(), |x, y| matrix::quad_form_diag(x, y));
+        Ok(Res::M(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `diag_pre_multiply(v, m)`: diag(v)·m (row i of m scaled by vᵢ).
@@ -469,10 +539,12 @@ fn diag_pre_multiply(
     v: &Bound<'_, PyAny>,
     m: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let b = vector_arg(v, "diag_pre_multiply", "v")?;
-    let a = matrix_arg(m, "diag_pre_multiply", "m")?;
-    let (r, d) = arr2!(b, a, |x, y| matrix::diag_pre_multiply(x, y));
-    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "diag_pre_multiply";
+    let read = || Ok(vec![vector_arg(v, F, "v")?.into(), matrix_arg(m, F, "m")?.into()]);
+    replay(py, F, read, |x| {
+        let (r, d) = arr2!(x[0].vector(), x[1].matrix(), |x, y| matrix::diag_pre_multiply(x, y));
+        Ok(Res::M(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `diag_post_multiply(m, v)`: m·diag(v) (column j of m scaled by vⱼ).
@@ -482,35 +554,37 @@ fn diag_post_multiply(
     m: &Bound<'_, PyAny>,
     v: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "diag_post_multiply", "m")?;
-    let b = vector_arg(v, "diag_post_multiply", "v")?;
-    let (r, d) = arr2!(a, b, |x, y| matrix::diag_post_multiply(x, y));
-    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "diag_post_multiply";
+    let read = || Ok(vec![matrix_arg(m, F, "m")?.into(), vector_arg(v, F, "v")?.into()]);
+    replay(py, F, read, |x| {
+        let (r, d) = arr2!(x[0].matrix(), x[1].vector(), |x, y| matrix::diag_post_multiply(x, y));
+        Ok(Res::M(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `add(a, b)`: a + b elementwise (as ``a + b``): arrays with NumPy broadcasting, scalars.
 #[pyfunction]
 fn add(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = x_arg(a, "add", "a")?;
-    let y = x_arg(b, "add", "b")?;
-    elementwise(Op::Add, x, y)?.into_py(py)
+    const F: &str = "add";
+    let read = || Ok(vec![x_arg(a, F, "a")?, x_arg(b, F, "b")?]);
+    replay(py, F, read, |x| elementwise(Op::Add, x[0].clone(), x[1].clone()))
 }
 
 /// `subtract(a, b)`: a − b elementwise (as ``a - b``), with NumPy broadcasting.
 #[pyfunction]
 fn subtract(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = x_arg(a, "subtract", "a")?;
-    let y = x_arg(b, "subtract", "b")?;
-    elementwise(Op::Sub, x, y)?.into_py(py)
+    const F: &str = "subtract";
+    let read = || Ok(vec![x_arg(a, F, "a")?, x_arg(b, F, "b")?]);
+    replay(py, F, read, |x| elementwise(Op::Sub, x[0].clone(), x[1].clone()))
 }
 
 /// `divide(a, b)`: a / b elementwise (as ``a / b``; Stan's ``divide(matrix, real)``), with
 /// NumPy broadcasting.
 #[pyfunction]
 fn divide(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let x = x_arg(a, "divide", "a")?;
-    let y = x_arg(b, "divide", "b")?;
-    elementwise(Op::Div, x, y)?.into_py(py)
+    const F: &str = "divide";
+    let read = || Ok(vec![x_arg(a, F, "a")?, x_arg(b, F, "b")?]);
+    replay(py, F, read, |x| elementwise(Op::Div, x[0].clone(), x[1].clone()))
 }
 
 /// Two array arguments of one kind.
@@ -540,12 +614,15 @@ fn columns_dot_product(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let f = "columns_dot_product";
-    let (r, d) = match same_kind(array_arg(a, f, "a")?, array_arg(b, f, "b")?, f)? {
-        Pair::V(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
-        Pair::M(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
-    };
-    Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
+    const F: &str = "columns_dot_product";
+    let read = || Ok(vec![array_arg(a, F, "a")?.into(), array_arg(b, F, "b")?.into()]);
+    replay(py, F, read, |x| {
+        let (r, d) = match same_kind(x[0].array(), x[1].array(), F)? {
+            Pair::V(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
+            Pair::M(x, y) => arr2!(x, y, |p, q| matrix::columns_dot_product(p, q)),
+        };
+        Ok(Res::V(from_row(finish(r.map_err(to_py)?, d))))
+    })
 }
 
 /// `rows_dot_product(a, b)`: Σⱼ aᵢⱼbᵢⱼ for each row i of two arrays of one shape (a 1-D
@@ -556,12 +633,15 @@ fn rows_dot_product(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let f = "rows_dot_product";
-    let (r, d) = match same_kind(array_arg(a, f, "a")?, array_arg(b, f, "b")?, f)? {
-        Pair::V(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
-        Pair::M(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
-    };
-    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "rows_dot_product";
+    let read = || Ok(vec![array_arg(a, F, "a")?.into(), array_arg(b, F, "b")?.into()]);
+    replay(py, F, read, |x| {
+        let (r, d) = match same_kind(x[0].array(), x[1].array(), F)? {
+            Pair::V(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
+            Pair::M(x, y) => arr2!(x, y, |p, q| matrix::rows_dot_product(p, q)),
+        };
+        Ok(Res::V(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `multiply_lower_tri_self_transpose(m)`: L·Lᵀ with L the lower triangle of the 2-D m.
@@ -570,9 +650,11 @@ fn multiply_lower_tri_self_transpose(
     py: Python<'_>,
     m: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "multiply_lower_tri_self_transpose", "m")?;
-    let (r, d) = arr1!(a, |x| matrix::multiply_lower_tri_self_transpose(x));
-    Res::M(finish(r, d)).into_py(py)
+    const F: &str = "multiply_lower_tri_self_transpose";
+    replay(py, F, || Ok(vec![matrix_arg(m, F, "m")?.into()]), |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::multiply_lower_tri_self_transpose(x));
+        Ok(Res::M(finish(r, d)))
+    })
 }
 
 /// `max(x, axis=None, keepdims=False)`: the largest element of an array or sequence (−∞ for an
@@ -614,11 +696,19 @@ fn one_element(x: Arg) -> PyResult<Arr<Vector>> {
     })
 }
 
-/// An argument of `append_row`: an array, or a scalar as a 1-element vector.
-fn array_or_scalar(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Ax> {
+/// An argument of `append_row`: an array or a scalar.
+fn array_or_scalar(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<X> {
     match try_x(obj, function)? {
-        Some(X::S(s)) => Ok(Ax::V(one_element(s)?)),
-        _ => array_arg(obj, function, name),
+        Some(X::S(s)) => Ok(X::S(s)),
+        _ => Ok(X::A(array_arg(obj, function, name)?)),
+    }
+}
+
+/// An operand of `append_row` as an array: a scalar as a 1-element vector.
+fn as_array(x: &X) -> PyResult<Ax> {
+    match x {
+        X::S(s) => Ok(Ax::V(one_element(*s)?)),
+        X::A(a) => Ok(a.clone()),
     }
 }
 
@@ -630,14 +720,17 @@ fn append_col(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let f = "append_col";
-    let (r, d) = match (array_arg(a, f, "a")?, array_arg(b, f, "b")?) {
+    const F: &str = "append_col";
+    let read = || Ok(vec![array_arg(a, F, "a")?.into(), array_arg(b, F, "b")?.into()]);
+    replay(py, F, read, |x| {
+    let (r, d) = match (x[0].array(), x[1].array()) {
         (Ax::M(x), Ax::M(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
         (Ax::M(x), Ax::V(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
         (Ax::V(x), Ax::M(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
         (Ax::V(x), Ax::V(y)) => arr2!(x, y, |p, q| matrix::append_col(p, q)),
     };
-    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+    Ok(Res::M(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `append_row(a, b)`: the rows of a followed by those of b. Two 1-D arrays (or a scalar and a
@@ -649,8 +742,9 @@ fn append_row(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    let f = "append_row";
-    match (array_or_scalar(a, f, "a")?, array_or_scalar(b, f, "b")?) {
+    const F: &str = "append_row";
+    let read = || Ok(vec![array_or_scalar(a, F, "a")?, array_or_scalar(b, F, "b")?]);
+    replay(py, F, read, |x| Ok(match (as_array(&x[0])?, as_array(&x[1])?) {
         (Ax::V(x), Ax::V(y)) => {
             let (r, d) = arr2!(x, y, |p, q| matrix::append_row(p, q));
             Res::V(finish(r.map_err(to_py)?, d))
@@ -669,8 +763,7 @@ fn append_row(
             let (r, d) = arr2!(x, y, |p, q| matrix::append_row(p, q));
             Res::M(finish(r.map_err(to_py)?, d))
         }
-    }
-    .into_py(py)
+    }))
 }
 
 /// `to_matrix(a, m, n)`: the elements of a (read in column-major order, as Stan does) in an
@@ -684,7 +777,8 @@ fn to_matrix(
     m: Option<usize>,
     n: Option<usize>,
 ) -> PyResult<Py<PyAny>> {
-    let x = array_arg(a, "to_matrix", "a")?;
+    const F: &str = "to_matrix";
+    let x = record::declared(|| array_arg(a, F, "a"))?;
     let (rows, cols) = match (m, n, &x) {
         (Some(m), Some(n), _) => (m, n),
         (None, None, Ax::V(v)) => (v.value().len(), 1),
@@ -695,22 +789,28 @@ fn to_matrix(
             ))
         }
     };
-    let (r, d) = match x {
-        Ax::V(v) => arr1!(v, |p| matrix::to_matrix(p, rows, cols)),
-        Ax::M(v) => arr1!(v, |p| matrix::to_matrix(p, rows, cols)),
-    };
-    Res::M(finish(r.map_err(to_py)?, d)).into_py(py)
+    record::apply(F, &[x.into()], move |x| {
+        let (r, d) = match x[0].array() {
+            Ax::V(v) => arr1!(v, |p| matrix::to_matrix(p, rows, cols)),
+            Ax::M(v) => arr1!(v, |p| matrix::to_matrix(p, rows, cols)),
+        };
+        Ok(Res::M(finish(r.map_err(to_py)?, d)))
+    })?
+    .into_py(py)
 }
 
 /// `to_row_vector(a)`: the elements in column-major order (Stan's order) as a 1-D array (1-D
 /// arrays have no orientation in Python, so this equals ``to_vector``).
 #[pyfunction]
 fn to_row_vector(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let (r, d) = match array_arg(a, "to_row_vector", "a")? {
-        Ax::V(v) => arr1!(v, |x| matrix::to_row_vector(x)),
-        Ax::M(m) => arr1!(m, |x| matrix::to_row_vector(x)),
-    };
-    Res::V(from_row(finish(r, d))).into_py(py)
+    const F: &str = "to_row_vector";
+    replay(py, F, || Ok(vec![array_arg(a, F, "a")?.into()]), |x| {
+        let (r, d) = match x[0].array() {
+            Ax::V(v) => arr1!(v, |x| matrix::to_row_vector(x)),
+            Ax::M(m) => arr1!(m, |x| matrix::to_row_vector(x)),
+        };
+        Ok(Res::V(from_row(finish(r, d))))
+    })
 }
 
 /// `to_array_1d(a)`: the elements in column-major order (Stan's order) as a list: scalar Vars
@@ -742,9 +842,11 @@ fn sub_col(
     j: usize,
     nrows: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "sub_col", "m")?;
-    let (r, d) = arr1!(a, |x| matrix::sub_col(x, i, j, nrows));
-    Res::V(finish(r.map_err(to_py)?, d)).into_py(py)
+    const F: &str = "sub_col";
+    replay(py, F, || Ok(vec![matrix_arg(m, F, "m")?.into()]), move |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::sub_col(x, i, j, nrows));
+        Ok(Res::V(finish(r.map_err(to_py)?, d)))
+    })
 }
 
 /// `sub_row(m, i, j, ncols)`: the ncols elements of row i of a 2-D array from column j on
@@ -757,9 +859,11 @@ fn sub_row(
     j: usize,
     ncols: usize,
 ) -> PyResult<Py<PyAny>> {
-    let a = matrix_arg(m, "sub_row", "m")?;
-    let (r, d) = arr1!(a, |x| matrix::sub_row(x, i, j, ncols));
-    Res::V(from_row(finish(r.map_err(to_py)?, d))).into_py(py)
+    const F: &str = "sub_row";
+    replay(py, F, || Ok(vec![matrix_arg(m, F, "m")?.into()]), move |x| {
+        let (r, d) = arr1!(x[0].matrix(), |x| matrix::sub_row(x, i, j, ncols));
+        Ok(Res::V(from_row(finish(r.map_err(to_py)?, d))))
+    })
 }
 
 /// `sort_indices_asc(v)`: the indices (0-based, unlike Stan) that sort a 1-D array ascending;
