@@ -216,3 +216,39 @@ macro_rules! arr2 {
     };
 }
 pub(crate) use arr2;
+
+/// The operands of a declared operation, as its closure takes them back (each panics on an
+/// operand of another kind: the closure knows the kinds it recorded).
+impl X {
+    /// A scalar operand.
+    pub fn scalar(&self) -> Arg {
+        match self {
+            X::S(a) => *a,
+            X::A(_) => unreachable!("a scalar operand"),
+        }
+    }
+
+    /// A 1-D operand.
+    pub fn vector(&self) -> &Arr<Vector> {
+        match self {
+            X::A(Ax::V(a)) => a,
+            _ => unreachable!("a 1-D operand"),
+        }
+    }
+
+    /// A 2-D operand.
+    pub fn matrix(&self) -> &Arr<Matrix> {
+        match self {
+            X::A(Ax::M(a)) => a,
+            _ => unreachable!("a 2-D operand"),
+        }
+    }
+
+    /// Whether the operand is data (a float or a data array), not a variable.
+    pub fn is_data(&self) -> bool {
+        matches!(
+            self,
+            X::S(Arg::F(_)) | X::A(Ax::V(Arr::D(_))) | X::A(Ax::M(Arr::D(_)))
+        )
+    }
+}
