@@ -218,20 +218,31 @@ macro_rules! arr2 {
 pub(crate) use arr2;
 
 /// A declared function's operands read back in its closure (`record::apply` hands them over
-/// as a slice of [`X`]): each accessor expects the kind the function put there.
+/// as a slice of [`X`]): each accessor expects the kind the function put there (and panics on
+/// another: the closure knows the kinds it recorded).
 impl X {
     /// The operand as a 1-D array.
     pub fn vector(&self) -> Arr<Vector> {
-        match self {
-            X::A(Ax::V(a)) => a.clone(),
-            _ => unreachable!("a 1-D operand"),
-        }
+        self.vector_ref().clone()
     }
 
     /// The operand as a 2-D array.
     pub fn matrix(&self) -> Arr<Matrix> {
+        self.matrix_ref().clone()
+    }
+
+    /// A 1-D operand, borrowed.
+    pub fn vector_ref(&self) -> &Arr<Vector> {
         match self {
-            X::A(Ax::M(a)) => a.clone(),
+            X::A(Ax::V(a)) => a,
+            _ => unreachable!("a 1-D operand"),
+        }
+    }
+
+    /// A 2-D operand, borrowed.
+    pub fn matrix_ref(&self) -> &Arr<Matrix> {
+        match self {
+            X::A(Ax::M(a)) => a,
             _ => unreachable!("a 2-D operand"),
         }
     }

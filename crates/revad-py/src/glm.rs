@@ -15,14 +15,15 @@ use ndarray::Array2;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use revad::prob::{ConstArg, VarArg};
+use revad::prob::{ConstArg, IntValues, VarArg};
 use revad::{Matrix, RowVector, Var};
 
-use crate::args::{Arg, Arr, Ax, Out, X};
+use crate::args::{Arg, Arr, Ax, Out, Res, X};
 use crate::convert::{arg, array_arg, int_values_arg, type_name, x_arg};
 use crate::errors::{size_error, to_py};
 use crate::family::family;
 use crate::ops::as_row;
+use crate::record;
 
 /// A real argument: constants or variables.
 enum Real {
@@ -32,25 +33,31 @@ enum Real {
     V(VarArg),
 }
 
-/// Reads real argument `name` (a scalar or 1-D) of `function`.
-fn read_real(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Real> {
+/// Reads real argument `name` (a scalar or 1-D) of `function`, as an operand.
+fn read_real(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<X> {
     let x = if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         X::A(array_arg(obj, function, name)?)
     } else {
         x_arg(obj, function, name)?
     };
-    Ok(match x {
-        X::S(Arg::F(v)) => Real::C(ConstArg::Scalar(v)),
-        X::S(Arg::V(v)) => Real::V(VarArg::Scalar(v)),
-        X::A(Ax::V(Arr::D(v))) => Real::C(ConstArg::Shared(v)),
-        X::A(Ax::V(Arr::V(v))) => Real::V(VarArg::Array(v)),
-        X::A(Ax::M(m)) => {
-            let (r, c) = m.value().dim();
-            return Err(size_error(format!(
-                "{function}: argument {name} must be a scalar or 1-D, not of shape ({r}, {c})"
-            )));
-        }
-    })
+    if let X::A(Ax::M(m)) = &x {
+        let (r, c) = m.value().dim();
+        return Err(size_error(format!(
+            "{function}: argument {name} must be a scalar or 1-D, not of shape ({r}, {c})"
+        )));
+    }
+    Ok(x)
+}
+
+/// The real argument of an operand read by [`read_real`].
+fn operand_real(x: &X) -> Real {
+    match x {
+        X::S(Arg::F(v)) => Real::C(ConstArg::Scalar(*v)),
+        X::S(Arg::V(v)) => Real::V(VarArg::Scalar(*v)),
+        X::A(Ax::V(Arr::D(v))) => Real::C(ConstArg::Shared(v.clone())),
+        X::A(Ax::V(Arr::V(v))) => Real::V(VarArg::Array(v.clone())),
+        X::A(Ax::M(_)) => unreachable!("a scalar or 1-D operand"),
+    }
 }
 
 /// A design matrix: N×K, or one row shared by every observation.
@@ -124,15 +131,21 @@ fn is_rows(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     })
 }
 
-/// Reads the design matrix `name` of `function`: 2-D, or 1-D for a row vector.
-fn read_design(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Design> {
+/// Reads the design matrix `name` of `function` as an operand: 2-D, or 1-D for a row vector.
+fn read_design(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<X> {
     if is_rows(obj)? {
-        return Ok(Design::M(read_rows(obj, function, name)?));
+        return Ok(X::A(Ax::M(read_rows(obj, function, name)?)));
     }
-    Ok(match array_arg(obj, function, name)? {
-        Ax::M(m) => Design::M(m),
-        Ax::V(v) => Design::R(as_row(v)),
-    })
+    Ok(X::A(array_arg(obj, function, name)?))
+}
+
+/// The design matrix of an operand read by [`read_design`].
+fn operand_design(x: &X) -> Design {
+    match x {
+        X::A(Ax::M(m)) => Design::M(m.clone()),
+        X::A(Ax::V(v)) => Design::R(as_row(v.clone())),
+        X::S(_) => unreachable!("an array operand"),
+    }
 }
 
 /// Reads the weight matrix `name` of `function` (2-D only).
@@ -185,24 +198,43 @@ macro_rules! dispatch {
     };
 }
 
-/// Reads an argument of kind `I`, `R`, `D` or `W`.
+/// Reads an argument of kind `I` into the integers `$ints` (constants of the operation), or of
+/// kind `R`, `D` or `W` into the operands `$ops`.
 macro_rules! read {
-    (I, $x:ident, $f:expr) => {
-        int_values_arg($x, $f, stringify!($x))?
+    (I, $x:ident, $f:expr, $ops:ident, $ints:ident) => {
+        $ints.push(int_values_arg($x, $f, stringify!($x))?)
     };
-    (R, $x:ident, $f:expr) => {
-        read_real($x, $f, stringify!($x))?
+    (R, $x:ident, $f:expr, $ops:ident, $ints:ident) => {
+        $ops.push(read_real($x, $f, stringify!($x))?)
     };
-    (D, $x:ident, $f:expr) => {
-        read_design($x, $f, stringify!($x))?
+    (D, $x:ident, $f:expr, $ops:ident, $ints:ident) => {
+        $ops.push(read_design($x, $f, stringify!($x))?)
     };
-    (W, $x:ident, $f:expr) => {
-        read_matrix($x, $f, stringify!($x))?
+    (W, $x:ident, $f:expr, $ops:ident, $ints:ident) => {
+        $ops.push(X::A(Ax::M(read_matrix($x, $f, stringify!($x))?)))
+    };
+}
+
+/// In the operation, an argument of kind `I` (the next kept integers) or of kind `R`, `D` or
+/// `W` (the next operand) as [`dispatch!`] takes it.
+macro_rules! unpack {
+    (I, $x:ident, $ops:ident, $ints:ident) => {
+        let $x = $ints.next().expect("kept integers").clone();
+    };
+    (R, $x:ident, $ops:ident, $ints:ident) => {
+        let $x = operand_real($ops.next().expect("an operand"));
+    };
+    (D, $x:ident, $ops:ident, $ints:ident) => {
+        let $x = operand_design($ops.next().expect("an operand"));
+    };
+    (W, $x:ident, $ops:ident, $ints:ident) => {
+        let $x = $ops.next().expect("an operand").matrix_ref().clone();
     };
 }
 
 /// One Python function per line: `name(arg: kind, ...) "docstring"`, calling
-/// `revad::prob::name` with the arguments in order and `propto`.
+/// `revad::prob::name` with the arguments in order and `propto`, declared for replay (the
+/// integer arguments are constants of the operation).
 macro_rules! glm_functions {
     ($($(#[doc = $doc:literal])* $name:ident($($x:ident: $k:ident),*);)*) => {
         $(
@@ -215,8 +247,21 @@ macro_rules! glm_functions {
                 propto: bool,
             ) -> PyResult<Py<PyAny>> {
                 const F: &str = stringify!($name);
-                $(let $x = read!($k, $x, F);)*
-                dispatch!(revad::prob::$name; []; [$($k $x)*]; propto).into_py(py)
+                let mut ops: Vec<X> = Vec::new();
+                #[allow(unused_mut)]
+                let mut ints: Vec<IntValues> = Vec::new();
+                record::declared(|| -> PyResult<()> {
+                    $(read!($k, $x, F, ops, ints);)*
+                    Ok(())
+                })?;
+                record::apply(F, &ops, move |x| {
+                    let mut x = x.iter();
+                    #[allow(unused_mut, unused_variables)]
+                    let mut kept = ints.iter();
+                    $(unpack!($k, $x, x, kept);)*
+                    Ok(Res::S(dispatch!(revad::prob::$name; []; [$($k $x)*]; propto)))
+                })?
+                .into_py(py)
             }
         )*
 

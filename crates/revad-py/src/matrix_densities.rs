@@ -13,14 +13,13 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyAny;
-use revad::{prob, Matrix, Var, Vector};
+use revad::prob;
 
-use crate::args::{Arg, Arr, Out};
+use crate::args::{Arg, Ax, X};
 use crate::convert::{arg, matrix_arg, try_arg, vector_arg};
-use crate::errors::to_py;
 use crate::family::family;
-use crate::gil::on_data;
 use crate::handle::PyVar;
+use crate::record;
 
 /// `$body` with `$x` the scalar argument `$a` as the core takes it: an `f64` or a `Var`.
 macro_rules! real {
@@ -32,26 +31,19 @@ macro_rules! real {
     };
 }
 
-/// The size that decides whether a call on data releases the GIL: the matrix's larger
+/// The size that decides whether a call on data releases the GIL: the matrix operands' larger
 /// dimension.
-fn size(a: &Arr<Matrix>) -> usize {
-    let (r, c) = a.value().dim();
-    r.max(c)
-}
-
-/// The value of a core call on data, run by [`on_data`], as a Python float.
-fn data_result(
-    py: Python<'_>,
-    n: usize,
-    f: impl Send + FnOnce() -> revad::Result<Var>,
-) -> PyResult<Py<PyAny>> {
-    let v = on_data(py, n, move || f().map(|v| v.value())).map_err(to_py)?;
-    Out::F(v).into_py(py)
-}
-
-/// A recorded result as a Python Var.
-fn var_result(py: Python<'_>, r: revad::Result<Var>) -> PyResult<Py<PyAny>> {
-    Out::V(r.map_err(to_py)?).into_py(py)
+fn size(ops: &[X]) -> usize {
+    ops.iter()
+        .map(|x| match x {
+            X::A(Ax::M(m)) => {
+                let (r, c) = m.value().dim();
+                r.max(c)
+            }
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// A density of (matrix, scalar) with `propto`.
@@ -67,16 +59,17 @@ macro_rules! matrix_scalar {
             propto: bool,
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
-            let m = matrix_arg($m, F, stringify!($m))?;
-            let s = arg($s, F, stringify!($s))?;
-            let n = size(&m);
-            match (&m, s) {
-                (Arr::D(m), Arg::F(s)) => {
-                    let m = m.clone();
-                    data_result(py, n, move || $core(&m, s, propto))
-                }
-                _ => var_result(py, real!(s, |s| $core(&m, s, propto))),
-            }
+            let ops = record::declared(|| -> PyResult<_> {
+                Ok(vec![
+                    X::A(Ax::M(matrix_arg($m, F, stringify!($m))?)),
+                    X::S(arg($s, F, stringify!($s))?),
+                ])
+            })?;
+            let n = size(&ops);
+            record::apply_scalar(py, F, ops, n, move |x| {
+                let m = x[0].matrix_ref();
+                record::scalar_res(x, || real!(x[1].scalar(), |s| $core(m, s, propto)))
+            })
         }
     };
 }
@@ -128,17 +121,18 @@ macro_rules! wishart_like {
             propto: bool,
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
-            let w = matrix_arg($w, F, stringify!($w))?;
-            let nu = arg($nu, F, stringify!($nu))?;
-            let s = matrix_arg($s, F, stringify!($s))?;
-            let n = size(&w).max(size(&s));
-            match (&w, nu, &s) {
-                (Arr::D(w), Arg::F(nu), Arr::D(s)) => {
-                    let (w, s) = (w.clone(), s.clone());
-                    data_result(py, n, move || $core(&w, nu, &s, propto))
-                }
-                _ => var_result(py, real!(nu, |nu| $core(&w, nu, &s, propto))),
-            }
+            let ops = record::declared(|| -> PyResult<_> {
+                Ok(vec![
+                    X::A(Ax::M(matrix_arg($w, F, stringify!($w))?)),
+                    X::S(arg($nu, F, stringify!($nu))?),
+                    X::A(Ax::M(matrix_arg($s, F, stringify!($s))?)),
+                ])
+            })?;
+            let n = size(&ops);
+            record::apply_scalar(py, F, ops, n, move |x| {
+                let (w, s) = (x[0].matrix_ref(), x[2].matrix_ref());
+                record::scalar_res(x, || real!(x[1].scalar(), |nu| $core(w, nu, s, propto)))
+            })
         }
     };
 }
@@ -201,63 +195,33 @@ wishart_like! {
     inv_wishart_cholesky_lpdf(L_W, nu, L_S) => prob::inv_wishart_cholesky_lpdf
 }
 
-/// `lkj_cov_lpdf`'s location or scale: one number for every k, or a vector.
-enum Param {
-    S(Arg),
-    V(Arr<Vector>),
-}
-
-/// `mu` or `sigma` of `lkj_cov_lpdf`: a scalar (float or scalar Var), else a vector.
-fn read_param(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Param> {
+/// `mu` or `sigma` of `lkj_cov_lpdf` as an operand: a scalar (float or scalar Var), else a
+/// vector.
+fn read_param(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<X> {
     // An array Var is a vector (the scalar reader would refuse it).
     if !obj.cast::<PyVar>().is_ok_and(|v| v.get().is_array()) {
         if let Some(s) = try_arg(obj, function)? {
-            return Ok(Param::S(s));
+            return Ok(X::S(s));
         }
     }
-    Ok(Param::V(vector_arg(obj, function, name)?))
+    Ok(X::A(Ax::V(vector_arg(obj, function, name)?)))
 }
 
-/// `$body` with `$x` the [`Param`] `$p` as the core takes it: `f64`, `Var` or `&Arr<Vector>`.
+/// `$body` with `$x` the operand `$p` of `lkj_cov_lpdf`'s `mu` or `sigma` as the core takes
+/// it: `f64`, `Var` or `&Arr<Vector>`.
 macro_rules! param {
     ($p:expr, |$x:ident| $body:expr) => {
         match $p {
-            Param::S(Arg::F($x)) => $body,
-            Param::S(Arg::V($x)) => $body,
-            Param::V(a) => {
-                let $x = &a;
+            X::S(Arg::F(v)) => {
+                let $x = *v;
                 $body
             }
-        }
-    };
-}
-
-/// A [`Param`] of data, sendable to a call without the GIL.
-enum DataParam {
-    S(f64),
-    V(Vector),
-}
-
-impl Param {
-    /// The value, if it is data.
-    fn data(&self) -> Option<DataParam> {
-        match self {
-            Param::S(Arg::F(x)) => Some(DataParam::S(*x)),
-            Param::V(Arr::D(v)) => Some(DataParam::V(v.clone())),
-            _ => None,
-        }
-    }
-}
-
-/// `$body` with `$x` the [`DataParam`] `$p` as the core takes it: `f64` or `&Vector`.
-macro_rules! data_param {
-    ($p:expr, |$x:ident| $body:expr) => {
-        match $p {
-            DataParam::S($x) => $body,
-            DataParam::V(v) => {
-                let $x = &v;
+            X::S(Arg::V(v)) => {
+                let $x = *v;
                 $body
             }
+            X::A(Ax::V($x)) => $body,
+            X::A(Ax::M(_)) => unreachable!("a scalar or 1-D operand"),
         }
     };
 }
@@ -292,21 +256,23 @@ fn lkj_cov_lpdf(
     propto: bool,
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "lkj_cov_lpdf";
-    let y = matrix_arg(y, F, "y")?;
-    let mu = read_param(mu, F, "mu")?;
-    let sigma = read_param(sigma, F, "sigma")?;
-    let eta = arg(eta, F, "eta")?;
-    let n = size(&y);
-    if let (Arr::D(y), Some(m), Some(s), Arg::F(e)) = (&y, mu.data(), sigma.data(), eta) {
-        let y = y.clone();
-        return data_result(py, n, move || {
-            data_param!(m, |m| data_param!(s, |s| prob::lkj_cov_lpdf(&y, m, s, e, propto)))
-        });
-    }
-    let r = param!(mu, |m| param!(sigma, |s| real!(eta, |e| prob::lkj_cov_lpdf(
-        &y, m, s, e, propto
-    ))));
-    var_result(py, r)
+    let ops = record::declared(|| -> PyResult<_> {
+        Ok(vec![
+            X::A(Ax::M(matrix_arg(y, F, "y")?)),
+            read_param(mu, F, "mu")?,
+            read_param(sigma, F, "sigma")?,
+            X::S(arg(eta, F, "eta")?),
+        ])
+    })?;
+    let n = size(&ops);
+    record::apply_scalar(py, F, ops, n, move |x| {
+        let y = x[0].matrix_ref();
+        record::scalar_res(x, || {
+            param!(&x[1], |m| param!(&x[2], |s| real!(x[3].scalar(), |e| {
+                prob::lkj_cov_lpdf(y, m, s, e, propto)
+            })))
+        })
+    })
 }
 
 /// `matrix_normal_prec_lpdf(y, Mu, Sigma, D, *, propto=False)`: the matrix normal log density
@@ -337,18 +303,26 @@ fn matrix_normal_prec_lpdf(
     propto: bool,
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "matrix_normal_prec_lpdf";
-    let y = matrix_arg(y, F, "y")?;
-    let mu = matrix_arg(Mu, F, "Mu")?;
-    let sigma = matrix_arg(Sigma, F, "Sigma")?;
-    let d = matrix_arg(D, F, "D")?;
-    let n = size(&y).max(size(&sigma)).max(size(&d));
-    if let (Arr::D(y), Arr::D(mu), Arr::D(sigma), Arr::D(d)) = (&y, &mu, &sigma, &d) {
-        let (y, mu, sigma, d) = (y.clone(), mu.clone(), sigma.clone(), d.clone());
-        return data_result(py, n, move || {
-            prob::matrix_normal_prec_lpdf(&y, &mu, &sigma, &d, propto)
-        });
-    }
-    var_result(py, prob::matrix_normal_prec_lpdf(&y, &mu, &sigma, &d, propto))
+    let ops = record::declared(|| -> PyResult<_> {
+        Ok(vec![
+            X::A(Ax::M(matrix_arg(y, F, "y")?)),
+            X::A(Ax::M(matrix_arg(Mu, F, "Mu")?)),
+            X::A(Ax::M(matrix_arg(Sigma, F, "Sigma")?)),
+            X::A(Ax::M(matrix_arg(D, F, "D")?)),
+        ])
+    })?;
+    let n = size(&ops);
+    record::apply_scalar(py, F, ops, n, move |x| {
+        record::scalar_res(x, || {
+            prob::matrix_normal_prec_lpdf(
+                x[0].matrix_ref(),
+                x[1].matrix_ref(),
+                x[2].matrix_ref(),
+                x[3].matrix_ref(),
+                propto,
+            )
+        })
+    })
 }
 
 family! {

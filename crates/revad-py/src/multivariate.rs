@@ -16,16 +16,15 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
 use revad::prob::{self, Rows, Vectors};
-use revad::{Matrix, Storage, Var, Vector};
+use revad::{Matrix, Var, Vector};
 
-use crate::args::{shape_str, Arg, Arr, Ax, Out, X};
+use crate::args::{shape_str, Arg, Arr, Ax, X};
 use crate::convert::{arg, array_arg, matrix_arg, try_x, type_name, vector_arg};
-use crate::errors::to_py;
-use crate::handle::PyVar;
 use crate::family::family;
-use crate::gil::on_data;
+use crate::handle::PyVar;
+use crate::record;
 
-/// One vector or several, as read from Python.
+/// One vector or several, as a core function takes them.
 enum Vecs {
     /// One vector.
     One(Arr<Vector>),
@@ -35,35 +34,6 @@ enum Vecs {
     Vars(Vec<Var<Vector>>),
     /// A list of data vectors.
     Data(Vec<Vector>),
-}
-
-/// The values of a [`Vecs`] of data only, which a call may take across a GIL release.
-enum VecsData {
-    One(Vector),
-    Rows(Matrix),
-    List(Vec<Vector>),
-}
-
-impl Vecs {
-    /// The values, if this is data.
-    fn data(&self) -> Option<VecsData> {
-        match self {
-            Vecs::One(Arr::D(v)) => Some(VecsData::One(v.clone())),
-            Vecs::Rows(Arr::D(m)) => Some(VecsData::Rows(m.clone())),
-            Vecs::Data(l) => Some(VecsData::List(l.clone())),
-            _ => None,
-        }
-    }
-
-    /// The number of values (the size that decides whether a data call releases the GIL).
-    fn len(&self) -> usize {
-        match self {
-            Vecs::One(a) => a.value().len(),
-            Vecs::Rows(a) => a.value().len(),
-            Vecs::Vars(l) => l.iter().map(|v| v.value().len()).sum(),
-            Vecs::Data(l) => l.iter().map(|v| v.len()).sum(),
-        }
-    }
 }
 
 impl Vectors for Vecs {
@@ -79,18 +49,22 @@ impl Vectors for Vecs {
     }
 }
 
-impl Vectors for VecsData {
-    fn rows(&self, function: &'static str, what: &'static str) -> revad::Result<Rows<'_>> {
-        match self {
-            VecsData::One(v) => v.rows(function, what),
-            VecsData::Rows(m) => m.rows(function, what),
-            VecsData::List(l) => l.rows(function, what),
-        }
-    }
+/// How one vector or several are laid out as operands: one operand (a vector, or a matrix of
+/// one vector per row), or a list of this many vector operands.
+#[derive(Clone, Copy)]
+enum Layout {
+    One,
+    List(usize),
 }
 
-/// Argument `name` of `function` as one vector or several (see the module documentation).
-fn vectors_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<Vecs> {
+/// Argument `name` of `function` as one vector or several (see the module documentation),
+/// appended to `ops` as operands; how they are laid out.
+fn vectors_arg(
+    obj: &Bound<'_, PyAny>,
+    function: &'static str,
+    name: &str,
+    ops: &mut Vec<X>,
+) -> PyResult<Layout> {
     let is_list = obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
     let first_is_scalar = || -> PyResult<bool> {
         match obj.try_iter()?.next() {
@@ -99,30 +73,66 @@ fn vectors_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> Py
         }
     };
     if !is_list || first_is_scalar()? {
-        return Ok(match array_arg(obj, function, name)? {
-            Ax::V(v) => Vecs::One(v),
-            Ax::M(m) => Vecs::Rows(m),
-        });
+        ops.push(X::A(array_arg(obj, function, name)?));
+        return Ok(Layout::One);
     }
-    let mut items = Vec::new();
+    let mut n = 0;
     for (i, item) in obj.try_iter()?.enumerate() {
-        items.push(vector_arg(&item?, function, &format!("{name}[{i}]"))?);
+        let v = vector_arg(&item?, function, &format!("{name}[{i}]"))?;
+        ops.push(X::A(Ax::V(v)));
+        n += 1;
     }
-    if items.iter().all(|a| matches!(a, Arr::D(_))) {
-        let data = items
-            .into_iter()
-            .map(|a| a.value().clone())
-            .collect::<Vec<_>>();
-        return Ok(Vecs::Data(data));
+    Ok(Layout::List(n))
+}
+
+/// The vectors laid out as `layout` at the front of the operands `x`, and the operands after
+/// them.
+fn take_vecs(x: &[X], layout: Layout) -> (Vecs, &[X]) {
+    match layout {
+        Layout::One => {
+            let v = match &x[0] {
+                X::A(Ax::V(v)) => Vecs::One(v.clone()),
+                X::A(Ax::M(m)) => Vecs::Rows(m.clone()),
+                X::S(_) => unreachable!("an array operand"),
+            };
+            (v, &x[1..])
+        }
+        Layout::List(n) => {
+            let items = &x[..n];
+            let v = if items.iter().all(X::is_data) {
+                Vecs::Data(items.iter().map(|a| a.vector_ref().value().clone()).collect())
+            } else {
+                Vecs::Vars(
+                    items
+                        .iter()
+                        .map(|a| match a.vector_ref() {
+                            Arr::V(v) => v.clone(),
+                            Arr::D(d) => Var::array(d.clone()),
+                        })
+                        .collect(),
+                )
+            };
+            (v, &x[n..])
+        }
     }
-    let vars = items
-        .into_iter()
-        .map(|a| match a {
-            Arr::V(v) => v,
-            Arr::D(d) => Var::array(d),
+}
+
+/// The size that decides whether a call on data releases the GIL: the number of values of the
+/// vector operands, or a matrix operand's number of rows if larger.
+fn size(ops: &[X]) -> usize {
+    let values: usize = ops
+        .iter()
+        .map(|x| match x {
+            X::A(Ax::V(v)) => v.value().len(),
+            _ => 0,
         })
-        .collect();
-    Ok(Vecs::Vars(vars))
+        .sum();
+    ops.iter()
+        .map(|x| match x {
+            X::A(Ax::M(m)) => m.value().nrows(),
+            _ => 0,
+        })
+        .fold(values, usize::max)
 }
 
 /// A density of `(y, mu, matrix)`, one `#[pyfunction]` per line: the Python name, the name of
@@ -140,20 +150,20 @@ macro_rules! vector_matrix_density {
             propto: bool,
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
-            let y = vectors_arg(y, F, "y")?;
-            let mu = vectors_arg(mu, F, "mu")?;
-            let m = matrix_arg($matrix, F, stringify!($matrix))?;
-            let n = y.len().max(mu.len()).max(m.value().nrows());
-            match (y.data(), mu.data(), &m) {
-                (Some(y), Some(mu), Arr::D(m)) => {
-                    let m = m.clone();
-                    let lp = on_data(py, n, move || {
-                        $core(&y, &mu, &m, propto).map(|v| v.value())
-                    });
-                    Out::F(lp.map_err(to_py)?).into_py(py)
-                }
-                _ => Out::V($core(&y, &mu, &m, propto).map_err(to_py)?).into_py(py),
-            }
+            let mut ops = Vec::new();
+            let (ly, lmu) = record::declared(|| -> PyResult<_> {
+                let ly = vectors_arg(y, F, "y", &mut ops)?;
+                let lmu = vectors_arg(mu, F, "mu", &mut ops)?;
+                ops.push(X::A(Ax::M(matrix_arg($matrix, F, stringify!($matrix))?)));
+                Ok((ly, lmu))
+            })?;
+            let n = size(&ops);
+            record::apply_scalar(py, F, ops, n, move |x| {
+                let (y, rest) = take_vecs(x, ly);
+                let (mu, rest) = take_vecs(rest, lmu);
+                let m = rest[0].matrix_ref();
+                record::scalar_res(x, || $core(&y, &mu, m, propto))
+            })
         }
     )*};
 }
@@ -260,32 +270,6 @@ fn counts_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyR
     Ok(out)
 }
 
-/// The value of a data operand (`None` for a variable), to take across a GIL release.
-fn data<S: Storage>(a: &Arr<S>) -> Option<S> {
-    match a {
-        Arr::D(d) => Some(d.clone()),
-        Arr::V(_) => None,
-    }
-}
-
-/// The Python result of a density: a float computed by `on_data` (the GIL released for large
-/// data) when `data` holds the inputs of a call on data only, else the variable of `call`.
-fn result<D: Send>(
-    py: Python<'_>,
-    n: usize,
-    data: Option<D>,
-    on: impl Send + FnOnce(D) -> revad::Result<Var>,
-    call: impl FnOnce() -> revad::Result<Var>,
-) -> PyResult<Py<PyAny>> {
-    match data {
-        Some(d) => {
-            let lp = on_data(py, n, move || on(d).map(|v| v.value()));
-            Out::F(lp.map_err(to_py)?).into_py(py)
-        }
-        None => Out::V(call().map_err(to_py)?).into_py(py),
-    }
-}
-
 /// A multivariate Student-t density of `(y, nu, mu, matrix)`, one `#[pyfunction]` per line.
 macro_rules! student_t_density {
     ($($(#[$doc:meta])* $name:ident($matrix:ident) => $core:path;)*) => {$(
@@ -301,25 +285,25 @@ macro_rules! student_t_density {
             propto: bool,
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
-            let y = vectors_arg(y, F, "y")?;
-            let nu = arg(nu, F, "nu")?;
-            let mu = vectors_arg(mu, F, "mu")?;
-            let m = matrix_arg($matrix, F, stringify!($matrix))?;
-            let n = y.len().max(mu.len()).max(m.value().nrows());
-            let all = match (y.data(), nu, mu.data(), data(&m)) {
-                (Some(y), Arg::F(nu), Some(mu), Some(m)) => Some((y, nu, mu, m)),
-                _ => None,
-            };
-            result(
-                py,
-                n,
-                all,
-                move |(y, nu, mu, m)| $core(&y, nu, &mu, &m, propto),
-                || match nu {
-                    Arg::F(x) => $core(&y, x, &mu, &m, propto),
-                    Arg::V(v) => $core(&y, v, &mu, &m, propto),
-                },
-            )
+            let mut ops = Vec::new();
+            let (ly, lmu) = record::declared(|| -> PyResult<_> {
+                let ly = vectors_arg(y, F, "y", &mut ops)?;
+                ops.push(X::S(arg(nu, F, "nu")?));
+                let lmu = vectors_arg(mu, F, "mu", &mut ops)?;
+                ops.push(X::A(Ax::M(matrix_arg($matrix, F, stringify!($matrix))?)));
+                Ok((ly, lmu))
+            })?;
+            let n = size(&ops);
+            record::apply_scalar(py, F, ops, n, move |x| {
+                let (y, rest) = take_vecs(x, ly);
+                let nu = rest[0].scalar();
+                let (mu, rest) = take_vecs(&rest[1..], lmu);
+                let m = rest[0].matrix_ref();
+                record::scalar_res(x, || match nu {
+                    Arg::F(nu) => $core(&y, nu, &mu, m, propto),
+                    Arg::V(nu) => $core(&y, nu, &mu, m, propto),
+                })
+            })
         }
     )*};
 }
@@ -376,21 +360,19 @@ macro_rules! gp_density {
             propto: bool,
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
-            let y = matrix_arg(y, F, "y")?;
-            let m = matrix_arg($matrix, F, stringify!($matrix))?;
-            let w = vector_arg(w, F, "w")?;
-            let n = y.value().len().max(m.value().len());
-            let all = match (data(&y), data(&m), data(&w)) {
-                (Some(y), Some(m), Some(w)) => Some((y, m, w)),
-                _ => None,
-            };
-            result(
-                py,
-                n,
-                all,
-                move |(y, m, w)| $core(&y, &m, &w, propto),
-                || $core(&y, &m, &w, propto),
-            )
+            let ops = record::declared(|| -> PyResult<_> {
+                Ok(vec![
+                    X::A(Ax::M(matrix_arg(y, F, "y")?)),
+                    X::A(Ax::M(matrix_arg($matrix, F, stringify!($matrix))?)),
+                    X::A(Ax::V(vector_arg(w, F, "w")?)),
+                ])
+            })?;
+            let n = ops[0].matrix_ref().value().len().max(ops[1].matrix_ref().value().len());
+            record::apply_scalar(py, F, ops, n, move |x| {
+                record::scalar_res(x, || {
+                    $core(x[0].matrix_ref(), x[1].matrix_ref(), x[2].vector_ref(), propto)
+                })
+            })
         }
     )*};
 }
@@ -454,20 +436,18 @@ fn dirichlet_lpdf(
     propto: bool,
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "dirichlet_lpdf";
-    let theta = vectors_arg(theta, F, "theta")?;
-    let alpha = vectors_arg(alpha, F, "alpha")?;
-    let n = theta.len().max(alpha.len());
-    let all = match (theta.data(), alpha.data()) {
-        (Some(t), Some(a)) => Some((t, a)),
-        _ => None,
-    };
-    result(
-        py,
-        n,
-        all,
-        move |(t, a)| prob::dirichlet_lpdf(&t, &a, propto),
-        || prob::dirichlet_lpdf(&theta, &alpha, propto),
-    )
+    let mut ops = Vec::new();
+    let (lt, la) = record::declared(|| -> PyResult<_> {
+        let lt = vectors_arg(theta, F, "theta", &mut ops)?;
+        let la = vectors_arg(alpha, F, "alpha", &mut ops)?;
+        Ok((lt, la))
+    })?;
+    let n = size(&ops);
+    record::apply_scalar(py, F, ops, n, move |x| {
+        let (theta, rest) = take_vecs(x, lt);
+        let (alpha, _) = take_vecs(rest, la);
+        record::scalar_res(x, || prob::dirichlet_lpdf(&theta, &alpha, propto))
+    })
 }
 
 /// A distribution of counts `(ns, vector)`, one `#[pyfunction]` per line.
@@ -484,16 +464,11 @@ macro_rules! counts_density {
         ) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
             let ns = counts_arg(ns, F, "ns")?;
-            let v = vector_arg($vector, F, stringify!($vector))?;
+            let v = record::declared(|| vector_arg($vector, F, stringify!($vector)))?;
             let n = ns.len();
-            let all = data(&v).map(|v| (ns.clone(), v));
-            result(
-                py,
-                n,
-                all,
-                move |(ns, v)| $core(&ns, &v, propto),
-                || $core(&ns, &v, propto),
-            )
+            record::apply_scalar(py, F, vec![X::A(Ax::V(v))], n, move |x| {
+                record::scalar_res(x, || $core(&ns, x[0].vector_ref(), propto))
+            })
         }
     )*};
 }
@@ -573,52 +548,34 @@ fn gaussian_dlm_obs_lpdf(
     propto: bool,
 ) -> PyResult<Py<PyAny>> {
     const FN: &str = "gaussian_dlm_obs_lpdf";
-    let y = matrix_arg(y, FN, "y")?;
-    let f = matrix_arg(F, FN, "F")?;
-    let g = matrix_arg(G, FN, "G")?;
-    let v = array_arg(V, FN, "V")?;
-    let w = matrix_arg(W, FN, "W")?;
-    let m0 = vector_arg(m0, FN, "m0")?;
-    let c0 = matrix_arg(C0, FN, "C0")?;
-    let n = y.value().len() * g.value().nrows().max(1);
-    let v_data = match &v {
-        Ax::V(a) => data(a).map(Ax2::V),
-        Ax::M(a) => data(a).map(Ax2::M),
-    };
-    let all = match (
-        data(&y),
-        data(&f),
-        data(&g),
-        v_data,
-        data(&w),
-        data(&m0),
-        data(&c0),
-    ) {
-        (Some(y), Some(f), Some(g), Some(v), Some(w), Some(m0), Some(c0)) => {
-            Some((y, f, g, v, w, m0, c0))
-        }
-        _ => None,
-    };
-    result(
-        py,
-        n,
-        all,
-        move |(y, f, g, v, w, m0, c0)| match v {
-            Ax2::V(v) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, &v, &w, &m0, &c0, propto),
-            Ax2::M(v) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, &v, &w, &m0, &c0, propto),
-        },
-        || match &v {
-            Ax::M(v) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, v, &w, &m0, &c0, propto),
-            Ax::V(Arr::V(v)) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, v, &w, &m0, &c0, propto),
-            Ax::V(Arr::D(v)) => prob::gaussian_dlm_obs_lpdf(&y, &f, &g, v, &w, &m0, &c0, propto),
-        },
-    )
-}
-
-/// The value of a data `V` of [`gaussian_dlm_obs_lpdf`]: variances or a matrix.
-enum Ax2 {
-    V(Vector),
-    M(Matrix),
+    let ops = record::declared(|| -> PyResult<_> {
+        Ok(vec![
+            X::A(Ax::M(matrix_arg(y, FN, "y")?)),
+            X::A(Ax::M(matrix_arg(F, FN, "F")?)),
+            X::A(Ax::M(matrix_arg(G, FN, "G")?)),
+            X::A(array_arg(V, FN, "V")?),
+            X::A(Ax::M(matrix_arg(W, FN, "W")?)),
+            X::A(Ax::V(vector_arg(m0, FN, "m0")?)),
+            X::A(Ax::M(matrix_arg(C0, FN, "C0")?)),
+        ])
+    })?;
+    let n = ops[0].matrix_ref().value().len() * ops[2].matrix_ref().value().nrows().max(1);
+    record::apply_scalar(py, FN, ops, n, move |x| {
+        let (y, f, g, w, m0, c0) = (
+            x[0].matrix_ref(),
+            x[1].matrix_ref(),
+            x[2].matrix_ref(),
+            x[4].matrix_ref(),
+            x[5].vector_ref(),
+            x[6].matrix_ref(),
+        );
+        record::scalar_res(x, || match &x[3] {
+            X::A(Ax::M(v)) => prob::gaussian_dlm_obs_lpdf(y, f, g, v, w, m0, c0, propto),
+            X::A(Ax::V(Arr::V(v))) => prob::gaussian_dlm_obs_lpdf(y, f, g, v, w, m0, c0, propto),
+            X::A(Ax::V(Arr::D(v))) => prob::gaussian_dlm_obs_lpdf(y, f, g, v, w, m0, c0, propto),
+            X::S(_) => unreachable!("an array operand"),
+        })
+    })
 }
 
 family! {

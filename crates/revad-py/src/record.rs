@@ -647,3 +647,40 @@ binary_dunders! {
         Ok(v.bind(py).repr()?.to_string())
     }
 }
+
+/// The result of a declared operation whose core call `lp` gives a scalar: a float when every
+/// operand in `x` is data (the core's constant is made in a nested tape scope, given back when
+/// it ends), else the Var.
+pub fn scalar_res(x: &[X], lp: impl FnOnce() -> revad::Result<revad::Var>) -> PyResult<Res> {
+    if x.iter().all(X::is_data) {
+        let _scope = revad::tape::nested();
+        let v = lp().map_err(crate::errors::to_py)?;
+        return Ok(Res::S(Out::F(v.value())));
+    }
+    Ok(Res::S(Out::V(lp().map_err(crate::errors::to_py)?)))
+}
+
+/// [`apply`] for a function whose result is a scalar, as a Python object; outside a recording,
+/// a call whose operands are all data runs through [`crate::gil::on_data`] (with the GIL
+/// released from size `n` on) and gives a float.
+pub fn apply_scalar<F: Operation>(
+    py: Python<'_>,
+    function: &'static str,
+    args: Vec<X>,
+    n: usize,
+    f: F,
+) -> PyResult<Py<PyAny>> {
+    if !recording() && args.iter().all(X::is_data) {
+        let data: Vec<Const> = args.iter().filter_map(to_const).collect();
+        let value = crate::gil::on_data(py, n, move || -> PyResult<f64> {
+            let x: Vec<X> = data.into_iter().map(X::from).collect();
+            match f(&x)? {
+                Res::S(Out::F(v)) => Ok(v),
+                Res::S(Out::V(v)) => Ok(v.value()),
+                _ => unreachable!("a scalar result"),
+            }
+        })?;
+        return Out::F(value).into_py(py);
+    }
+    apply(function, &args, f)?.into_py(py)
+}
