@@ -4,9 +4,8 @@ One row per function and variable/data mix: ``f`` and a maker of its arguments f
 ``k``. Each row is recorded on its first call, replayed on new values of the same shapes, then
 called with a new shape (recorded again, replayed again); every result (value and gradient) must
 equal an eager ``value_and_grad`` bit for bit, and the function must never fall back to eager.
-The arguments not in ``argnums`` are data inputs of the program (new values on each call). With
-``propto=True`` an undifferentiated scalar is a constant of ``f`` (the jit passes a scalar
-argument to ``f`` as a Var, whose terms ``propto`` then keeps).
+The array arguments not in ``argnums`` are data inputs of the program (new values on each call);
+an undifferentiated float is a constant of the recording (the same value in every call of a row).
 """
 
 from __future__ import annotations
@@ -114,7 +113,7 @@ ROWS = [
     Row("multi_student_t", lambda nu, mu, S, y: mv.multi_student_t_lpdf(y, nu, mu, S),
         lambda r, k: (r.uniform(2, 6), vec(r, k), spd(r, k), rows(r, k)), (0, 1, 2)),
     Row("multi_student_t_y", lambda y, nu, mu, S: mv.multi_student_t_lpdf(y, nu, mu, S),
-        lambda r, k: (vec(r, k), r.uniform(2, 6), vec(r, k), spd(r, k)), (0,)),
+        lambda r, k: (vec(r, k), 3.5, vec(r, k), spd(r, k)), (0,)),
     Row("multi_student_t_cholesky",
         lambda nu, mu, L, y: mv.multi_student_t_cholesky_lpdf(y, nu, mu, L),
         lambda r, k: (r.uniform(2, 6), rows(r, k), chol(r, k), rows(r, k)), (0, 1, 2)),
@@ -160,7 +159,7 @@ ROWS = [
     Row("lkj_cov", lambda y, mu, s, eta: mv.lkj_cov_lpdf(y, mu, s, eta),
         lambda r, k: (spd(r, k), r.normal(), pos(r, k), r.uniform(0.5, 3)), (0, 1, 2, 3)),
     Row("lkj_cov_vector_mu", lambda mu, y, s, eta: mv.lkj_cov_lpdf(y, mu, s, eta),
-        lambda r, k: (vec(r, k), spd(r, k), r.uniform(0.5, 2), r.uniform(0.5, 3)), (0,)),
+        lambda r, k: (vec(r, k), spd(r, k), 1.2, 1.5), (0,)),
     Row("wishart", lambda W, nu, S: mv.wishart_lpdf(W, nu, S),
         lambda r, k: (spd(r, k), k + r.uniform(0, 3), spd(r, k)), (0, 1, 2)),
     Row("wishart_Sigma_propto", lambda S, W: mv.wishart_lpdf(W, 5.0, S, propto=True),
@@ -192,7 +191,7 @@ ROWS = [
         lambda r, k: (r.normal(), vec(r, k), rows(r, k, 2 * k), counts(2 * k)), (0, 1)),
     Row("poisson_log_glm_x_propto",
         lambda x, a, b, y: mv.poisson_log_glm_lpmf(y, x, a, b, propto=True),
-        lambda r, k: (rows(r, k, 2 * k), r.normal(), vec(r, k), counts(2 * k)), (0,)),
+        lambda r, k: (rows(r, k, 2 * k), 0.3, vec(r, k), counts(2 * k)), (0,)),
     Row("neg_binomial_2_log_glm",
         lambda a, b, phi, x, y: mv.neg_binomial_2_log_glm_lpmf(y, x, a, b, phi),
         lambda r, k: (r.normal(), vec(r, k), pos(r, 2 * k), rows(r, k, 2 * k), counts(2 * k)),

@@ -89,5 +89,5 @@ def test_the_package_stub_re_exports_the_compiled_module() -> None:
     ]
     assert ("*", None) in imports, "__init__.pyi must re-export the compiled module's names"
     assert ("__all__", "__all__") in imports, "__init__.pyi must take the compiled __all__"
-    assert set(revad.__all__) == (set(revad._revad.__all__) | {"value_and_grad", "grad"}
+    assert set(revad.__all__) == (set(revad._revad.__all__) | {"value_and_grad", "grad", "jit"}
                                   | set(revad.model.__all__))

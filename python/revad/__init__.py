@@ -104,9 +104,12 @@ def grad(
 def _rejit(
     f: Jit, mode: str, argnums: int | Sequence[int], allow_constant: bool
 ) -> Jit:
-    """A ``jit`` of ``f.fun`` in ``mode`` (``value_and_grad(jit(f))`` is ``jit(value_and_grad(f))``)."""
+    """A ``jit`` of ``f.fun`` in ``mode``: ``value_and_grad(jit(f))`` is
+    ``jit(value_and_grad(f))``."""
     if f.mode != "value":
-        raise TypeError(f"revad.{mode}: the function is already differentiated (a {f.mode} jit)")
+        raise TypeError(
+            f"revad.{mode}: the function is already differentiated (a {f.mode} jit)"
+        )
     j = Jit(f.fun, argnums, mode=mode, allow_constant=allow_constant,
             max_programs=f.max_programs)
     _functools.update_wrapper(j, f.fun)
