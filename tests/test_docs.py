@@ -1,7 +1,7 @@
 """The examples in the documentation run: every ```python block of docs/python-quickstart.md,
-of docs/linear-algebra.md, of docs/sampling.md and of the README's Python section (in order,
-sharing one namespace per document), and the doctests in the docstrings of the pure-Python
-modules."""
+of docs/linear-algebra.md, of docs/sampling.md, of docs/replay.md and of the README's Python
+section (in order, sharing one namespace per document), and the doctests in the docstrings of
+the pure-Python modules."""
 
 from __future__ import annotations
 
@@ -89,6 +89,14 @@ def test_sampling_guide_runs() -> None:
     path = ROOT / "docs" / "sampling.md"
     blocks = python_blocks(path.read_text(encoding="utf-8"))
     assert len(blocks) >= 3, "the sampling guide lost its examples"
+    run_blocks(path, blocks)
+    revad.reset()
+
+
+def test_replay_guide_runs() -> None:
+    path = ROOT / "docs" / "replay.md"
+    blocks = python_blocks(path.read_text(encoding="utf-8"))
+    assert len(blocks) >= 5, "the replay guide lost its examples"
     run_blocks(path, blocks)
     revad.reset()
 

@@ -214,6 +214,24 @@ def test_array_comparisons_and_masks_guard_the_shape() -> None:
     assert jitted.stats()["recordings"] == 3
 
 
+def test_where_and_if_else_decide_on_every_replay_without_nan() -> None:
+    def f(x: Any) -> Any:
+        s = revad.sum(revad.where(x > 0.0, revad.log(x), x * x))
+        return s + revad.if_else(x[0] > 1.0, revad.sqrt(x[0] - 1.0), -x[0])
+
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    for x in ([2.0, -1.0, 3.0], [-2.0, 1.0, 0.5], [0.5, 0.5, -0.5], [3.0, -3.0, -1.0]):
+        a = np.array(x)
+        value, grad = jitted(a)
+        assert same((value, grad), vg(a))
+        assert np.isfinite(grad).all()
+        expected = np.where(a > 0, 1 / np.where(a > 0, a, 1.0), 2 * a)
+        expected[0] += 0.5 / np.sqrt(a[0] - 1) if a[0] > 1 else -1.0
+        assert np.allclose(grad, expected)
+    assert jitted.stats()["recordings"] == 1
+
+
 def test_the_program_cache_is_bounded() -> None:
     def f(x: Any) -> Any:
         k = 0

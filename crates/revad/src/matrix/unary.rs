@@ -121,7 +121,11 @@ where
             let r = below.run(slot_of(k), n);
             let (x, c) = (a_val.as_slice(), c_val.as_slice());
             for i in 0..n {
-                r[i] += g[i] * d(x[i], c[i]);
+                // A zero adjoint contributes nothing, even where the partial is NaN (an
+                // element `where` did not choose).
+                if g[i] != 0.0 {
+                    r[i] += g[i] * d(x[i], c[i]);
+                }
             }
         }
     });

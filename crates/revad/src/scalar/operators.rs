@@ -59,8 +59,11 @@ impl Mul for Var {
         tape::record(av * bv, [self, b], move |out| {
             move |adj: &mut Adjoints| {
                 let g = adj[out];
-                adj[a_s] += g * bv;
-                adj[b_s] += g * av;
+                // A zero adjoint contributes nothing, even next to a NaN or infinite operand.
+                if g != 0.0 {
+                    adj[a_s] += g * bv;
+                    adj[b_s] += g * av;
+                }
             }
         })
     }
@@ -75,9 +78,11 @@ impl Div for Var {
         let q = self.val / bv;
         tape::record(q, [self, b], move |out| {
             move |adj: &mut Adjoints| {
-                let g = adj[out] / bv;
-                adj[a_s] += g;
-                adj[b_s] -= g * q;
+                if adj[out] != 0.0 {
+                    let g = adj[out] / bv;
+                    adj[a_s] += g;
+                    adj[b_s] -= g * q;
+                }
             }
         })
     }

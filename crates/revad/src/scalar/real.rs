@@ -117,7 +117,11 @@ pub(crate) fn record_unary(x: Var, val: f64, d: impl Partial1) -> Var {
     tape::record(val, [x], move |out| {
         move |adj: &mut Adjoints| {
             let g = adj[out];
-            adj[xs] += g * d(xv, val);
+            // A zero adjoint contributes nothing, even where the partial is NaN or infinite
+            // (the side `if_else`/`where` did not choose).
+            if g != 0.0 {
+                adj[xs] += g * d(xv, val);
+            }
         }
     })
 }
@@ -151,8 +155,10 @@ pub(crate) fn record_binary(x: Var, y: Var, val: f64, da: impl Partial2, db: imp
     tape::record(val, [x, y], move |out| {
         move |adj: &mut Adjoints| {
             let g = adj[out];
-            adj[xs] += g * da(xv, yv, val);
-            adj[ys] += g * db(xv, yv, val);
+            if g != 0.0 {
+                adj[xs] += g * da(xv, yv, val);
+                adj[ys] += g * db(xv, yv, val);
+            }
         }
     })
 }
