@@ -21,7 +21,9 @@
 
 Each time is µs per value-and-gradient call with the inputs already in each library's own types
 (revad: ``revad.value_and_grad(model, argnums=...)``, which records, sweeps and returns the
-gradients as floats and NumPy arrays, the same model function and call as JAX's; JAX:
+gradients as floats and NumPy arrays, the same model function and call as JAX's; "revad jit":
+the same under ``revad.jit``, replayed in Rust after its first call, whose time — the
+recording — is reported over an eager call's as "record/eager"; JAX:
 ``jax.jit(jax.value_and_grad(...))`` after compiling, compile time reported apart; PyTorch:
 eager ``backward()``). revad runs twice: with the
 data as NumPy arrays (read, and copied where a node keeps them, on every call) and as
@@ -73,6 +75,8 @@ class Case:
     size: int
     calls: dict[str, Callable[[], object]] = field(default_factory=dict)
     compile_seconds: float | None = None
+    # A first call of a new revad.jit (it records), timed against an eager call.
+    recording: Callable[[], object] | None = None
 
 
 def _jax() -> Any | None:
@@ -115,6 +119,9 @@ def normal_case(n: int) -> Case:
     dy = revad.Data(y)
     case.calls["revad"] = lambda: ours(y, mu, sigma)
     case.calls["revad Data"] = lambda: ours(dy, mu, sigma)
+    jitted = revad.jit(ours)
+    case.calls["revad jit"] = lambda: jitted(dy, mu, sigma)
+    case.recording = lambda: revad.jit(ours)(dy, mu, sigma)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -156,6 +163,9 @@ def regression_case(n: int) -> Case:
     dx, dy = revad.Data(x), revad.Data(y)
     case.calls["revad"] = lambda: ours(beta, sigma, x, y)
     case.calls["revad Data"] = lambda: ours(beta, sigma, dx, dy)
+    jitted = revad.jit(ours)
+    case.calls["revad jit"] = lambda: jitted(beta, sigma, dx, dy)
+    case.recording = lambda: revad.jit(ours)(beta, sigma, dx, dy)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -209,6 +219,9 @@ def hierarchical_case(j: int) -> Case:
     dy, dsigma, deta = revad.Data(y), revad.Data(sigma), revad.Data(eta)
     case.calls["revad"] = lambda: ours(mu, log_tau, eta, y, sigma)
     case.calls["revad Data"] = lambda: ours(mu, log_tau, deta, dy, dsigma)
+    jitted = revad.jit(ours)
+    case.calls["revad jit"] = lambda: jitted(mu, log_tau, deta, dy, dsigma)
+    case.recording = lambda: revad.jit(ours)(mu, log_tau, deta, dy, dsigma)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -271,6 +284,9 @@ def gp_case(t: int) -> Case:
     dts, dy = revad.Data(ts), revad.Data(y)
     case.calls["revad"] = lambda: ours(theta, ts, y)
     case.calls["revad Data"] = lambda: ours(theta, dts, dy)
+    jitted = revad.jit(ours)
+    case.calls["revad jit"] = lambda: jitted(theta, dts, dy)
+    case.recording = lambda: revad.jit(ours)(theta, dts, dy)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -333,6 +349,9 @@ def mvn_case(k: int) -> Case:
     dys = revad.Data(ys)
     case.calls["revad"] = lambda: ours(theta, ys)
     case.calls["revad Data"] = lambda: ours(theta, dys)
+    jitted = revad.jit(ours)
+    case.calls["revad jit"] = lambda: jitted(theta, dys)
+    case.recording = lambda: revad.jit(ours)(theta, dys)
     jax = _jax()
     if jax is not None:
         import jax.numpy as jnp
@@ -379,7 +398,7 @@ def check_agreement(case: Case) -> None:
         return
     theirs = case.calls["jax jit"]()
     their_value = theirs[0] if isinstance(theirs, tuple) else theirs
-    for name in ("revad", "revad Data"):
+    for name in ("revad", "revad Data", "revad jit"):
         ours = case.calls[name]()
         value = ours[0] if isinstance(ours, tuple) else ours
         if not np.isclose(float(value), float(their_value), rtol=1e-9, atol=1e-9):
@@ -400,8 +419,8 @@ def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str)
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
     for ax, name in zip(axes[0], names, strict=False):
         mine = [(case, times) for case, times in rows if case.name == name]
-        for (ours, peer), marker in zip([(o, p) for p in peers for o in ("revad", "revad Data")],
-                                        "osd^", strict=False):
+        pairs = [(o, p) for p in peers for o in ("revad", "revad Data", "revad jit")]
+        for (ours, peer), marker in zip(pairs, "osdx^v", strict=False):
             points = [(c.size, t[ours] / t[peer]) for c, t in mine if peer in t]
             if points:
                 xs, ys = zip(*points, strict=False)
@@ -438,12 +457,12 @@ def main() -> None:
         ("mvn_cholesky", mvn_case, MVN_SIZES),
     ]
     peers = ["jax jit", "pytorch"]
-    ours = ["revad", "revad Data"]
+    ours = ["revad", "revad Data", "revad jit"]
     names = ["numpy f64", *ours, *peers]
     pairs = [(o, p) for p in peers for o in ours]
     print(f"{'case':<18}{'size':>9}" + "".join(f"{n + ' µs':>14}" for n in names)
           + "".join(f"{o.replace('revad', 'r') + '/' + p.split()[0]:>14}" for o, p in pairs)
-          + f"{'jit compile s':>15}")
+          + f"{'jit compile s':>15}{'record/eager':>14}")
     rows: list[tuple[Case, dict[str, float]]] = []
     for name, build, sizes in builders:
         if args.case and name not in args.case:
@@ -459,7 +478,11 @@ def main() -> None:
                              for o, p in pairs)
             compile_s = (f"{case.compile_seconds:15.2f}" if case.compile_seconds is not None
                          else f"{'–':>15}")
-            print(f"{case.name:<18}{size:>9}{cells}{ratios}{compile_s}")
+            record = "–"
+            if case.recording is not None:
+                first = min(timeit.repeat(case.recording, number=1, repeat=7)) * 1e6
+                record = f"{first / times['revad Data']:.2f}"
+            print(f"{case.name:<18}{size:>9}{cells}{ratios}{compile_s}{record:>14}")
     print("\ntarget: revad/peer ≤ 0.2 where the peer is overhead-bound (small sizes), "
           "≤ 0.77 at the largest sizes")
     plot(rows, peers, args.plot)
