@@ -358,6 +358,26 @@ def schools_flat(theta: Any) -> Any:
 SCHOOLS = revad.jit(revad.value_and_grad(schools_flat))
 
 
+def test_long_programs_and_large_arrays_replay_without_the_gil() -> None:
+    def f(x: Any, m: Any) -> Any:
+        s = x[0]
+        for i in range(1, 40):  # 117 operations: replayed with the GIL released
+            s = s * x[i % 5] + revad.log(x[i % 5])
+        return s + revad.sum(m * m)
+
+    vg = revad.value_and_grad(f, argnums=(0, 1))
+    jitted = revad.jit(vg)
+    for k in range(3):
+        x, m = [1.1 + k, 1.2, 1.3, 1.4, 1.5], np.full((3, 4), 0.5 + k)
+        assert same(jitted(x, m), vg(x, m))
+    big = revad.jit(revad.value_and_grad(revad.normal_lpdf, argnums=(1, 2)))
+    y = np.linspace(-3.0, 3.0, 10_000)
+    for mu in (0.0, 0.5):
+        assert same(big(y, mu, 1.5), revad.value_and_grad(revad.normal_lpdf, argnums=(1, 2))(
+            y, mu, 1.5))
+    assert jitted.stats()["replays"] == 2 and big.stats()["replays"] == 1
+
+
 def test_python_threads_calling_one_jitted_function() -> None:
     rng = np.random.default_rng(3)
     points = rng.normal(size=(8, 50, 10))

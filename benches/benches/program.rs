@@ -87,7 +87,9 @@ fn programs(c: &mut Criterion) {
     let mut group = c.benchmark_group("program_talk");
     let (p, x) = (talk_program(), [1.3, 2.4]);
     assert_eq!(replayed(&p, &x, &mut frame), direct(talk::<Var>, &x));
-    group.bench_function("replay", |b| b.iter(|| replayed(&p, black_box(&x), &mut frame)));
+    group.bench_function("replay", |b| {
+        b.iter(|| replayed(&p, black_box(&x), &mut frame))
+    });
     group.bench_function("direct", |b| b.iter(|| direct(talk::<Var>, black_box(&x))));
     group.finish();
 
@@ -95,7 +97,9 @@ fn programs(c: &mut Criterion) {
     let x: Vec<f64> = (0..100).map(|i| 1.0 + 0.01 * i as f64).collect();
     let p = chain_program(x.len());
     assert_eq!(replayed(&p, &x, &mut frame), direct(chain, &x));
-    group.bench_function("replay", |b| b.iter(|| replayed(&p, black_box(&x), &mut frame)));
+    group.bench_function("replay", |b| {
+        b.iter(|| replayed(&p, black_box(&x), &mut frame))
+    });
     group.bench_function("direct", |b| b.iter(|| direct(chain, black_box(&x))));
     group.finish();
 }
