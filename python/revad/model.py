@@ -418,6 +418,7 @@ class Model:
         if cache is None:
             cache = self._local.gradients = {}
         density = self._density(propto, jacobian)
+        g: Any
         if self._jit:
             # revad.jit(revad.value_and_grad(density)): recorded on the first call, replayed
             # after (or eager, with one RevadWarning, if the density cannot be replayed).
