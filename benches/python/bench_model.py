@@ -9,8 +9,9 @@ differentiated with ``revad.value_and_grad``, for two models of 10 parameters:
     python benches/python/bench_model.py [--budget SECONDS]
 
 The overhead is the difference of the two times: reading the parameters out of the free vector,
-the transforms and the dict of values. Not run in CI: speed is measured by benchmarks, never by
-tests.
+the transforms and the dict of values. The model runs replayed (``Model(jit=True)``, the default:
+recorded once, then no Python per call) and in Python (``jit=False``). Not run in CI: speed is
+measured by benchmarks, never by tests.
 """
 
 from __future__ import annotations
@@ -80,16 +81,27 @@ def main() -> None:
         decls[f"sigma{k}"] = revad.real(lower=0)
     reals_model = revad.Model(decls, reals, DATA)
     x = np.linspace(-0.5, 0.5, 10)
-    print(f"{'model':<14}{'by hand µs':>12}{'Model µs':>12}{'overhead µs':>13}")
-    for name, model, by_hand in [("eight schools", schools_model, schools_by_hand),
-                                 ("ten reals", reals_model, reals_by_hand)]:
+    print(f"{'model':<14}{'jit':>6}{'by hand µs':>12}{'Model µs':>12}{'overhead µs':>13}")
+    rows = []
+    for model in (schools_model, reals_model):
+        rows.append(("eight schools" if model is schools_model else "ten reals", model,
+                     schools_by_hand if model is schools_model else reals_by_hand))
+        rows.append((rows[-1][0], _rebuild_without_jit(model), rows[-1][2]))
+    for name, model, by_hand in rows:
         bare = revad.value_and_grad(by_hand)
         want, got = bare(x), model.log_density_gradient(x, propto=False)
         assert abs(want[0] - got[0]) <= 1e-12 * abs(want[0]), (want[0], got[0])
         t_bare = seconds_per_call(lambda b=bare: b(x), args.budget) * 1e6
         t_model = seconds_per_call(
             lambda m=model: m.log_density_gradient(x, propto=False), args.budget) * 1e6
-        print(f"{name:<14}{t_bare:12.2f}{t_model:12.2f}{t_model - t_bare:13.2f}")
+        jit = "on" if model._jit else "off"
+        print(f"{name:<14}{jit:>6}{t_bare:12.2f}{t_model:12.2f}{t_model - t_bare:13.2f}")
+
+
+def _rebuild_without_jit(model: revad.Model) -> revad.Model:
+    """The same model with ``jit=False``."""
+    return revad.Model(model._params, model._log_density, model._data, name=model.name(),
+                       jit=False)
 
 
 if __name__ == "__main__":

@@ -243,6 +243,15 @@ class Model:
     ``data`` as given, and returns the log density (a ``propto=`` argument, if it has one,
     gets the value of the call's ``propto``).
 
+    With ``jit=True`` (the default) :meth:`log_density_gradient` records the log density of
+    the unconstrained vector (the transforms and ``log_density``) once per thread and
+    replays it in Rust on later calls (:func:`revad.jit`): the same results, bit for bit,
+    without running Python. ``data`` and whatever ``log_density`` reads from its closure are
+    constants of the recording, so arrays changed in place afterwards are not seen (make a new
+    model); a branch on a parameter's value (``if p["x"] > 0:``) is recorded again when it goes
+    the other way. A log density that cannot be replayed (it turns a Var into a float, or
+    calls a function with no replay) runs as with ``jit=False``, after one ``RevadWarning``.
+
     Models pickle (for process-based parallelism) when ``log_density`` and ``data`` do, i.e.
     when the function is defined at a module's top level.
     """
@@ -254,6 +263,7 @@ class Model:
         data: Any = None,
         *,
         name: str = "revad_model",
+        jit: bool = True,
     ) -> None:
         for key, decl in params.items():
             if not isinstance(decl, Param):
@@ -265,6 +275,7 @@ class Model:
         self._log_density = log_density
         self._data = data
         self._name = name
+        self._jit = bool(jit)
         # Each parameter's name, declaration, transform and place in the free vector.
         self._layout: list[tuple[str, Param, Any, int, int]] = []
         start = 0
@@ -285,7 +296,7 @@ class Model:
         self._local = threading.local()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self._params, self._log_density, self._data, self._name))
+        return (_rebuild, (self._params, self._log_density, self._data, self._name, self._jit))
 
     def __repr__(self) -> str:
         decls = ", ".join(f"{k}: {d.kind}{list(d.shape) if d.shape else ''}"
@@ -406,7 +417,15 @@ class Model:
         cache = getattr(self._local, "gradients", None)
         if cache is None:
             cache = self._local.gradients = {}
-        g = cache[propto, jacobian] = _core.ValueAndGrad(self._density(propto, jacobian), 0)
+        density = self._density(propto, jacobian)
+        g: Any
+        if self._jit:
+            # revad.jit(revad.value_and_grad(density)): recorded on the first call, replayed
+            # after (or eager, with one RevadWarning, if the density cannot be replayed).
+            g = _core.Jit(density, 0, mode="value_and_grad")
+        else:
+            g = _core.ValueAndGrad(density, 0)
+        cache[propto, jacobian] = g
         return g
 
     def log_density_hessian(
@@ -504,12 +523,14 @@ class Model:
                 return total + user(values, data, **kwargs)
             return user(values, data, **kwargs)
 
+        # The name a RevadWarning gives when the density cannot be replayed.
+        density.__qualname__ = getattr(user, "__qualname__", "log_density")
         return density
 
 
 def _rebuild(params: Mapping[str, Param], log_density: Callable[..., Any], data: Any,
-             name: str) -> Model:
-    return Model(params, log_density, data, name=name)
+             name: str, jit: bool = True) -> Model:
+    return Model(params, log_density, data, name=name, jit=jit)
 
 
 def _step(x: float) -> float:

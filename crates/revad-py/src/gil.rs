@@ -260,3 +260,18 @@ pub fn res_of<T: IntoRes>(data_only: bool, f: impl FnOnce() -> revad::Result<T>)
     }
     .map_err(crate::errors::to_py)
 }
+
+/// [`res_of`] for a core call giving two values from one node (a constrained value and its
+/// log-Jacobian, say): both as data when `data_only`, else both recorded.
+pub fn pair_res_of<A: IntoRes, B: IntoRes>(
+    data_only: bool,
+    f: impl FnOnce() -> revad::Result<(A, B)>,
+) -> PyResult<(Res, Res)> {
+    if data_only {
+        let _scope = revad::tape::nested();
+        f().map(|(a, b)| (A::data_res(a.data()), B::data_res(b.data())))
+    } else {
+        f().map(|(a, b)| (a.into_res(), b.into_res()))
+    }
+    .map_err(crate::errors::to_py)
+}

@@ -684,3 +684,52 @@ pub fn apply_scalar<F: Operation>(
     }
     apply(function, &args, f)?.into_py(py)
 }
+
+/// The operation of a declared function with two results from one core call (a constrained
+/// value and its log-Jacobian, from one node).
+pub trait PairOperation: Fn(&[X]) -> PyResult<(Res, Res)> + Send + Sync + 'static {}
+impl<F: Fn(&[X]) -> PyResult<(Res, Res)> + Send + Sync + 'static> PairOperation for F {}
+
+/// A pair operation's second result, with the identity of its first (`None` for data).
+type Second = Box<(Option<Ident>, X)>;
+
+thread_local! {
+    /// The second result of the last pair operation run on this thread (with the identity of
+    /// its first), until the operation that reads it takes it (boxed: the static
+    /// thread-local storage of a Python extension is small).
+    static SECOND: RefCell<Option<Second>> = const { RefCell::new(None) };
+}
+
+/// [`apply`] for a function with two results from one core call, `f`. Not recording, `f` runs
+/// once. While recording it becomes two operations: the first runs `f`, gives its first
+/// result and leaves the second on this thread; the second, whose operand is the first's
+/// result, takes it. A replay runs them one after the other, so the core call runs once, as
+/// in an eager call, and both results are bit for bit the eager ones.
+pub fn apply_pair<F: PairOperation>(
+    function: &'static str,
+    args: &[X],
+    f: F,
+) -> PyResult<(Res, Res)> {
+    if !recording() {
+        return f(args);
+    }
+    let first = apply(function, args, move |x: &[X]| {
+        let (a, b) = f(x)?;
+        let a = res_to_x(a);
+        let second = Box::new((var_ident(&a), res_to_x(b)));
+        SECOND.with(|s| *s.borrow_mut() = Some(second));
+        Ok(x_to_res(a))
+    })?;
+    let first = res_to_x(first);
+    let second = apply(
+        function,
+        std::slice::from_ref(&first),
+        move |x: &[X]| match SECOND.with(|s| s.borrow_mut().take()) {
+            Some(second) if second.0 == var_ident(&x[0]) => Ok(x_to_res(second.1)),
+            _ => Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "revad.{function}: the second result of its operation is missing"
+            ))),
+        },
+    )?;
+    Ok((x_to_res(first), second))
+}

@@ -8,6 +8,11 @@
 //! float, a Var or an array of the value's shape. Data only gives data (floats, NumPy
 //! arrays); a variable anywhere gives Vars, from one node per call. Bad input raises
 //! `revad.DomainError` or `revad.SizeError` with Stan's message.
+//!
+//! Every function computing on Vars is declared for replay (`revad.jit`): the argument, the
+//! bounds, offset and multiplier are operands (Vars and data inputs are followed, floats and
+//! arrays are constants); a `_jacobian` function's value and log-Jacobian come from one core
+//! call, recorded as two operations ([`record::apply_pair`]).
 
 #![allow(non_snake_case)] // Stan's names of the sizes: K, M, N.
 
@@ -20,31 +25,8 @@ use revad::{Matrix, Var, Vector};
 use crate::args::{Arg, Arr, Ax, Out, Res, X};
 use crate::convert::{array_arg, matrix_arg, try_x, vector_arg, x_arg};
 use crate::errors::{size_error, to_py};
-use crate::gil::{call, IntoData, Output};
-
-/// A result as a Python object: a float or a Var, or a tuple of them.
-trait IntoObject {
-    fn into_object(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
-}
-
-impl IntoObject for f64 {
-    fn into_object(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Out::F(self).into_py(py)
-    }
-}
-
-impl IntoObject for Var {
-    fn into_object(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Out::V(self).into_py(py)
-    }
-}
-
-impl<A: IntoObject, B: IntoObject> IntoObject for (A, B) {
-    fn into_object(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let items = [self.0.into_object(py)?, self.1.into_object(py)?];
-        Ok(PyTuple::new(py, items)?.into_any().unbind())
-    }
-}
+use crate::gil::{call, pair_res_of, res_of, IntoData, IntoRes, Output};
+use crate::record;
 
 /// A scalar or array argument; a list or tuple is an array.
 fn any_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<X> {
@@ -57,119 +39,182 @@ fn any_arg(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResu
     }
 }
 
-/// A bound (offset, multiplier) argument as a [`Limit`], and whether it is a variable.
-fn limit(obj: &Bound<'_, PyAny>, function: &'static str, name: &str) -> PyResult<(Limit, bool)> {
-    Ok(match any_arg(obj, function, name)? {
-        X::S(Arg::F(x)) => (Limit::Real(x), false),
-        X::S(Arg::V(v)) => (Limit::Var(v), true),
-        X::A(Ax::V(Arr::D(d))) => (Limit::Vector(d), false),
-        X::A(Ax::V(Arr::V(v))) => (Limit::VarVector(v), true),
-        X::A(Ax::M(Arr::D(d))) => (Limit::Matrix(d), false),
-        X::A(Ax::M(Arr::V(v))) => (Limit::VarMatrix(v), true),
-    })
+/// A bound (offset, multiplier) operand as a [`Limit`].
+fn limit_of(x: &X) -> Limit {
+    match x.clone() {
+        X::S(Arg::F(x)) => Limit::Real(x),
+        X::S(Arg::V(v)) => Limit::Var(v),
+        X::A(Ax::V(Arr::D(d))) => Limit::Vector(d),
+        X::A(Ax::V(Arr::V(v))) => Limit::VarVector(v),
+        X::A(Ax::M(Arr::D(d))) => Limit::Matrix(d),
+        X::A(Ax::M(Arr::V(v))) => Limit::VarMatrix(v),
+    }
 }
 
 /// A scalar bound, when the free or constrained value is a scalar.
-fn scalar_limit(limit: &Limit, function: &'static str, name: &str) -> PyResult<Arg> {
-    match limit {
-        Limit::Real(x) => Ok(Arg::F(*x)),
-        Limit::Var(v) => Ok(Arg::V(*v)),
-        _ => Err(size_error(format!(
+fn scalar_bound(x: &X, function: &'static str, name: &str) -> PyResult<Arg> {
+    match x {
+        X::S(a) => Ok(*a),
+        X::A(_) => Err(size_error(format!(
             "{function}: argument {name} must be a scalar when the value is a scalar"
         ))),
     }
 }
 
-/// The value of a core call on array operands: data when every operand is data (computed in
-/// a nested scope, which gives its slots back), Vars otherwise.
-fn finish<T: Output>(
-    py: Python<'_>,
-    data_only: bool,
-    f: impl FnOnce() -> revad::Result<T>,
-) -> PyResult<Py<PyAny>> {
-    if data_only {
-        let data = {
-            let _scope = revad::tape::nested();
-            f().map(Output::data)
-        };
-        data.map_err(to_py)?.into_data(py)
-    } else {
-        f().map_err(to_py)?.into_py(py)
+/// A scalar argument as a variable (a constant becomes a variable of its own, whose adjoint
+/// is not read).
+fn var(a: Arg) -> Var {
+    match a {
+        Arg::F(v) => Var::new(v),
+        Arg::V(v) => v,
     }
 }
 
-/// Which of the three functions of a transform.
-#[derive(Clone, Copy)]
-enum Mode {
-    Constrain,
-    Jacobian,
-    Unconstrain,
+/// What a declared transform function gives: one result, or a value and its log-Jacobian.
+trait Outcome: Sized {
+    /// Runs `f` on `ops` as the declared function `function` (one operation, or a pair).
+    fn apply(
+        function: &'static str,
+        ops: &[X],
+        f: impl Fn(&[X]) -> PyResult<Self> + Send + Sync + 'static,
+    ) -> PyResult<Self>;
+    /// The Python object: a float, Var or NumPy array, or a tuple of two.
+    fn into_object(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
 }
 
-/// An elementwise transform (`lower_bound`, ...) of a scalar or an array with its bounds.
+impl Outcome for Res {
+    fn apply(
+        function: &'static str,
+        ops: &[X],
+        f: impl Fn(&[X]) -> PyResult<Res> + Send + Sync + 'static,
+    ) -> PyResult<Res> {
+        record::apply(function, ops, f)
+    }
+    fn into_object(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.into_py(py)
+    }
+}
+
+impl Outcome for (Res, Res) {
+    fn apply(
+        function: &'static str,
+        ops: &[X],
+        f: impl Fn(&[X]) -> PyResult<(Res, Res)> + Send + Sync + 'static,
+    ) -> PyResult<(Res, Res)> {
+        record::apply_pair(function, ops, f)
+    }
+    fn into_object(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let items = [self.0.into_py(py)?, self.1.into_py(py)?];
+        Ok(PyTuple::new(py, items)?.into_any().unbind())
+    }
+}
+
+/// The Python result of the declared function `function`, whose one definition `f` computes
+/// it from its operands `ops`.
+fn declare<T: Outcome>(
+    py: Python<'_>,
+    function: &'static str,
+    ops: Vec<X>,
+    f: impl Fn(&[X]) -> PyResult<T> + Send + Sync + 'static,
+) -> PyResult<Py<PyAny>> {
+    T::apply(function, &ops, f)?.into_object(py)
+}
+
+/// A core transform's result (a value, or a value and its log-Jacobian) as an [`Outcome`].
+trait CoreResult: Sized {
+    type Outcome: Outcome;
+    /// The outcome of the core call `f`: data when `data_only`, else recorded.
+    fn outcome(data_only: bool, f: impl FnOnce() -> revad::Result<Self>)
+        -> PyResult<Self::Outcome>;
+}
+
+macro_rules! core_result {
+    (one: $($t:ty),+; pair: $($p:ty),+) => {
+        $(impl CoreResult for $t {
+            type Outcome = Res;
+            fn outcome(data_only: bool, f: impl FnOnce() -> revad::Result<Self>) -> PyResult<Res> {
+                res_of(data_only, f)
+            }
+        })+
+        $(impl CoreResult for ($p, Var) {
+            type Outcome = (Res, Res);
+            fn outcome(
+                data_only: bool,
+                f: impl FnOnce() -> revad::Result<Self>,
+            ) -> PyResult<(Res, Res)> {
+                pair_res_of(data_only, f)
+            }
+        })+
+    };
+}
+
+core_result!(one: Var<Vector>, Var<Matrix>, Value; pair: Var<Vector>, Var<Matrix>, Value);
+
+/// The outcome of the core call `f` on the operands `ops`: data when all of them are data.
+fn outcome_of<T: CoreResult>(
+    ops: &[X],
+    f: impl FnOnce() -> revad::Result<T>,
+) -> PyResult<T::Outcome> {
+    T::outcome(ops.iter().all(X::is_data), f)
+}
+
+/// An elementwise transform (`lower_bound`, ...) of a scalar or an array with its bounds:
+/// `elementwise!(py, Constrain | Jacobian | Unconstrain, x, [bounds], <the six core functions:
+/// scalar constrain, jacobian, unconstrain, then the array ones>, "stan_name")`.
 macro_rules! elementwise {
-    ($py:expr, $mode:expr, $x:expr, [$($b:ident),+],
-     $constrain:path, $jacobian:path, $unconstrain:path,
-     $constrain_a:path, $jacobian_a:path, $unconstrain_a:path, $name:expr) => {{
+    ($py:expr, Constrain, $x:expr, [$($b:ident),+], $c:path, $j:path, $u:path,
+     $ca:path, $ja:path, $ua:path, $name:expr) => {
+        elementwise!(@one $py, $x, [$($b),+], $c, $ca, $name)
+    };
+    ($py:expr, Unconstrain, $x:expr, [$($b:ident),+], $c:path, $j:path, $u:path,
+     $ca:path, $ja:path, $ua:path, $name:expr) => {
+        elementwise!(@one $py, $x, [$($b),+], $u, $ua, $name)
+    };
+    ($py:expr, Jacobian, $x:expr, [$($b:ident),+], $c:path, $j:path, $u:path,
+     $ca:path, $ja:path, $ua:path, $name:expr) => {{
         const F: &str = $name;
-        let x = any_arg($x, F, "x")?;
-        $(let $b = limit($b, F, stringify!($b))?;)+
-        match x {
-            X::S(x) => {
-                $(let $b = scalar_limit(&$b.0, F, stringify!($b))?;)+
-                let all_data = matches!(x, Arg::F(_)) $(&& matches!($b, Arg::F(_)))+;
-                if all_data {
-                    let value = |a: Arg| a.value();
-                    let (x, $($b),+) = (value(x), $(value($b)),+);
-                    match $mode {
-                        Mode::Constrain => $constrain(x, $($b),+).map_err(to_py)?.into_object($py),
-                        Mode::Jacobian => $jacobian(x, $($b),+).map_err(to_py)?.into_object($py),
-                        Mode::Unconstrain => {
-                            $unconstrain(x, $($b),+).map_err(to_py)?.into_object($py)
-                        }
-                    }
-                } else {
-                    // Constants become variables of their own (their adjoints are not read).
-                    let var = |a: Arg| match a {
-                        Arg::F(v) => Var::new(v),
-                        Arg::V(v) => v,
-                    };
-                    let (x, $($b),+) = (var(x), $(var($b)),+);
-                    match $mode {
-                        Mode::Constrain => $constrain(x, $($b),+).map_err(to_py)?.into_object($py),
-                        Mode::Jacobian => $jacobian(x, $($b),+).map_err(to_py)?.into_object($py),
-                        Mode::Unconstrain => {
-                            $unconstrain(x, $($b),+).map_err(to_py)?.into_object($py)
-                        }
+        let ops = elementwise!(@read $x, [$($b),+], F);
+        declare($py, F, ops, move |o: &[X]| -> PyResult<(Res, Res)> {
+            let [x, $($b),+] = o else { unreachable!("the operands of {}", F) };
+            match x {
+                X::S(x) => {
+                    $(let $b = scalar_bound($b, F, stringify!($b))?;)+
+                    if matches!(x, Arg::F(_)) $(&& matches!($b, Arg::F(_)))+ {
+                        let (v, lj) = $j(x.value(), $($b.value()),+).map_err(to_py)?;
+                        Ok((Res::S(Out::F(v)), Res::S(Out::F(lj))))
+                    } else {
+                        let (v, lj) = $j(var(*x), $(var($b)),+).map_err(to_py)?;
+                        Ok((Res::S(Out::V(v)), Res::S(Out::V(lj))))
                     }
                 }
+                X::A(Ax::V(a)) => outcome_of(o, || $ja(a, $(limit_of($b)),+)),
+                X::A(Ax::M(a)) => outcome_of(o, || $ja(a, $(limit_of($b)),+)),
             }
-            X::A(ax) => {
-                let any_var = false $(|| $b.1)+;
-                $(let $b = $b.0;)+
-                macro_rules! run {
-                    ($arr:expr) => {{
-                        let data_only = matches!($arr, Arr::D(_)) && !any_var;
-                        let arr = $arr;
-                        match $mode {
-                            Mode::Constrain => {
-                                finish($py, data_only, || $constrain_a(&arr, $($b.clone()),+))
-                            }
-                            Mode::Jacobian => {
-                                finish($py, data_only, || $jacobian_a(&arr, $($b.clone()),+))
-                            }
-                            Mode::Unconstrain => {
-                                finish($py, data_only, || $unconstrain_a(&arr, $($b.clone()),+))
-                            }
-                        }
-                    }};
+        })
+    }};
+    (@read $x:expr, [$($b:ident),+], $f:expr) => {
+        record::declared(|| -> PyResult<Vec<X>> {
+            Ok(vec![any_arg($x, $f, "x")?, $(any_arg($b, $f, stringify!($b))?),+])
+        })?
+    };
+    (@one $py:expr, $x:expr, [$($b:ident),+], $scalar:path, $array:path, $name:expr) => {{
+        const F: &str = $name;
+        let ops = elementwise!(@read $x, [$($b),+], F);
+        declare($py, F, ops, move |o: &[X]| -> PyResult<Res> {
+            let [x, $($b),+] = o else { unreachable!("the operands of {}", F) };
+            match x {
+                X::S(x) => {
+                    $(let $b = scalar_bound($b, F, stringify!($b))?;)+
+                    if matches!(x, Arg::F(_)) $(&& matches!($b, Arg::F(_)))+ {
+                        Ok(Res::S(Out::F($scalar(x.value(), $($b.value()),+).map_err(to_py)?)))
+                    } else {
+                        Ok(Res::S(Out::V($scalar(var(*x), $(var($b)),+).map_err(to_py)?)))
+                    }
                 }
-                match ax {
-                    Ax::V(v) => run!(v),
-                    Ax::M(m) => run!(m),
-                }
+                X::A(Ax::V(a)) => outcome_of(o, || $array(a, $(limit_of($b)),+)),
+                X::A(Ax::M(a)) => outcome_of(o, || $array(a, $(limit_of($b)),+)),
             }
-        }
+        })
     }};
 }
 
@@ -193,7 +238,7 @@ fn lower_bound_constrain(
     x: &Bound<'_, PyAny>,
     lb: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Constrain, x, [lb],
+    elementwise!(py, Constrain, x, [lb],
         t::lower_bound_constrain, t::lower_bound_jacobian, t::lower_bound_unconstrain,
         t::lower_bound_constrain_array, t::lower_bound_jacobian_array,
         t::lower_bound_unconstrain_array, "lb_constrain")
@@ -212,7 +257,7 @@ fn lower_bound_jacobian(
     x: &Bound<'_, PyAny>,
     lb: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Jacobian, x, [lb],
+    elementwise!(py, Jacobian, x, [lb],
         t::lower_bound_constrain, t::lower_bound_jacobian, t::lower_bound_unconstrain,
         t::lower_bound_constrain_array, t::lower_bound_jacobian_array,
         t::lower_bound_unconstrain_array, "lb_constrain")
@@ -231,7 +276,7 @@ fn lower_bound_unconstrain(
     y: &Bound<'_, PyAny>,
     lb: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Unconstrain, y, [lb],
+    elementwise!(py, Unconstrain, y, [lb],
         t::lower_bound_constrain, t::lower_bound_jacobian, t::lower_bound_unconstrain,
         t::lower_bound_constrain_array, t::lower_bound_jacobian_array,
         t::lower_bound_unconstrain_array, "lb_free")
@@ -252,7 +297,7 @@ fn upper_bound_constrain(
     x: &Bound<'_, PyAny>,
     ub: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Constrain, x, [ub],
+    elementwise!(py, Constrain, x, [ub],
         t::upper_bound_constrain, t::upper_bound_jacobian, t::upper_bound_unconstrain,
         t::upper_bound_constrain_array, t::upper_bound_jacobian_array,
         t::upper_bound_unconstrain_array, "ub_constrain")
@@ -266,7 +311,7 @@ fn upper_bound_jacobian(
     x: &Bound<'_, PyAny>,
     ub: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Jacobian, x, [ub],
+    elementwise!(py, Jacobian, x, [ub],
         t::upper_bound_constrain, t::upper_bound_jacobian, t::upper_bound_unconstrain,
         t::upper_bound_constrain_array, t::upper_bound_jacobian_array,
         t::upper_bound_unconstrain_array, "ub_constrain")
@@ -285,7 +330,7 @@ fn upper_bound_unconstrain(
     y: &Bound<'_, PyAny>,
     ub: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Unconstrain, y, [ub],
+    elementwise!(py, Unconstrain, y, [ub],
         t::upper_bound_constrain, t::upper_bound_jacobian, t::upper_bound_unconstrain,
         t::upper_bound_constrain_array, t::upper_bound_jacobian_array,
         t::upper_bound_unconstrain_array, "ub_free")
@@ -311,7 +356,7 @@ fn lower_upper_bound_constrain(
     lb: &Bound<'_, PyAny>,
     ub: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Constrain, x, [lb, ub],
+    elementwise!(py, Constrain, x, [lb, ub],
         t::lower_upper_bound_constrain, t::lower_upper_bound_jacobian,
         t::lower_upper_bound_unconstrain, t::lower_upper_bound_constrain_array,
         t::lower_upper_bound_jacobian_array, t::lower_upper_bound_unconstrain_array,
@@ -330,7 +375,7 @@ fn lower_upper_bound_jacobian(
     lb: &Bound<'_, PyAny>,
     ub: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Jacobian, x, [lb, ub],
+    elementwise!(py, Jacobian, x, [lb, ub],
         t::lower_upper_bound_constrain, t::lower_upper_bound_jacobian,
         t::lower_upper_bound_unconstrain, t::lower_upper_bound_constrain_array,
         t::lower_upper_bound_jacobian_array, t::lower_upper_bound_unconstrain_array,
@@ -352,7 +397,7 @@ fn lower_upper_bound_unconstrain(
     lb: &Bound<'_, PyAny>,
     ub: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Unconstrain, y, [lb, ub],
+    elementwise!(py, Unconstrain, y, [lb, ub],
         t::lower_upper_bound_constrain, t::lower_upper_bound_jacobian,
         t::lower_upper_bound_unconstrain, t::lower_upper_bound_constrain_array,
         t::lower_upper_bound_jacobian_array, t::lower_upper_bound_unconstrain_array,
@@ -377,7 +422,7 @@ fn offset_multiplier_constrain(
     offset: &Bound<'_, PyAny>,
     multiplier: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Constrain, x, [offset, multiplier],
+    elementwise!(py, Constrain, x, [offset, multiplier],
         t::offset_multiplier_constrain, t::offset_multiplier_jacobian,
         t::offset_multiplier_unconstrain, t::offset_multiplier_constrain_array,
         t::offset_multiplier_jacobian_array, t::offset_multiplier_unconstrain_array,
@@ -394,7 +439,7 @@ fn offset_multiplier_jacobian(
     offset: &Bound<'_, PyAny>,
     multiplier: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Jacobian, x, [offset, multiplier],
+    elementwise!(py, Jacobian, x, [offset, multiplier],
         t::offset_multiplier_constrain, t::offset_multiplier_jacobian,
         t::offset_multiplier_unconstrain, t::offset_multiplier_constrain_array,
         t::offset_multiplier_jacobian_array, t::offset_multiplier_unconstrain_array,
@@ -413,7 +458,7 @@ fn offset_multiplier_unconstrain(
     offset: &Bound<'_, PyAny>,
     multiplier: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
-    elementwise!(py, Mode::Unconstrain, y, [offset, multiplier],
+    elementwise!(py, Unconstrain, y, [offset, multiplier],
         t::offset_multiplier_constrain, t::offset_multiplier_jacobian,
         t::offset_multiplier_unconstrain, t::offset_multiplier_constrain_array,
         t::offset_multiplier_jacobian_array, t::offset_multiplier_unconstrain_array,
@@ -429,8 +474,11 @@ macro_rules! vector_fn {
         $(#[$doc])*
         #[pyfunction]
         fn $name(py: Python<'_>, $arg: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            let $arg = vector_arg($arg, stringify!($name), stringify!($arg))?;
-            call!(py, 0, [$arg] => $core($arg))
+            const F: &str = stringify!($name);
+            let $arg = record::declared(|| vector_arg($arg, F, stringify!($arg)))?;
+            declare(py, F, vec![X::from($arg)], |o: &[X]| {
+                outcome_of(o, || $core(o[0].vector_ref()))
+            })
         }
     };
 }
@@ -505,11 +553,15 @@ fn stick_breaking(method: &str, function: &str) -> PyResult<bool> {
 fn simplex_constrain(py: Python<'_>, y: &Bound<'_, PyAny>, method: &str) -> PyResult<Py<PyAny>> {
     const F: &str = "simplex_constrain";
     let stick = stick_breaking(method, F)?;
-    let y = vector_arg(y, F, "y")?;
+    let y = record::declared(|| vector_arg(y, F, "y"))?;
     if stick {
-        call!(py, 0, [y] => t::stick_breaking_simplex_constrain(y))
+        declare(py, F, vec![X::from(y)], |o: &[X]| {
+            outcome_of(o, || t::stick_breaking_simplex_constrain(o[0].vector_ref()))
+        })
     } else {
-        call!(py, 0, [y] => t::simplex_constrain(y))
+        declare(py, F, vec![X::from(y)], |o: &[X]| {
+            outcome_of(o, || t::simplex_constrain(o[0].vector_ref()))
+        })
     }
 }
 
@@ -522,11 +574,15 @@ fn simplex_constrain(py: Python<'_>, y: &Bound<'_, PyAny>, method: &str) -> PyRe
 fn simplex_jacobian(py: Python<'_>, y: &Bound<'_, PyAny>, method: &str) -> PyResult<Py<PyAny>> {
     const F: &str = "simplex_jacobian";
     let stick = stick_breaking(method, F)?;
-    let y = vector_arg(y, F, "y")?;
+    let y = record::declared(|| vector_arg(y, F, "y"))?;
     if stick {
-        call!(py, 0, [y] => t::stick_breaking_simplex_jacobian(y))
+        declare(py, F, vec![X::from(y)], |o: &[X]| {
+            outcome_of(o, || t::stick_breaking_simplex_jacobian(o[0].vector_ref()))
+        })
     } else {
-        call!(py, 0, [y] => t::simplex_jacobian(y))
+        declare(py, F, vec![X::from(y)], |o: &[X]| {
+            outcome_of(o, || t::simplex_jacobian(o[0].vector_ref()))
+        })
     }
 }
 
@@ -544,11 +600,15 @@ fn simplex_unconstrain(
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "simplex_unconstrain";
     let stick = stick_breaking(method, F)?;
-    let x = vector_arg(x, F, "x")?;
+    let x = record::declared(|| vector_arg(x, F, "x"))?;
     if stick {
-        call!(py, 0, [x] => t::stick_breaking_simplex_unconstrain(x))
+        declare(py, F, vec![X::from(x)], |o: &[X]| {
+            outcome_of(o, || t::stick_breaking_simplex_unconstrain(o[0].vector_ref()))
+        })
     } else {
-        call!(py, 0, [x] => t::simplex_unconstrain(x))
+        declare(py, F, vec![X::from(x)], |o: &[X]| {
+            outcome_of(o, || t::simplex_unconstrain(o[0].vector_ref()))
+        })
     }
 }
 
@@ -582,10 +642,13 @@ macro_rules! sum_to_zero_fn {
         $(#[$doc])*
         #[pyfunction]
         fn $name(py: Python<'_>, $arg: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            match array_arg($arg, stringify!($name), stringify!($arg))? {
-                Ax::V($arg) => call!(py, 0, [$arg] => $core($arg)),
-                Ax::M($arg) => call!(py, 0, [$arg] => $core($arg)),
-            }
+            const F: &str = stringify!($name);
+            let $arg = record::declared(|| array_arg($arg, F, stringify!($arg)))?;
+            declare(py, F, vec![X::from($arg)], |o: &[X]| match &o[0] {
+                X::A(Ax::V(a)) => outcome_of(o, || $core(a)),
+                X::A(Ax::M(a)) => outcome_of(o, || $core(a)),
+                X::S(_) => unreachable!("an array operand"),
+            })
         }
     };
 }
@@ -627,17 +690,27 @@ macro_rules! matrix_fn {
         $(#[$doc])*
         #[pyfunction]
         fn $name(py: Python<'_>, y: &Bound<'_, PyAny>, $($k: usize),+) -> PyResult<Py<PyAny>> {
-            let y = vector_arg(y, stringify!($name), "y")?;
-            call!(py, 0, [y] => $core(y, $($k),+))
+            const F: &str = stringify!($name);
+            let y = record::declared(|| vector_arg(y, F, "y"))?;
+            declare(py, F, vec![X::from(y)], move |o: &[X]| {
+                outcome_of(o, || $core(o[0].vector_ref(), $($k),+))
+            })
         }
     };
     ($(#[$doc:meta])* $name:ident(x) => $core:path) => {
         $(#[$doc])*
         #[pyfunction]
         fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            let x = matrix_arg(x, stringify!($name), "x")?;
-            let n = x.value().nrows();
-            call!(py, n, [x] => $core(x))
+            const F: &str = stringify!($name);
+            let x = record::declared(|| matrix_arg(x, F, "x"))?;
+            if !record::recording() && matches!(x, Arr::D(_)) {
+                // Data only: the GIL released for a large matrix.
+                let n = x.value().nrows();
+                return call!(py, n, [x] => $core(x));
+            }
+            declare(py, F, vec![X::from(x)], |o: &[X]| {
+                outcome_of(o, || $core(o[0].matrix_ref()))
+            })
         }
     };
 }
@@ -754,8 +827,11 @@ macro_rules! stochastic_fn {
         $(#[$doc])*
         #[pyfunction]
         fn $name(py: Python<'_>, $arg: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-            let $arg = matrix_arg($arg, stringify!($name), stringify!($arg))?;
-            call!(py, 0, [$arg] => $core($arg))
+            const F: &str = stringify!($name);
+            let $arg = record::declared(|| matrix_arg($arg, F, stringify!($arg)))?;
+            declare(py, F, vec![X::from($arg)], |o: &[X]| {
+                outcome_of(o, || $core(o[0].matrix_ref()))
+            })
         }
     };
 }
@@ -836,22 +912,14 @@ fn shape_of(shape: &[usize]) -> PyResult<Shape> {
 }
 
 /// A constrained value taken out of a nested scope.
-enum ValueData {
+pub enum ValueData {
     S(f64),
     V(Vector),
     M(Matrix),
 }
 
-impl ValueData {
-    fn of(v: &Value) -> ValueData {
-        match v {
-            Value::Scalar(x) => ValueData::S(x.value()),
-            Value::Vector(x) => ValueData::V(x.value().clone()),
-            Value::Matrix(x) => ValueData::M(x.value().clone()),
-        }
-    }
-
-    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+impl IntoData for ValueData {
+    fn into_data(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self {
             ValueData::S(x) => x.into_data(py),
             ValueData::V(x) => x.into_data(py),
@@ -860,11 +928,34 @@ impl ValueData {
     }
 }
 
-fn value_into_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
-    match v {
-        Value::Scalar(x) => Out::V(x).into_py(py),
-        Value::Vector(x) => Res::V(Arr::V(x)).into_py(py),
-        Value::Matrix(x) => Res::M(Arr::V(x)).into_py(py),
+impl Output for Value {
+    type Data = ValueData;
+    fn data(self) -> ValueData {
+        match self {
+            Value::Scalar(x) => ValueData::S(x.value()),
+            Value::Vector(x) => ValueData::V(x.value().clone()),
+            Value::Matrix(x) => ValueData::M(x.value().clone()),
+        }
+    }
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.into_res().into_py(py)
+    }
+}
+
+impl IntoRes for Value {
+    fn into_res(self) -> Res {
+        match self {
+            Value::Scalar(x) => Res::S(Out::V(x)),
+            Value::Vector(x) => Res::V(Arr::V(x)),
+            Value::Matrix(x) => Res::M(Arr::V(x)),
+        }
+    }
+    fn data_res(data: ValueData) -> Res {
+        match data {
+            ValueData::S(x) => Res::S(Out::F(x)),
+            ValueData::V(x) => Res::V(Arr::D(x)),
+            ValueData::M(x) => Res::M(Arr::D(x)),
+        }
     }
 }
 
@@ -897,47 +988,54 @@ struct PyTransform {
     bounds: Vec<Py<PyAny>>,
 }
 
-impl PyTransform {
-    /// The core description, with the bounds read now, and whether any bound is a variable.
-    fn core(&self, py: Python<'_>) -> PyResult<(Transform, bool)> {
-        const F: &str = "Transform";
-        let mut any_var = false;
-        let mut limits = Vec::new();
-        for (b, name) in self.bounds.iter().zip(["first bound", "second bound"]) {
-            let (l, var) = limit(b.bind(py), F, name)?;
-            any_var |= var;
-            limits.push(l);
+/// The core description of transform `name` with its bounds.
+fn transform(name: &str, limits: impl IntoIterator<Item = Limit>) -> Transform {
+    let mut it = limits.into_iter();
+    let mut next = || it.next().expect("counted bounds");
+    match name {
+        "identity" => Transform::Identity,
+        "lower_bound" => Transform::LowerBound(next()),
+        "upper_bound" => Transform::UpperBound(next()),
+        "lower_upper_bound" => {
+            let l = next();
+            Transform::LowerUpperBound(l, next())
         }
-        let mut it = limits.into_iter();
-        let mut next = || it.next().expect("counted bounds");
-        let t = match self.name {
-            "identity" => Transform::Identity,
-            "lower_bound" => Transform::LowerBound(next()),
-            "upper_bound" => Transform::UpperBound(next()),
-            "lower_upper_bound" => {
-                let l = next();
-                Transform::LowerUpperBound(l, next())
-            }
-            "offset_multiplier" => {
-                let m = next();
-                Transform::OffsetMultiplier(m, next())
-            }
-            "ordered" => Transform::Ordered,
-            "positive_ordered" => Transform::PositiveOrdered,
-            "simplex" => Transform::Simplex,
-            "stick_breaking_simplex" => Transform::StickBreakingSimplex,
-            "unit_vector" => Transform::UnitVector,
-            "sum_to_zero" => Transform::SumToZero,
-            "cholesky_factor_corr" => Transform::CholeskyFactorCorr,
-            "cholesky_factor_cov" => Transform::CholeskyFactorCov,
-            "corr_matrix" => Transform::CorrMatrix,
-            "cov_matrix" => Transform::CovMatrix,
-            "stochastic_column" => Transform::StochasticColumn,
-            _ => Transform::StochasticRow,
-        };
-        Ok((t, any_var))
+        "offset_multiplier" => {
+            let m = next();
+            Transform::OffsetMultiplier(m, next())
+        }
+        "ordered" => Transform::Ordered,
+        "positive_ordered" => Transform::PositiveOrdered,
+        "simplex" => Transform::Simplex,
+        "stick_breaking_simplex" => Transform::StickBreakingSimplex,
+        "unit_vector" => Transform::UnitVector,
+        "sum_to_zero" => Transform::SumToZero,
+        "cholesky_factor_corr" => Transform::CholeskyFactorCorr,
+        "cholesky_factor_cov" => Transform::CholeskyFactorCov,
+        "corr_matrix" => Transform::CorrMatrix,
+        "cov_matrix" => Transform::CovMatrix,
+        "stochastic_column" => Transform::StochasticColumn,
+        _ => Transform::StochasticRow,
+    }
+}
+
+impl PyTransform {
+    /// The bounds (offset, multiplier) as operands, read now.
+    fn bounds(&self, py: Python<'_>) -> PyResult<Vec<X>> {
+        self.bounds
+            .iter()
+            .zip(["first bound", "second bound"])
+            .map(|(b, name)| any_arg(b.bind(py), "Transform", name))
+            .collect()
     }
 
+    /// The core description, with the bounds read now.
+    fn core(&self, py: Python<'_>) -> PyResult<Transform> {
+        Ok(transform(self.name, self.bounds(py)?.iter().map(limit_of)))
+    }
+
+    /// `constrain` (`jacobian` false) or `constrain_jacobian`, declared for replay: the free
+    /// vector and the bounds are operands.
     fn run(
         &self,
         py: Python<'_>,
@@ -946,45 +1044,22 @@ impl PyTransform {
         offset: usize,
         jacobian: bool,
     ) -> PyResult<Py<PyAny>> {
-        let (t, any_var) = self.core(py)?;
+        let name = self.name;
+        let mut ops = record::declared(|| self.bounds(py))?;
         let shape = shape_of(&shape)?;
-        let free = vector_arg(free, "Transform", "free")?;
-        let data_only = matches!(free, Arr::D(_)) && !any_var;
-        if data_only {
-            let data = {
-                let _scope = revad::tape::nested();
-                if jacobian {
-                    t.constrain_jacobian(&free, offset, shape)
-                        .map(|(v, lj)| (ValueData::of(&v), Some(lj.value())))
-                } else {
-                    t.constrain(&free, offset, shape)
-                        .map(|v| (ValueData::of(&v), None))
-                }
-            };
-            let (v, lj) = data.map_err(to_py)?;
-            let v = v.into_py(py)?;
-            return match lj {
-                Some(lj) => (v, lj.into_data(py)?).into_pyobject_tuple(py),
-                None => Ok(v),
-            };
-        }
+        let free = record::declared(|| vector_arg(free, "Transform", "free"))?;
+        ops.insert(0, X::from(free));
         if jacobian {
-            let (v, lj) = t.constrain_jacobian(&free, offset, shape).map_err(to_py)?;
-            (value_into_py(py, v)?, Out::V(lj).into_py(py)?).into_pyobject_tuple(py)
+            declare(py, "Transform.constrain_jacobian", ops, move |o: &[X]| {
+                let t = transform(name, o[1..].iter().map(limit_of));
+                outcome_of(o, || t.constrain_jacobian(o[0].vector_ref(), offset, shape))
+            })
         } else {
-            value_into_py(py, t.constrain(&free, offset, shape).map_err(to_py)?)
+            declare(py, "Transform.constrain", ops, move |o: &[X]| {
+                let t = transform(name, o[1..].iter().map(limit_of));
+                outcome_of(o, || t.constrain(o[0].vector_ref(), offset, shape))
+            })
         }
-    }
-}
-
-/// A pair of Python objects as a tuple.
-trait PairTuple {
-    fn into_pyobject_tuple(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
-}
-
-impl PairTuple for (Py<PyAny>, Py<PyAny>) {
-    fn into_pyobject_tuple(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(PyTuple::new(py, [self.0, self.1])?.into_any().unbind())
     }
 }
 
@@ -1021,7 +1096,8 @@ impl PyTransform {
     /// Raises ``DomainError`` for a shape the transform does not take ("simplex: the
     /// constrained value must be a vector of size 1 or more, not a 2×3 matrix").
     fn free_size(&self, py: Python<'_>, shape: Vec<usize>) -> PyResult<usize> {
-        let (t, _) = self.core(py)?;
+        // The size depends on the bounds' shapes, not on their values.
+        let t = record::declared(|| self.core(py))?;
         t.free_size(shape_of(&shape)?).map_err(to_py)
     }
 
@@ -1068,8 +1144,12 @@ impl PyTransform {
         shape: Option<Vec<usize>>,
     ) -> PyResult<Py<PyAny>> {
         const F: &str = "Transform.unconstrain";
-        let (t, _) = self.core(py)?;
-        let (values, own) = match any_arg(value, F, "value")? {
+        let t = self.core(py)?;
+        let value = any_arg(value, F, "value")?;
+        // The free values are data computed from `value`'s values: a recording cannot follow
+        // them (a Var read here has already ended it; so does a data input).
+        record::on_data_leak(&value);
+        let (values, own) = match value {
             X::S(a) => (vec![a.value()], Shape::Scalar),
             X::A(Ax::V(v)) => {
                 let v = v.value().to_vec();
