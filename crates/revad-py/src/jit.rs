@@ -127,14 +127,15 @@ impl Sig {
     }
 }
 
-/// The kinds of a call's arguments.
-type Kinds = SmallVec<[Kind; 6]>;
+/// The kinds of a call's arguments (a `Vec`: moving a large inline `SmallVec` costs more than
+/// the allocation).
+type Kinds = Vec<Kind>;
 /// A call's signature.
-type Sigs = SmallVec<[Sig; 6]>;
+type Sigs = Vec<Sig>;
 /// A call's keyword arguments (constants of the recording).
 type Keywords = Vec<(String, Py<PyAny>)>;
 /// The inputs of a replay.
-type Operands = SmallVec<[X; 8]>;
+type Operands = Vec<X>;
 
 /// A recorded program and the signature it was recorded for.
 struct Entry {
@@ -485,7 +486,7 @@ impl PyJit {
                     let mut state = self.state();
                     state.recordings += 1;
                     state.entries.push(Entry {
-                        sig: sig.into_vec(),
+                        sig,
                         kwargs,
                         program: Arc::new(program),
                     });
@@ -532,8 +533,8 @@ fn is_float_array(a: &Bound<'_, PyAny>) -> bool {
 
 /// The inputs of a call: new variables for points and floats (by position), and every input
 /// as an operand, in slot order.
-fn make_inputs(kinds: &[Kind], n: usize) -> (SmallVec<[Option<Inputs>; 6]>, Operands) {
-    let mut inputs = SmallVec::with_capacity(n);
+fn make_inputs(kinds: &[Kind], n: usize) -> (Vec<Option<Inputs>>, Operands) {
+    let mut inputs = Vec::with_capacity(n);
     let mut xs = Operands::with_capacity(n);
     for kind in kinds {
         match kind {
@@ -656,6 +657,22 @@ fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
     let p = Arc::new(p);
     pools.push((threads, p.clone()));
     Ok(p)
+}
+
+/// The points of a batch: the rows of a matrix, or the elements of a vector.
+enum Rows {
+    Vectors(revad::Matrix),
+    Scalars(revad::Vector),
+}
+
+impl Rows {
+    /// Point `i` (made when a worker reaches it).
+    fn point(&self, i: usize) -> Point {
+        match self {
+            Rows::Vectors(a) => Point::Array1(a.row(i).to_owned().into_shared()),
+            Rows::Scalars(v) => Point::Scalar(v[i]),
+        }
+    }
 }
 
 /// The outcome of one point of a batch.
@@ -872,13 +889,9 @@ impl PyJit {
         } else {
             py.import("numpy")?.call_method1("asarray", (xs, "float64"))?
         };
-        let rows: Vec<Point> = match read_ndarray(&array, F)? {
-            Some(X::A(Ax::M(Arr::D(m)))) => m
-                .rows()
-                .into_iter()
-                .map(|r| Point::Array1(r.to_owned().into_shared()))
-                .collect(),
-            Some(X::A(Ax::V(Arr::D(v)))) => v.iter().map(|&x| Point::Scalar(x)).collect(),
+        let rows = match read_ndarray(&array, F)? {
+            Some(X::A(Ax::M(Arr::D(m)))) => Rows::Vectors(m),
+            Some(X::A(Ax::V(Arr::D(v)))) => Rows::Scalars(v),
             _ => {
                 return Err(PyTypeError::new_err(format!(
                     "{F}: xs must be a 1-D or 2-D array of points, not {}",
@@ -886,10 +899,9 @@ impl PyJit {
                 )))
             }
         };
-        let m = rows.len();
-        let width = match rows.first() {
-            Some(Point::Array1(v)) => v.len(),
-            _ => 1,
+        let (m, width) = match &rows {
+            Rows::Vectors(a) => a.dim(),
+            Rows::Scalars(v) => (v.len(), 1),
         };
         let mut values = vec![0.0; m];
         let mut grads = vec![0.0; m * width];
@@ -906,7 +918,7 @@ impl PyJit {
         // One call through the usual path (recording when needed), then the rows in Rust.
         let mut pending: Vec<usize> = Vec::new();
         if m > 0 {
-            let first = full_args(&rows[0])?;
+            let first = full_args(&rows.point(0))?;
             self.call(py, &first, kwargs)?;
             let positions = [k];
             let (kinds, sig) = self.classify(&first, &positions)?;
@@ -928,7 +940,8 @@ impl PyJit {
                         let mut out = Vec::new();
                         for (j, (v, g)) in vs.iter_mut().zip(gs.chunks_mut(width)).enumerate() {
                             let i = c * chunk + j;
-                            match batch_row(&programs, &kinds, k, &rows[i], v, g, allow_constant)
+                            let row = rows.point(i);
+                            match batch_row(&programs, &kinds, k, &row, v, g, allow_constant)
                             {
                                 RowOutcome::Done => {}
                                 other => out.push((i, other)),
@@ -970,7 +983,7 @@ impl PyJit {
             }
         }
         for i in pending {
-            let out = self.call(py, &full_args(&rows[i])?, kwargs)?;
+            let out = self.call(py, &full_args(&rows.point(i))?, kwargs)?;
             let out = out.bind(py);
             values[i] = out.get_item(0)?.extract()?;
             let grad = out.get_item(1)?;
@@ -983,7 +996,7 @@ impl PyJit {
             }
         }
         let values = PyArray1::from_vec(py, values).into_any();
-        let grads = if matches!(rows.first(), Some(Point::Array1(_))) {
+        let grads = if matches!(rows, Rows::Vectors(_)) {
             PyArray1::from_vec(py, grads).reshape([m, width])?.into_any()
         } else {
             PyArray1::from_vec(py, grads).into_any()
