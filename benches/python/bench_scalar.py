@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 import revad
 
 SIZES = (256, 4096)
@@ -133,6 +135,18 @@ def revad_library() -> Library:
         return lambda: revad.gradient(f, x)
 
     return Library("revad", revad.log, prepare)
+
+
+def revad_jit_library() -> Library:
+    """revad.jit: recorded on a first call (made here, before timing), replayed after."""
+
+    def prepare(f: Callable[[Any], Any], x: list[float]) -> Callable[[], object]:
+        g = revad.jit(revad.value_and_grad(f))
+        xa = np.array(x)
+        g(xa)
+        return lambda: g(xa)
+
+    return Library("revad jit", revad.log, prepare)
 
 
 def plain_library() -> Library:
@@ -246,7 +260,7 @@ def main() -> None:
     parser.add_argument("--jit-loops", action="store_true", help="also jit the loop cases")
     args = parser.parse_args()
 
-    libs = [revad_library(), plain_library()]
+    libs = [revad_library(), revad_jit_library(), plain_library()]
     libs += [lib for lib in (autograd_library(),) if lib is not None]
     libs += jax_libraries(args.jit_loops)
     libs += [lib for lib in (torch_library(),) if lib is not None]

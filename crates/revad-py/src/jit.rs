@@ -26,7 +26,7 @@ use crate::convert::{read_ndarray, try_x, type_name};
 use crate::errors::{self, to_py};
 use crate::family::family;
 use crate::handle::{PyData, Values};
-use crate::point::{finish, Argnums, Inputs, Point};
+use crate::point::{finish, Adjoints, Argnums, Inputs, Point};
 use crate::record::{self, to_const, Const, Prog};
 
 /// What a call returns.
@@ -373,7 +373,7 @@ impl PyJit {
                         if k > 0 {
                             self.touch(&program);
                         }
-                        return self.detached_output(py, value, grads, &kinds, &positions);
+                        return self.detached_output(py, value, grads);
                     }
                     Detached::Failed(e) => return Err(e),
                     Detached::Diverged => {
@@ -404,19 +404,11 @@ impl PyJit {
         &self,
         py: Python<'_>,
         value: f64,
-        grads: Vec<Vec<f64>>,
-        kinds: &[Kind],
-        positions: &[usize],
+        grads: Vec<Adjoints>,
     ) -> PyResult<Py<PyAny>> {
         let mut objects = Vec::with_capacity(grads.len());
-        for (g, &i) in grads.into_iter().zip(positions) {
-            objects.push(match &kinds[i] {
-                Kind::Point(Point::Scalar(_)) => g[0].into_pyobject(py)?.into_any(),
-                Kind::Point(Point::Array2(m)) => {
-                    PyArray1::from_vec(py, g).reshape(m.dim())?.into_any()
-                }
-                _ => PyArray1::from_vec(py, g).into_any(),
-            });
+        for g in grads {
+            objects.push(g.into_py(py)?);
         }
         let grad = match self.argnums {
             Some(Argnums::One(_)) => objects.pop().expect("one gradient"),
@@ -587,8 +579,8 @@ fn detach(program: &Prog, kinds: &[Kind]) -> bool {
 
 /// How a replay without the GIL ended.
 enum Detached {
-    /// The value and each differentiated argument's gradient (row-major).
-    Done(f64, Vec<Vec<f64>>),
+    /// The value and each differentiated argument's gradient.
+    Done(f64, Vec<Adjoints>),
     Diverged,
     Failed(PyErr),
 }
@@ -603,16 +595,15 @@ fn replay_detached(
 ) -> Detached {
     let _scope = tape::nested();
     let (inputs, xs) = make_inputs(kinds, kinds.len());
-    let grads = |swept: bool| -> PyResult<Vec<Vec<f64>>> {
+    let grads = |swept: bool| -> PyResult<Vec<Adjoints>> {
         positions
             .iter()
             .map(|&i| {
                 let inp = inputs[i].as_ref().expect("a differentiated argument");
-                let mut g = vec![0.0; inp.len()];
-                if swept {
-                    inp.adjoints_into(&mut g)?;
+                match swept {
+                    true => inp.adjoints(),
+                    false => Ok(Adjoints::zeros(inp)),
                 }
-                Ok(g)
             })
             .collect()
     };

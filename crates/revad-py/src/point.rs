@@ -90,6 +90,33 @@ impl Point {
     }
 }
 
+/// The adjoints of a functional's inputs, shaped like its point.
+pub enum Adjoints {
+    Scalar(f64),
+    Vector(Vector),
+    Matrix(Matrix),
+}
+
+impl Adjoints {
+    /// Zeros shaped like `inputs` (for a constant `f`).
+    pub fn zeros(inputs: &Inputs) -> Adjoints {
+        match inputs {
+            Inputs::Scalar(_) => Adjoints::Scalar(0.0),
+            Inputs::Matrix(m) => Adjoints::Matrix(Matrix::zeros(m.value().dim())),
+            _ => Adjoints::Vector(Vector::zeros(inputs.len())),
+        }
+    }
+
+    /// The Python object: a float or a float64 array (a long array moved, not copied).
+    pub fn into_py(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        Ok(match self {
+            Adjoints::Scalar(g) => g.into_pyobject(py)?.into_any(),
+            Adjoints::Vector(v) => adj_array(py, v).into_bound(py),
+            Adjoints::Matrix(m) => adj_array(py, m).into_bound(py),
+        })
+    }
+}
+
 /// The input variables of a functional: one scalar Var, a list of them, or one array Var
 /// (whose adjoints are read as one run).
 pub enum Inputs {
@@ -154,6 +181,21 @@ impl Inputs {
             }
         }
         Ok(())
+    }
+
+    /// The adjoints after a sweep, as plain values (no Python needed: what a replay made
+    /// without the GIL hands back).
+    pub fn adjoints(&self) -> PyResult<Adjoints> {
+        Ok(match self {
+            Inputs::Scalar(x) => Adjoints::Scalar(x.try_adj().map_err(to_py)?),
+            Inputs::Scalars(_) => {
+                let mut g = vec![0.0; self.len()];
+                self.adjoints_into(&mut g)?;
+                Adjoints::Vector(Vector::from(g))
+            }
+            Inputs::Vector(v) => Adjoints::Vector(v.try_adj().map_err(to_py)?),
+            Inputs::Matrix(m) => Adjoints::Matrix(m.try_adj().map_err(to_py)?),
+        })
     }
 
     /// The adjoints after a sweep, shaped like the point: a float for a float, else a float64
