@@ -138,6 +138,24 @@ def test_array_arithmetic_indexing_and_reductions_replay() -> None:
 # modes and the decorator
 
 
+@pytest.mark.parametrize("name", ["eigendecompose_sym", "qr_thin", "qr"])
+def test_functions_with_a_pair_of_results_replay(name: str) -> None:
+    def f(m: Any) -> Any:
+        a = (m + m.T) * 0.5 if name == "eigendecompose_sym" else m
+        first, second = getattr(revad, name)(a)
+        w = np.arange(1.0, first.shape[1] + 1.0)
+        return revad.sum(first[0] * w) + revad.sum(second * second) * 0.25
+
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(5)
+    for shape in ((4, 4), (4, 4), (5, 3), (5, 3)) if name != "eigendecompose_sym" else (
+            (4, 4), (4, 4), (3, 3)):
+        m = rng.normal(size=shape)
+        assert same(jitted(m), vg(m)), (name, shape)
+    assert jitted.stats()["eager"] is None and jitted.stats()["replays"] > 0
+
+
 def test_value_mode_grad_mode_and_decorators() -> None:
     def f(x: Any, y: Any) -> Any:
         return x * x * y + revad.sin(y)

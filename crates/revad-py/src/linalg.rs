@@ -18,7 +18,7 @@ use revad::{linalg, Matrix, RowVector};
 use crate::args::{Arg, Arr, Ax, X};
 use crate::convert::{arg, array_arg, matrix_arg, try_x, vector_arg};
 use crate::family::family;
-use crate::gil::{call, res_of};
+use crate::gil::{call, pair_res_of, res_of};
 use crate::ops::as_row;
 use crate::record;
 
@@ -75,8 +75,32 @@ macro_rules! unary {
     };
 }
 
-/// A function of one matrix giving a tuple of factors (not declared for replay: its result
-/// is not one value).
+/// A function of one matrix giving a pair of factors from one decomposition, declared for
+/// replay as two operations (`record::apply_pair`: the decomposition still runs once).
+macro_rules! unary_pair {
+    ($(#[$doc:meta])* $name:ident => $core:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        fn $name(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            const F: &str = stringify!($name);
+            let a = record::declared(|| matrix_arg(a, F, "a"))?;
+            let n = size(&a);
+            if !record::recording() && matches!(a, Arr::D(_)) {
+                return call!(py, n, [a] => $core(a));
+            }
+            let (first, second) = record::apply_pair(F, &[X::from(a)], move |ops| {
+                let data_only = ops.iter().all(X::is_data);
+                let a = &ops[0].matrix();
+                pair_res_of(data_only, || $core(a))
+            })?;
+            let items = [first.into_py(py)?, second.into_py(py)?];
+            Ok(pyo3::types::PyTuple::new(py, items)?.into_any().unbind())
+        }
+    };
+}
+
+/// A function of one matrix giving a tuple of three factors (not declared for replay: its
+/// result is not one value or a pair).
 macro_rules! unary_tuple {
     ($(#[$doc:meta])* $name:ident => $core:expr) => {
         $(#[$doc])*
@@ -136,7 +160,7 @@ unary! {
     eigenvectors_sym => linalg::eigenvectors_sym
 }
 
-unary_tuple! {
+unary_pair! {
     /// `eigendecompose_sym(a)`: ``(Q, λ)``, the eigenvectors (columns) and the ascending
     /// eigenvalues of a symmetric matrix from one decomposition, ``a = Q diag(λ) Qᵀ``, as Stan
     /// orders them (``numpy.linalg.eigh`` returns ``(λ, Q)``).
@@ -221,7 +245,7 @@ unary! {
     qr_thin_R => linalg::qr_thin_R
 }
 
-unary_tuple! {
+unary_pair! {
     /// `qr_thin(a)`: ``(Q, R)``, the thin QR decomposition from one decomposition, ``a = Q R``,
     /// the factors as ``qr_thin_Q`` and ``qr_thin_R`` give them (``numpy.linalg.qr(a)``, up to
     /// the signs that make ``R``'s diagonal nonnegative).
@@ -248,7 +272,7 @@ unary! {
     qr_R => linalg::qr_R
 }
 
-unary_tuple! {
+unary_pair! {
     /// `qr(a)`: ``(Q, R)``, the full QR decomposition from one decomposition (as ``qr_Q`` and
     /// ``qr_R``; ``numpy.linalg.qr(a, mode="complete")`` up to signs).
     qr => linalg::qr
