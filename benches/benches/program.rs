@@ -20,12 +20,12 @@ type Prog = Program<Var, revad::Error>;
 
 /// An operation of two slots.
 fn op2(f: fn(Var, Var) -> Var) -> Op<Var, revad::Error> {
-    Arc::new(move |s: &[Var]| Ok(f(s[0], s[1])))
+    Arc::new(move |s: &[&Var]| Ok(f(*s[0], *s[1])))
 }
 
 /// An operation of one slot.
 fn op1(f: fn(Var) -> Var) -> Op<Var, revad::Error> {
-    Arc::new(move |s: &[Var]| Ok(f(s[0])))
+    Arc::new(move |s: &[&Var]| Ok(f(*s[0])))
 }
 
 /// The talk expression as a program of its six operations.

@@ -31,7 +31,7 @@ fn one(
     f: impl Fn(&X) -> PyResult<crate::args::Res> + Send + Sync + 'static,
 ) -> PyResult<Py<PyAny>> {
     let x = record::declared(|| shape_arg(a, function, "a"))?;
-    record::apply(function, &[x], move |x| f(&x[0]))?.into_py(py)
+    record::apply(function, &[x], move |x| f(x[0]))?.into_py(py)
 }
 
 /// `f` of two arguments (read by `shape_arg`), declared for replay.
@@ -80,7 +80,7 @@ fn where_(
         .and_then(|c| c.borrow().operands());
     if let Some((ca, cb, cmp)) = compared {
         return record::apply("where", &[ca, cb, x, y], move |v| {
-            let (values, shape) = record::compare(&v[0], &v[1], cmp)
+            let (values, shape) = record::compare(v[0], v[1], cmp)
                 .expect("the shapes broadcast (they did when recorded)");
             shape::select(&Condition { values, shape }, v[2].clone(), v[3].clone())
         })?
@@ -161,7 +161,7 @@ fn concatenate(
 ) -> PyResult<Py<PyAny>> {
     let xs = record::declared(|| self::arrays(arrays, "concatenate"))?;
     record::apply("concatenate", &xs, move |x| {
-        Python::attach(|py| shape::concatenate(py, x.to_vec(), axis))
+        Python::attach(|py| shape::concatenate(py, x.iter().map(|a| (*a).clone()).collect(), axis))
     })?
     .into_py(py)
 }
@@ -173,7 +173,7 @@ fn concatenate(
 fn stack(py: Python<'_>, arrays: &Bound<'_, PyAny>, axis: isize) -> PyResult<Py<PyAny>> {
     let xs = record::declared(|| self::arrays(arrays, "stack"))?;
     record::apply("stack", &xs, move |x| {
-        Python::attach(|py| shape::stack(py, x.to_vec(), axis))
+        Python::attach(|py| shape::stack(py, x.iter().map(|a| (*a).clone()).collect(), axis))
     })?
     .into_py(py)
 }

@@ -340,8 +340,8 @@ fn operands(sets: Vec<Set>, params: impl IntoIterator<Item = X>) -> Vec<X> {
 
 /// The points and parameters of a call back from its operands (`n` sets of points first),
 /// and whether every operand is data.
-fn from_operands(ops: &[X], n: usize) -> (Points, &[X], bool) {
-    let data_only = ops.iter().all(X::is_data);
+fn from_operands<'a>(ops: &'a [&'a X], n: usize) -> (Points, &'a [&'a X], bool) {
+    let data_only = ops.iter().all(|x| x.is_data());
     let sets = ops[..n]
         .iter()
         .map(|x| match x.array() {

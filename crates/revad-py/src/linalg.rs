@@ -43,7 +43,7 @@ fn row(x: &X) -> Arr<RowVector> {
 macro_rules! replay {
     ($py:expr, $f:expr, $n:expr, [$($x:ident: $kind:path),+ $(,)?] => $body:expr) => {{
         let operands = [$(X::from($x)),+];
-        if !record::recording() && operands.iter().all(X::is_data) {
+        if !record::recording() && operands.iter().all(|x| x.is_data()) {
             let [$($x),+] = &operands;
             $(let $x = $kind($x);)+
             call!($py, $n, [$($x),+] => $body)
@@ -52,7 +52,7 @@ macro_rules! replay {
                 let [$($x),+] = ops else {
                     unreachable!("the operands of {}", $f)
                 };
-                let data_only = ops.iter().all(X::is_data);
+                let data_only = ops.iter().all(|x| x.is_data());
                 $(let $x = &$kind($x);)+
                 res_of(data_only, || $body)
             })?
@@ -89,7 +89,7 @@ macro_rules! unary_pair {
                 return call!(py, n, [a] => $core(a));
             }
             let (first, second) = record::apply_pair(F, &[X::from(a)], move |ops| {
-                let data_only = ops.iter().all(X::is_data);
+                let data_only = ops.iter().all(|x| x.is_data());
                 let a = &ops[0].matrix();
                 pair_res_of(data_only, || $core(a))
             })?;
@@ -692,7 +692,7 @@ fn add_diag(py: Python<'_>, a: &Bound<'_, PyAny>, d: &Bound<'_, PyAny>) -> PyRes
         }
     }
     record::apply(F, &[X::from(a), d], |ops| {
-        let data_only = ops.iter().all(X::is_data);
+        let data_only = ops.iter().all(|x| x.is_data());
         let a = &ops[0].matrix();
         match &ops[1] {
             X::S(Arg::F(c)) => res_of(data_only, || linalg::add_diag(a, *c)),

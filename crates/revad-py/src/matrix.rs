@@ -202,7 +202,7 @@ fn multiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyRes
     let read = || Ok(vec![x_arg(a, F, "a")?, x_arg(b, F, "b")?]);
     replay(py, F, read, |x| match x {
         [X::A(x), X::A(y)] => matmul(x.clone(), y.clone()),
-        [x, y] => elementwise(Op::Mul, x.clone(), y.clone()),
+        [x, y] => elementwise(Op::Mul, (*x).clone(), (*y).clone()),
         _ => unreachable!("two operands"),
     })
 }
@@ -744,7 +744,7 @@ fn append_row(
 ) -> PyResult<Py<PyAny>> {
     const F: &str = "append_row";
     let read = || Ok(vec![array_or_scalar(a, F, "a")?, array_or_scalar(b, F, "b")?]);
-    replay(py, F, read, |x| Ok(match (as_array(&x[0])?, as_array(&x[1])?) {
+    replay(py, F, read, |x| Ok(match (as_array(x[0])?, as_array(x[1])?) {
         (Ax::V(x), Ax::V(y)) => {
             let (r, d) = arr2!(x, y, |p, q| matrix::append_row(p, q));
             Res::V(finish(r.map_err(to_py)?, d))

@@ -87,7 +87,7 @@ fn vectors_arg(
 
 /// The vectors laid out as `layout` at the front of the operands `x`, and the operands after
 /// them.
-fn take_vecs(x: &[X], layout: Layout) -> (Vecs, &[X]) {
+fn take_vecs<'a>(x: &'a [&'a X], layout: Layout) -> (Vecs, &'a [&'a X]) {
     match layout {
         Layout::One => {
             let v = match &x[0] {
@@ -99,7 +99,7 @@ fn take_vecs(x: &[X], layout: Layout) -> (Vecs, &[X]) {
         }
         Layout::List(n) => {
             let items = &x[..n];
-            let v = if items.iter().all(X::is_data) {
+            let v = if items.iter().all(|x| x.is_data()) {
                 Vecs::Data(items.iter().map(|a| a.vector_ref().value().clone()).collect())
             } else {
                 Vecs::Vars(

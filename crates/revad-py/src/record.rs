@@ -282,15 +282,16 @@ pub fn x_to_res(x: X) -> Res {
 
 /// The operation of a declared function: its result from its operands. The one closure runs
 /// both eagerly and on replay.
-pub trait Operation: Fn(&[X]) -> PyResult<Res> + Send + Sync + 'static {}
-impl<F: Fn(&[X]) -> PyResult<Res> + Send + Sync + 'static> Operation for F {}
+pub trait Operation: Fn(&[&X]) -> PyResult<Res> + Send + Sync + 'static {}
+impl<F: Fn(&[&X]) -> PyResult<Res> + Send + Sync + 'static> Operation for F {}
 
 /// Runs the operation `f` of function `function` on `args`; while recording, also appends it
 /// to the program (when an operand is a variable or data input: an operation of constants
 /// alone is a constant).
 pub fn apply<F: Operation>(function: &'static str, args: &[X], f: F) -> PyResult<Res> {
+    let refs: smallvec::SmallVec<[&X; 4]> = args.iter().collect();
     if !recording() {
-        return f(args);
+        return f(&refs);
     }
     let slots: Result<Vec<Option<u32>>, String> = RECORDER.with(|c| {
         let c = c.borrow();
@@ -301,10 +302,10 @@ pub fn apply<F: Operation>(function: &'static str, args: &[X], f: F) -> PyResult
         Ok(s) => s,
         Err(why) => {
             fail(|| format!("{why} by revad.{function}"));
-            return f(args);
+            return f(&refs);
         }
     };
-    let out = f(args)?;
+    let out = f(&refs)?;
     if slots.iter().all(Option::is_none) {
         return Ok(out);
     }
@@ -328,7 +329,7 @@ pub fn apply<F: Operation>(function: &'static str, args: &[X], f: F) -> PyResult
             .collect();
         let slot = r
             .program
-            .op(Arc::new(move |a: &[X]| f(a).map(res_to_x)), &operands);
+            .op(Arc::new(move |a: &[&X]| f(a).map(res_to_x)), &operands);
         if let Some(id) = var_ident(&x) {
             r.vars.insert(id, slot);
         }
@@ -463,8 +464,8 @@ impl PyCond {
             let (expected, cmp) = (self.seen.clone(), self.cmp);
             guard(
                 &[self.a.clone(), self.b.clone()],
-                Arc::new(move |x: &[X]| {
-                    compare(&x[0], &x[1], cmp).is_some_and(|(now, _)| now == expected)
+                Arc::new(move |x: &[&X]| {
+                    compare(x[0], x[1], cmp).is_some_and(|(now, _)| now == expected)
                 }),
             );
         }
@@ -651,8 +652,8 @@ binary_dunders! {
 /// The result of a declared operation whose core call `lp` gives a scalar: a float when every
 /// operand in `x` is data (the core's constant is made in a nested tape scope, given back when
 /// it ends), else the Var.
-pub fn scalar_res(x: &[X], lp: impl FnOnce() -> revad::Result<revad::Var>) -> PyResult<Res> {
-    if x.iter().all(X::is_data) {
+pub fn scalar_res(x: &[&X], lp: impl FnOnce() -> revad::Result<revad::Var>) -> PyResult<Res> {
+    if x.iter().all(|x| x.is_data()) {
         let _scope = revad::tape::nested();
         let v = lp().map_err(crate::errors::to_py)?;
         return Ok(Res::S(Out::F(v.value())));
@@ -670,11 +671,12 @@ pub fn apply_scalar<F: Operation>(
     n: usize,
     f: F,
 ) -> PyResult<Py<PyAny>> {
-    if !recording() && args.iter().all(X::is_data) {
+    if !recording() && args.iter().all(|x| x.is_data()) {
         let data: Vec<Const> = args.iter().filter_map(to_const).collect();
         let value = crate::gil::on_data(py, n, move || -> PyResult<f64> {
             let x: Vec<X> = data.into_iter().map(X::from).collect();
-            match f(&x)? {
+            let refs: Vec<&X> = x.iter().collect();
+            match f(&refs)? {
                 Res::S(Out::F(v)) => Ok(v),
                 Res::S(Out::V(v)) => Ok(v.value()),
                 _ => unreachable!("a scalar result"),
@@ -687,8 +689,8 @@ pub fn apply_scalar<F: Operation>(
 
 /// The operation of a declared function with two results from one core call (a constrained
 /// value and its log-Jacobian, from one node).
-pub trait PairOperation: Fn(&[X]) -> PyResult<(Res, Res)> + Send + Sync + 'static {}
-impl<F: Fn(&[X]) -> PyResult<(Res, Res)> + Send + Sync + 'static> PairOperation for F {}
+pub trait PairOperation: Fn(&[&X]) -> PyResult<(Res, Res)> + Send + Sync + 'static {}
+impl<F: Fn(&[&X]) -> PyResult<(Res, Res)> + Send + Sync + 'static> PairOperation for F {}
 
 /// A pair operation's second result, with the identity of its first (`None` for data).
 type Second = Box<(Option<Ident>, X)>;
@@ -711,9 +713,10 @@ pub fn apply_pair<F: PairOperation>(
     f: F,
 ) -> PyResult<(Res, Res)> {
     if !recording() {
-        return f(args);
+        let refs: smallvec::SmallVec<[&X; 4]> = args.iter().collect();
+        return f(&refs);
     }
-    let first = apply(function, args, move |x: &[X]| {
+    let first = apply(function, args, move |x: &[&X]| {
         let (a, b) = f(x)?;
         let a = res_to_x(a);
         let second = Box::new((var_ident(&a), res_to_x(b)));
@@ -724,8 +727,8 @@ pub fn apply_pair<F: PairOperation>(
     let second = apply(
         function,
         std::slice::from_ref(&first),
-        move |x: &[X]| match SECOND.with(|s| s.borrow_mut().take()) {
-            Some(second) if second.0 == var_ident(&x[0]) => Ok(x_to_res(second.1)),
+        move |x: &[&X]| match SECOND.with(|s| s.borrow_mut().take()) {
+            Some(second) if second.0 == var_ident(x[0]) => Ok(x_to_res(second.1)),
             _ => Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
                 "revad.{function}: the second result of its operation is missing"
             ))),

@@ -109,8 +109,8 @@ macro_rules! binary {
                 [X::S(a), X::S(b)] => Ok(Res::S(binop!(*a, *b, revad::$name))),
                 [x, y] => broadcast_binary(
                     revad::matrix::BinaryOp::$op,
-                    x.clone(),
-                    y.clone(),
+                    (*x).clone(),
+                    (*y).clone(),
                 ),
                 _ => unreachable!("two operands"),
             })?
@@ -342,7 +342,7 @@ fn pow(py: Python<'_>, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<P
     })?;
     record::apply("pow", &[a, b], |x| match x {
         [X::S(a), X::S(b)] => Ok(Res::S(binop!(*a, *b, revad::pow))),
-        [a, b] => elementwise(Op::Pow, a.clone(), b.clone()),
+        [a, b] => elementwise(Op::Pow, (*a).clone(), (*b).clone()),
         _ => unreachable!("two operands"),
     })?
     .into_py(py)
@@ -364,7 +364,7 @@ fn three_args(
 }
 
 /// The three scalars of [`three_args`].
-fn scalars3(x: &[X]) -> (Arg, Arg, Arg) {
+fn scalars3(x: &[&X]) -> (Arg, Arg, Arg) {
     match x {
         [X::S(a), X::S(b), X::S(c)] => (*a, *b, *c),
         _ => unreachable!("three scalars"),
@@ -561,8 +561,8 @@ fn log_sum_exp(
             [X::S(x), X::S(y)] => Ok(Res::S(binop!(*x, *y, revad::log_sum_exp))),
             [x, y] => broadcast_binary(
                 revad::matrix::BinaryOp::LogSumExp,
-                x.clone(),
-                y.clone(),
+                (*x).clone(),
+                (*y).clone(),
             ),
             _ => unreachable!("two operands"),
         })?

@@ -76,7 +76,7 @@ trait Outcome: Sized {
     fn apply(
         function: &'static str,
         ops: &[X],
-        f: impl Fn(&[X]) -> PyResult<Self> + Send + Sync + 'static,
+        f: impl Fn(&[&X]) -> PyResult<Self> + Send + Sync + 'static,
     ) -> PyResult<Self>;
     /// The Python object: a float, Var or NumPy array, or a tuple of two.
     fn into_object(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
@@ -86,7 +86,7 @@ impl Outcome for Res {
     fn apply(
         function: &'static str,
         ops: &[X],
-        f: impl Fn(&[X]) -> PyResult<Res> + Send + Sync + 'static,
+        f: impl Fn(&[&X]) -> PyResult<Res> + Send + Sync + 'static,
     ) -> PyResult<Res> {
         record::apply(function, ops, f)
     }
@@ -99,7 +99,7 @@ impl Outcome for (Res, Res) {
     fn apply(
         function: &'static str,
         ops: &[X],
-        f: impl Fn(&[X]) -> PyResult<(Res, Res)> + Send + Sync + 'static,
+        f: impl Fn(&[&X]) -> PyResult<(Res, Res)> + Send + Sync + 'static,
     ) -> PyResult<(Res, Res)> {
         record::apply_pair(function, ops, f)
     }
@@ -115,7 +115,7 @@ fn declare<T: Outcome>(
     py: Python<'_>,
     function: &'static str,
     ops: Vec<X>,
-    f: impl Fn(&[X]) -> PyResult<T> + Send + Sync + 'static,
+    f: impl Fn(&[&X]) -> PyResult<T> + Send + Sync + 'static,
 ) -> PyResult<Py<PyAny>> {
     T::apply(function, &ops, f)?.into_object(py)
 }
@@ -152,10 +152,10 @@ core_result!(one: Var<Vector>, Var<Matrix>, Value; pair: Var<Vector>, Var<Matrix
 
 /// The outcome of the core call `f` on the operands `ops`: data when all of them are data.
 fn outcome_of<T: CoreResult>(
-    ops: &[X],
+    ops: &[&X],
     f: impl FnOnce() -> revad::Result<T>,
 ) -> PyResult<T::Outcome> {
-    T::outcome(ops.iter().all(X::is_data), f)
+    T::outcome(ops.iter().all(|x| x.is_data()), f)
 }
 
 /// An elementwise transform (`lower_bound`, ...) of a scalar or an array with its bounds:
@@ -174,7 +174,7 @@ macro_rules! elementwise {
      $ca:path, $ja:path, $ua:path, $name:expr) => {{
         const F: &str = $name;
         let ops = elementwise!(@read $x, [$($b),+], F);
-        declare($py, F, ops, move |o: &[X]| -> PyResult<(Res, Res)> {
+        declare($py, F, ops, move |o: &[&X]| -> PyResult<(Res, Res)> {
             let [x, $($b),+] = o else { unreachable!("the operands of {}", F) };
             match x {
                 X::S(x) => {
@@ -200,7 +200,7 @@ macro_rules! elementwise {
     (@one $py:expr, $x:expr, [$($b:ident),+], $scalar:path, $array:path, $name:expr) => {{
         const F: &str = $name;
         let ops = elementwise!(@read $x, [$($b),+], F);
-        declare($py, F, ops, move |o: &[X]| -> PyResult<Res> {
+        declare($py, F, ops, move |o: &[&X]| -> PyResult<Res> {
             let [x, $($b),+] = o else { unreachable!("the operands of {}", F) };
             match x {
                 X::S(x) => {
@@ -476,7 +476,7 @@ macro_rules! vector_fn {
         fn $name(py: Python<'_>, $arg: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
             let $arg = record::declared(|| vector_arg($arg, F, stringify!($arg)))?;
-            declare(py, F, vec![X::from($arg)], |o: &[X]| {
+            declare(py, F, vec![X::from($arg)], |o: &[&X]| {
                 outcome_of(o, || $core(o[0].vector_ref()))
             })
         }
@@ -555,11 +555,11 @@ fn simplex_constrain(py: Python<'_>, y: &Bound<'_, PyAny>, method: &str) -> PyRe
     let stick = stick_breaking(method, F)?;
     let y = record::declared(|| vector_arg(y, F, "y"))?;
     if stick {
-        declare(py, F, vec![X::from(y)], |o: &[X]| {
+        declare(py, F, vec![X::from(y)], |o: &[&X]| {
             outcome_of(o, || t::stick_breaking_simplex_constrain(o[0].vector_ref()))
         })
     } else {
-        declare(py, F, vec![X::from(y)], |o: &[X]| {
+        declare(py, F, vec![X::from(y)], |o: &[&X]| {
             outcome_of(o, || t::simplex_constrain(o[0].vector_ref()))
         })
     }
@@ -576,11 +576,11 @@ fn simplex_jacobian(py: Python<'_>, y: &Bound<'_, PyAny>, method: &str) -> PyRes
     let stick = stick_breaking(method, F)?;
     let y = record::declared(|| vector_arg(y, F, "y"))?;
     if stick {
-        declare(py, F, vec![X::from(y)], |o: &[X]| {
+        declare(py, F, vec![X::from(y)], |o: &[&X]| {
             outcome_of(o, || t::stick_breaking_simplex_jacobian(o[0].vector_ref()))
         })
     } else {
-        declare(py, F, vec![X::from(y)], |o: &[X]| {
+        declare(py, F, vec![X::from(y)], |o: &[&X]| {
             outcome_of(o, || t::simplex_jacobian(o[0].vector_ref()))
         })
     }
@@ -602,11 +602,11 @@ fn simplex_unconstrain(
     let stick = stick_breaking(method, F)?;
     let x = record::declared(|| vector_arg(x, F, "x"))?;
     if stick {
-        declare(py, F, vec![X::from(x)], |o: &[X]| {
+        declare(py, F, vec![X::from(x)], |o: &[&X]| {
             outcome_of(o, || t::stick_breaking_simplex_unconstrain(o[0].vector_ref()))
         })
     } else {
-        declare(py, F, vec![X::from(x)], |o: &[X]| {
+        declare(py, F, vec![X::from(x)], |o: &[&X]| {
             outcome_of(o, || t::simplex_unconstrain(o[0].vector_ref()))
         })
     }
@@ -644,7 +644,7 @@ macro_rules! sum_to_zero_fn {
         fn $name(py: Python<'_>, $arg: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
             let $arg = record::declared(|| array_arg($arg, F, stringify!($arg)))?;
-            declare(py, F, vec![X::from($arg)], |o: &[X]| match &o[0] {
+            declare(py, F, vec![X::from($arg)], |o: &[&X]| match &o[0] {
                 X::A(Ax::V(a)) => outcome_of(o, || $core(a)),
                 X::A(Ax::M(a)) => outcome_of(o, || $core(a)),
                 X::S(_) => unreachable!("an array operand"),
@@ -692,7 +692,7 @@ macro_rules! matrix_fn {
         fn $name(py: Python<'_>, y: &Bound<'_, PyAny>, $($k: usize),+) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
             let y = record::declared(|| vector_arg(y, F, "y"))?;
-            declare(py, F, vec![X::from(y)], move |o: &[X]| {
+            declare(py, F, vec![X::from(y)], move |o: &[&X]| {
                 outcome_of(o, || $core(o[0].vector_ref(), $($k),+))
             })
         }
@@ -708,7 +708,7 @@ macro_rules! matrix_fn {
                 let n = x.value().nrows();
                 return call!(py, n, [x] => $core(x));
             }
-            declare(py, F, vec![X::from(x)], |o: &[X]| {
+            declare(py, F, vec![X::from(x)], |o: &[&X]| {
                 outcome_of(o, || $core(o[0].matrix_ref()))
             })
         }
@@ -829,7 +829,7 @@ macro_rules! stochastic_fn {
         fn $name(py: Python<'_>, $arg: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             const F: &str = stringify!($name);
             let $arg = record::declared(|| matrix_arg($arg, F, stringify!($arg)))?;
-            declare(py, F, vec![X::from($arg)], |o: &[X]| {
+            declare(py, F, vec![X::from($arg)], |o: &[&X]| {
                 outcome_of(o, || $core(o[0].matrix_ref()))
             })
         }
@@ -1050,13 +1050,13 @@ impl PyTransform {
         let free = record::declared(|| vector_arg(free, "Transform", "free"))?;
         ops.insert(0, X::from(free));
         if jacobian {
-            declare(py, "Transform.constrain_jacobian", ops, move |o: &[X]| {
-                let t = transform(name, o[1..].iter().map(limit_of));
+            declare(py, "Transform.constrain_jacobian", ops, move |o: &[&X]| {
+                let t = transform(name, o[1..].iter().map(|x| limit_of(x)));
                 outcome_of(o, || t.constrain_jacobian(o[0].vector_ref(), offset, shape))
             })
         } else {
-            declare(py, "Transform.constrain", ops, move |o: &[X]| {
-                let t = transform(name, o[1..].iter().map(limit_of));
+            declare(py, "Transform.constrain", ops, move |o: &[&X]| {
+                let t = transform(name, o[1..].iter().map(|x| limit_of(x)));
                 outcome_of(o, || t.constrain(o[0].vector_ref(), offset, shape))
             })
         }

@@ -54,7 +54,7 @@ fn operator(
             // Scalar op scalar (a float or a scalar Var), the common case, without the array
             // machinery.
             [X::S(a), X::S(b)] => Ok(Res::S(op.scalar(*a, *b))),
-            [a, b] => elementwise(op, a.clone(), b.clone()),
+            [a, b] => elementwise(op, (*a).clone(), (*b).clone()),
             _ => unreachable!("two operands"),
         }),
         Binary::MatMul => record::apply(function, &args, |x| {
@@ -538,7 +538,7 @@ operators! {
                     let v = record::declared(|| self.x("__bool__"))?;
                     record::guard(
                         &[v],
-                        Arc::new(move |a: &[X]| match &a[0] {
+                        Arc::new(move |a: &[&X]| match &a[0] {
                             X::S(v) => (v.value() != 0.0) == seen,
                             _ => false,
                         }),
@@ -641,7 +641,7 @@ operators! {
         let a = record::declared(|| self.x("__neg__"))?;
         record::apply("__neg__", &[a], |x| match &x[0] {
             X::S(Arg::V(v)) => Ok(Res::S(Out::V(-*v))),
-            a => elementwise(Op::Mul, a.clone(), X::S(Arg::F(-1.0))),
+            a => elementwise(Op::Mul, (*a).clone(), X::S(Arg::F(-1.0))),
         })?
         .into_py(py)
     }

@@ -21,11 +21,11 @@
 //!
 //! // f(x, y) = x·log(y) + log(x·y)·y, one operation per step.
 //! let mut p: Program<Var, revad::Error> = Program::new(2);
-//! let log_y = p.op(Arc::new(|s: &[Var]| Ok(log(s[0]))), &[1]);
-//! let t1 = p.op(Arc::new(|s: &[Var]| Ok(s[0] * s[1])), &[0, log_y]);
-//! let xy = p.op(Arc::new(|s: &[Var]| Ok(s[0] * s[1])), &[0, 1]);
-//! let t2 = p.op(Arc::new(|s: &[Var]| Ok(log(s[0]) * s[1])), &[xy, 1]);
-//! p.op(Arc::new(|s: &[Var]| Ok(s[0] + s[1])), &[t1, t2]);
+//! let log_y = p.op(Arc::new(|s: &[&Var]| Ok(log(*s[0]))), &[1]);
+//! let t1 = p.op(Arc::new(|s: &[&Var]| Ok(*s[0] * *s[1])), &[0, log_y]);
+//! let xy = p.op(Arc::new(|s: &[&Var]| Ok(*s[0] * *s[1])), &[0, 1]);
+//! let t2 = p.op(Arc::new(|s: &[&Var]| Ok(log(*s[0]) * *s[1])), &[xy, 1]);
+//! p.op(Arc::new(|s: &[&Var]| Ok(*s[0] + *s[1])), &[t1, t2]);
 //!
 //! let _scope = revad::tape::nested();
 //! let (x, y) = (Var::new(1.3), Var::new(2.4));
@@ -39,11 +39,12 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-/// An operation: its result from the values of its operands, in the order recorded.
-pub type Op<T, E> = Arc<dyn Fn(&[T]) -> Result<T, E> + Send + Sync>;
+/// An operation: its result from its operands (borrowed from the program's slots), in the
+/// order recorded.
+pub type Op<T, E> = Arc<dyn Fn(&[&T]) -> Result<T, E> + Send + Sync>;
 
 /// A guard: whether a decision taken while recording comes out the same on these operands.
-pub type Check<T> = Arc<dyn Fn(&[T]) -> bool + Send + Sync>;
+pub type Check<T> = Arc<dyn Fn(&[&T]) -> bool + Send + Sync>;
 
 /// The operand slots of one step (most operations have at most four).
 type Slots = SmallVec<[u32; 4]>;
@@ -178,20 +179,22 @@ impl<T: Clone, E, C: Clone + Into<T>> Program<T, E, C> {
             self.inputs,
             "Program::run: wrong number of inputs"
         );
-        let mut operands: SmallVec<[T; 4]> = SmallVec::new();
         for (k, step) in self.steps.iter().enumerate() {
             match step {
                 Step::Op { op, args } => {
-                    operands.clear();
-                    operands.extend(args.iter().map(|&a| frame[a as usize].clone()));
-                    match op(&operands) {
+                    let result = {
+                        let operands: SmallVec<[&T; 4]> =
+                            args.iter().map(|&a| &frame[a as usize]).collect();
+                        op(&operands)
+                    };
+                    match result {
                         Ok(v) => frame.push(v),
                         Err(e) => return Replay::Failed(e),
                     }
                 }
                 Step::Guard { check, args } => {
-                    operands.clear();
-                    operands.extend(args.iter().map(|&a| frame[a as usize].clone()));
+                    let operands: SmallVec<[&T; 4]> =
+                        args.iter().map(|&a| &frame[a as usize]).collect();
                     if !check(&operands) {
                         return Replay::Diverged(k);
                     }
