@@ -182,10 +182,17 @@ impl<T: Clone, E, C: Clone + Into<T>> Program<T, E, C> {
         for (k, step) in self.steps.iter().enumerate() {
             match step {
                 Step::Op { op, args } => {
-                    let result = {
-                        let operands: SmallVec<[&T; 4]> =
-                            args.iter().map(|&a| &frame[a as usize]).collect();
-                        op(&operands)
+                    let at = |k: usize| &frame[args[k] as usize];
+                    // The common arities without building a list.
+                    let result = match args.len() {
+                        1 => op(&[at(0)]),
+                        2 => op(&[at(0), at(1)]),
+                        3 => op(&[at(0), at(1), at(2)]),
+                        _ => {
+                            let operands: SmallVec<[&T; 4]> =
+                                args.iter().map(|&a| &frame[a as usize]).collect();
+                            op(&operands)
+                        }
                     };
                     match result {
                         Ok(v) => frame.push(v),
