@@ -68,7 +68,7 @@ macro_rules! matrix_scalar {
             let n = size(&ops);
             record::apply_scalar(py, F, ops, n, move |x| {
                 let m = x[0].matrix_ref();
-                record::scalar_res(x, || real!(x[1].scalar(), |s| $core(m, s, propto)))
+                crate::gil::res_of(x.iter().all(|a| a.is_data()), || real!(x[1].scalar(), |s| $core(m, s, propto)))
             })
         }
     };
@@ -131,7 +131,7 @@ macro_rules! wishart_like {
             let n = size(&ops);
             record::apply_scalar(py, F, ops, n, move |x| {
                 let (w, s) = (x[0].matrix_ref(), x[2].matrix_ref());
-                record::scalar_res(x, || real!(x[1].scalar(), |nu| $core(w, nu, s, propto)))
+                crate::gil::res_of(x.iter().all(|a| a.is_data()), || real!(x[1].scalar(), |nu| $core(w, nu, s, propto)))
             })
         }
     };
@@ -267,7 +267,7 @@ fn lkj_cov_lpdf(
     let n = size(&ops);
     record::apply_scalar(py, F, ops, n, move |x| {
         let y = x[0].matrix_ref();
-        record::scalar_res(x, || {
+        crate::gil::res_of(x.iter().all(|a| a.is_data()), || {
             param!(&x[1], |m| param!(&x[2], |s| real!(x[3].scalar(), |e| {
                 prob::lkj_cov_lpdf(y, m, s, e, propto)
             })))
@@ -313,7 +313,7 @@ fn matrix_normal_prec_lpdf(
     })?;
     let n = size(&ops);
     record::apply_scalar(py, F, ops, n, move |x| {
-        record::scalar_res(x, || {
+        crate::gil::res_of(x.iter().all(|a| a.is_data()), || {
             prob::matrix_normal_prec_lpdf(
                 x[0].matrix_ref(),
                 x[1].matrix_ref(),

@@ -162,7 +162,7 @@ macro_rules! vector_matrix_density {
                 let (y, rest) = take_vecs(x, ly);
                 let (mu, rest) = take_vecs(rest, lmu);
                 let m = rest[0].matrix_ref();
-                record::scalar_res(x, || $core(&y, &mu, m, propto))
+                crate::gil::res_of(x.iter().all(|a| a.is_data()), || $core(&y, &mu, m, propto))
             })
         }
     )*};
@@ -299,7 +299,7 @@ macro_rules! student_t_density {
                 let nu = rest[0].scalar();
                 let (mu, rest) = take_vecs(&rest[1..], lmu);
                 let m = rest[0].matrix_ref();
-                record::scalar_res(x, || match nu {
+                crate::gil::res_of(x.iter().all(|a| a.is_data()), || match nu {
                     Arg::F(nu) => $core(&y, nu, &mu, m, propto),
                     Arg::V(nu) => $core(&y, nu, &mu, m, propto),
                 })
@@ -369,7 +369,7 @@ macro_rules! gp_density {
             })?;
             let n = ops[0].matrix_ref().value().len().max(ops[1].matrix_ref().value().len());
             record::apply_scalar(py, F, ops, n, move |x| {
-                record::scalar_res(x, || {
+                crate::gil::res_of(x.iter().all(|a| a.is_data()), || {
                     $core(x[0].matrix_ref(), x[1].matrix_ref(), x[2].vector_ref(), propto)
                 })
             })
@@ -446,7 +446,7 @@ fn dirichlet_lpdf(
     record::apply_scalar(py, F, ops, n, move |x| {
         let (theta, rest) = take_vecs(x, lt);
         let (alpha, _) = take_vecs(rest, la);
-        record::scalar_res(x, || prob::dirichlet_lpdf(&theta, &alpha, propto))
+        crate::gil::res_of(x.iter().all(|a| a.is_data()), || prob::dirichlet_lpdf(&theta, &alpha, propto))
     })
 }
 
@@ -467,7 +467,7 @@ macro_rules! counts_density {
             let v = record::declared(|| vector_arg($vector, F, stringify!($vector)))?;
             let n = ns.len();
             record::apply_scalar(py, F, vec![X::A(Ax::V(v))], n, move |x| {
-                record::scalar_res(x, || $core(&ns, x[0].vector_ref(), propto))
+                crate::gil::res_of(x.iter().all(|a| a.is_data()), || $core(&ns, x[0].vector_ref(), propto))
             })
         }
     )*};
@@ -569,7 +569,7 @@ fn gaussian_dlm_obs_lpdf(
             x[5].vector_ref(),
             x[6].matrix_ref(),
         );
-        record::scalar_res(x, || match &x[3] {
+        crate::gil::res_of(x.iter().all(|a| a.is_data()), || match &x[3] {
             X::A(Ax::M(v)) => prob::gaussian_dlm_obs_lpdf(y, f, g, v, w, m0, c0, propto),
             X::A(Ax::V(Arr::V(v))) => prob::gaussian_dlm_obs_lpdf(y, f, g, v, w, m0, c0, propto),
             X::A(Ax::V(Arr::D(v))) => prob::gaussian_dlm_obs_lpdf(y, f, g, v, w, m0, c0, propto),

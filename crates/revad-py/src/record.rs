@@ -649,18 +649,6 @@ binary_dunders! {
     }
 }
 
-/// The result of a declared operation whose core call `lp` gives a scalar: a float when every
-/// operand in `x` is data (the core's constant is made in a nested tape scope, given back when
-/// it ends), else the Var.
-pub fn scalar_res(x: &[&X], lp: impl FnOnce() -> revad::Result<revad::Var>) -> PyResult<Res> {
-    if x.iter().all(|x| x.is_data()) {
-        let _scope = revad::tape::nested();
-        let v = lp().map_err(crate::errors::to_py)?;
-        return Ok(Res::S(Out::F(v.value())));
-    }
-    Ok(Res::S(Out::V(lp().map_err(crate::errors::to_py)?)))
-}
-
 /// [`apply`] for a function whose result is a scalar, as a Python object; outside a recording,
 /// a call whose operands are all data runs through [`crate::gil::on_data`] (with the GIL
 /// released from size `n` on) and gives a float.
