@@ -476,3 +476,20 @@ def test_a_dask_cluster_evaluates_many_points() -> None:
         got = client.gather(client.map(jitted, xs, pure=False))
     for x, g in zip(xs, got, strict=True):
         assert same(g, revad.value_and_grad(model)(x))
+
+
+def test_numpy_shape_functions_of_a_var_are_recorded() -> None:
+    m = np.array([[1.0, 0.2], [-0.1, 0.8]])
+
+    def f(y: Any) -> Any:
+        return revad.sum(m @ y) * (np.ndim(y) + np.size(y) + np.shape(y)[0] + np.size(y, 0))
+
+    j = revad.jit(revad.value_and_grad(f))
+    y = np.array([1.0, 2.0])
+    value, grad = j(y)
+    assert j.stats()["eager"] is None
+    assert value == pytest.approx(7.0 * float(np.sum(m @ y)))
+    np.testing.assert_allclose(grad, 7.0 * m.sum(axis=0))
+    value2, _ = j(np.array([3.0, -1.0]))
+    assert j.stats()["replays"] == 1
+    assert value2 == pytest.approx(7.0 * float(np.sum(m @ np.array([3.0, -1.0]))))

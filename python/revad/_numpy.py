@@ -152,9 +152,6 @@ VALUES_ONLY: set[str] = {
     "array_equal",
     "any",
     "all",
-    "shape",
-    "ndim",
-    "size",
 }
 
 # What to use instead of a ufunc or function revad does not compute.
@@ -361,7 +358,25 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
     return r.sqrt(r.dot_self(x))
 
 
+def _ndim(a: Any) -> int:
+    return a.ndim if isinstance(a, r.Var) else int(np.ndim(_values(a)))
+
+
+def _shape(a: Any) -> tuple[int, ...]:
+    return a.shape if isinstance(a, r.Var) else tuple(np.shape(_values(a)))
+
+
+def _size(a: Any, axis: int | None = None) -> int:
+    if axis is None:
+        return a.size if isinstance(a, r.Var) else int(np.size(_values(a)))
+    return _shape(a)[axis]
+
+
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    # The shape alone: no value is read (so that a recording of revad.jit goes on).
+    np.ndim: _ndim,
+    np.shape: _shape,
+    np.size: _size,
     np.sum: _reduction(r.sum),
     np.mean: _reduction(r.mean),
     np.prod: _reduction(r.prod),

@@ -206,6 +206,7 @@ impl PyVar {
             && revad::tape::depth() > 1
             && !revad::tape::is_swept()
             && revad::Var::from_bits(value, self.key).is_live()
+            && !record::is_quiet()
         {
             errors::float_leak(py, how)?;
         }

@@ -9,15 +9,17 @@
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods, ToPyArray};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use revad::ode::{check_ode_args, solve_ode, OdeMethod, OdeOptions, OdeSystem};
+use revad::program::Replay;
 use revad::{tape, Matrix, Var, Vector};
 
-use crate::args::{Arg, Arr, Ax, X};
+use crate::args::{Arg, Arr, Ax, Res, X};
 use crate::convert::{array_arg, try_arg, try_x, type_name, vector_arg};
 use crate::errors::to_py;
 use crate::family::family;
 use crate::handle::PyVar;
+use crate::record::{self, Prog};
 
 /// A trailing argument of a solve, as `f` receives it.
 enum OdeArg<'py> {
@@ -124,6 +126,32 @@ struct PySystem<'py> {
     f: Bound<'py, PyAny>,
     args: Vec<OdeArg<'py>>,
     function: &'static str,
+    /// `f` with variables recorded as programs replayed in Rust, one per branch path, the most
+    /// recently used first.
+    programs: Vec<Prog>,
+    /// How many programs, from the first, diverged at the current point (the next attempt
+    /// tries the one after them, or records when none is left).
+    skip: usize,
+    /// How many times `f` was recorded in this solve.
+    recordings: u32,
+    /// Whether `f` is called in Python every time: it cannot be recorded (or the solve has no
+    /// variables), or its branches kept changing.
+    python_only: bool,
+    /// The slots of replays, kept between calls.
+    frame: Vec<X>,
+}
+
+/// Programs of `f` kept per solve (branch paths), the least recently used dropped first.
+const MAX_PROGRAMS: usize = 8;
+
+/// Recordings of `f` in one solve after which it is called in Python only.
+const MAX_RECORDINGS: u32 = 64;
+
+/// One call of `f` with variables: its state and parameter variables and its outputs.
+struct VarCall {
+    y: Var<Vector>,
+    made: Vec<Input>,
+    outs: Vec<Arg>,
 }
 
 impl<'py> PySystem<'py> {
@@ -140,12 +168,12 @@ impl<'py> PySystem<'py> {
     /// Calls `f(t, y, *args)` with the arguments made by `arg` for each trailing argument.
     fn call(
         &self,
-        t: f64,
+        t: Bound<'py, PyAny>,
         y: Bound<'py, PyAny>,
         mut arg: impl FnMut(&OdeArg<'py>) -> PyResult<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut items: Vec<Bound<'py, PyAny>> = Vec::with_capacity(2 + self.args.len());
-        items.push(t.into_pyobject(self.py)?.into_any());
+        items.push(t);
         items.push(y);
         for a in &self.args {
             items.push(arg(a)?);
@@ -200,8 +228,22 @@ impl<'py> OdeSystem for PySystem<'py> {
         theta: &[f64],
         dydt: &mut [f64],
     ) -> Result<(), PyOdeError> {
+        // Replayed (or recorded) with variables in a scope of its own, the values read.
+        while !self.python_only {
+            let _scope = tape::nested();
+            if let Some(call) = self.call_with_vars(t, y, theta)? {
+                if call.outs.len() != y.len() {
+                    return Err(self.size_error(y.len(), call.outs.len()));
+                }
+                for (d, o) in dydt.iter_mut().zip(&call.outs) {
+                    *d = o.value();
+                }
+                return Ok(());
+            }
+        }
         let py = self.py;
         let mut k = 0;
+        let t = PyFloat::new(py, t).into_any();
         let out = self.call(t, PyArray1::from_slice(py, y).into_any(), |a| {
             Ok(match a {
                 OdeArg::Data(obj) => obj.clone(),
@@ -238,73 +280,225 @@ impl<'py> OdeSystem for PySystem<'py> {
         dydt: &mut [f64],
         jac: &mut [f64],
     ) -> Result<(), PyOdeError> {
-        let py = self.py;
+        // A replay that diverged left nodes of another branch on the tape: drop the scope and
+        // compute again (recording the new branch on the first call).
+        while !self.jacobian_once(t, y, theta, dydt, jac)? {}
+        Ok(())
+    }
+}
+
+impl<'py> PySystem<'py> {
+    /// [`OdeSystem::jacobian`] in a scope of its own; `false` when a replay diverged.
+    fn jacobian_once(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        theta: &[f64],
+        dydt: &mut [f64],
+        jac: &mut [f64],
+    ) -> Result<bool, PyOdeError> {
         let n = y.len();
         let m = n + theta.len();
         // N calls of f in one scope, call i with variables of its own; one sweep from the sum
         // of the i-th output of call i gives row i in call i's variables.
         let _scope = tape::nested();
-        let mut inputs: Vec<(Var<Vector>, Vec<Input>)> = Vec::with_capacity(n);
+        let mut calls: Vec<VarCall> = Vec::with_capacity(n);
         let mut swept: Vec<Var> = Vec::with_capacity(n);
         for i in 0..n {
-            let yv = Var::array(Vector::from(y.to_vec()));
-            let mut made = Vec::with_capacity(self.args.len());
-            let mut k = 0;
-            let out = self.call(t, Bound::new(py, PyVar::wrap_vector(&yv))?.into_any(), |a| {
-                Ok(match a {
-                    OdeArg::Data(obj) => obj.clone(),
-                    OdeArg::Scalar => {
-                        let v = Var::new(theta[k]);
-                        k += 1;
-                        made.push(Input::Scalar(v));
-                        Bound::new(py, PyVar::wrap(v))?.into_any()
-                    }
-                    OdeArg::Vector(len) => {
-                        let v = Var::array(Vector::from(theta[k..k + len].to_vec()));
-                        k += len;
-                        made.push(Input::Vector(v.clone()));
-                        Bound::new(py, PyVar::wrap_vector(&v))?.into_any()
-                    }
-                    OdeArg::Matrix(r, c) => {
-                        let values = Matrix::from_shape_vec((*r, *c), theta[k..k + r * c].to_vec())
-                            .expect("r·c parameters");
-                        k += r * c;
-                        let v = Var::array(values);
-                        made.push(Input::Matrix(v.clone()));
-                        Bound::new(py, PyVar::wrap_matrix(&v))?.into_any()
-                    }
-                })
-            })?;
-            let outs = self.outputs(&out)?;
-            if outs.len() != n {
-                return Err(self.size_error(n, outs.len()));
+            let Some(call) = self.call_with_vars(t, y, theta)? else {
+                return Ok(false);
+            };
+            if call.outs.len() != n {
+                return Err(self.size_error(n, call.outs.len()));
             }
             if i == 0 {
-                for (d, o) in dydt.iter_mut().zip(&outs) {
+                for (d, o) in dydt.iter_mut().zip(&call.outs) {
                     *d = o.value();
                 }
             }
             // A constant output has a zero row.
-            if let Arg::V(v) = outs[i] {
+            if let Arg::V(v) = call.outs[i] {
                 swept.push(v);
             }
-            inputs.push((yv, made));
+            calls.push(call);
         }
         jac.fill(0.0);
         if swept.is_empty() {
-            return Ok(());
+            return Ok(true);
         }
         revad::sum(&swept).try_grad()?;
-        for (row, (yv, made)) in jac.chunks_exact_mut(m).zip(&inputs) {
+        for (row, call) in jac.chunks_exact_mut(m).zip(&calls) {
             let (ry, mut rest) = row.split_at_mut(n);
-            ry.copy_from_slice(revad::Storage::as_slice(&yv.try_adj()?));
-            for input in made {
+            ry.copy_from_slice(revad::Storage::as_slice(&call.y.try_adj()?));
+            for input in &call.made {
                 let len = input.adjoints_into(rest)?;
                 rest = &mut rest[len..];
             }
         }
-        Ok(())
+        Ok(true)
     }
+
+    /// `f(t, y, *args)` with fresh variables for y and each variable argument: replayed when
+    /// `f` is recorded, else called in Python (and recorded when pending). `None` when a
+    /// replay diverged (its nodes are on the tape).
+    fn call_with_vars(
+        &mut self,
+        t: f64,
+        y: &[f64],
+        theta: &[f64],
+    ) -> Result<Option<VarCall>, PyOdeError> {
+        let py = self.py;
+        let yv = Var::array(Vector::from(y.to_vec()));
+        let made = self.parameters(theta);
+        if !self.python_only && self.skip < self.programs.len() {
+            let k = self.skip;
+            let inputs = operands(Var::new(t), &yv, &made);
+            let replay = self.programs[k].run(inputs, &mut self.frame);
+            self.frame.clear();
+            return match replay {
+                Replay::Done(out) => {
+                    if k > 0 {
+                        let p = self.programs.remove(k);
+                        self.programs.insert(0, p);
+                    }
+                    self.skip = 0;
+                    Ok(Some(VarCall {
+                        outs: replayed_outputs(out),
+                        y: yv,
+                        made,
+                    }))
+                }
+                Replay::Failed(e) => Err(e.into()),
+                Replay::Diverged(_) => {
+                    self.skip += 1;
+                    Ok(None)
+                }
+            };
+        }
+        let tv = Var::new(t);
+        let guard = if self.python_only {
+            None
+        } else {
+            record::start(&operands(tv, &yv, &made))
+        };
+        if let Some(g) = &guard {
+            g.quiet();
+        }
+        let t_obj = if guard.is_some() {
+            Bound::new(py, PyVar::wrap(tv))?.into_any()
+        } else {
+            PyFloat::new(py, t).into_any()
+        };
+        let y_obj = Bound::new(py, PyVar::wrap_vector(&yv))?.into_any();
+        let mut k = 0;
+        let out = self.call(t_obj, y_obj, |a| {
+            Ok(match a {
+                OdeArg::Data(obj) => obj.clone(),
+                _ => {
+                    k += 1;
+                    made[k - 1].object(py)?
+                }
+            })
+        });
+        let Some(guard) = guard else {
+            let outs = self.outputs(&out?)?;
+            return Ok(Some(VarCall { y: yv, made, outs }));
+        };
+        self.recordings += 1;
+        self.python_only = self.recordings >= MAX_RECORDINGS;
+        let Ok(out) = out else {
+            // `f` may need t as a float: compute again, calling it in Python from now on (the
+            // nodes of the failed call are on the tape).
+            drop(guard);
+            self.python_only = true;
+            return Ok(None);
+        };
+        let outs = record::declared(|| self.outputs(&out))?;
+        // The program's one output: the array Var f returned, or its outputs packed into one.
+        let packed = match record::declared(|| out.cast::<PyVar>().map(|v| v.get().x(self.function))) {
+            Ok(Ok(x @ X::A(Ax::V(Arr::V(_))))) => x,
+            _ => {
+                let xs: Vec<X> = outs.iter().map(|a| X::S(*a)).collect();
+                record::res_to_x(record::apply(self.function, &xs, pack)?)
+            }
+        };
+        match guard.finish(&packed) {
+            Ok(program) => {
+                self.programs.insert(0, program);
+                self.programs.truncate(MAX_PROGRAMS);
+                self.skip = 0;
+            }
+            Err(_) => self.python_only = true,
+        }
+        Ok(Some(VarCall { y: yv, made, outs }))
+    }
+
+    /// A fresh variable for each variable argument, with the values `theta`.
+    fn parameters(&self, theta: &[f64]) -> Vec<Input> {
+        let mut made = Vec::with_capacity(self.args.len());
+        let mut k = 0;
+        for a in &self.args {
+            match a {
+                OdeArg::Data(_) => {}
+                OdeArg::Scalar => {
+                    made.push(Input::Scalar(Var::new(theta[k])));
+                    k += 1;
+                }
+                OdeArg::Vector(len) => {
+                    let v = Var::array(Vector::from(theta[k..k + len].to_vec()));
+                    made.push(Input::Vector(v));
+                    k += len;
+                }
+                OdeArg::Matrix(r, c) => {
+                    let values = Matrix::from_shape_vec((*r, *c), theta[k..k + r * c].to_vec())
+                        .expect("r·c parameters");
+                    made.push(Input::Matrix(Var::array(values)));
+                    k += r * c;
+                }
+            }
+        }
+        made
+    }
+}
+
+/// The operands of a recorded `f`, in its inputs' order: t, y, then each variable argument.
+fn operands(t: Var, y: &Var<Vector>, made: &[Input]) -> Vec<X> {
+    let mut xs = Vec::with_capacity(2 + made.len());
+    xs.push(X::S(Arg::V(t)));
+    xs.push(X::A(Ax::V(Arr::V(y.clone()))));
+    xs.extend(made.iter().map(Input::operand));
+    xs
+}
+
+/// The outputs of a replay: the elements of the vector the recording packed them into.
+fn replayed_outputs(out: X) -> Vec<Arg> {
+    match out {
+        X::A(Ax::V(Arr::V(v))) => v.to_vars().into_iter().map(Arg::V).collect(),
+        X::A(Ax::V(Arr::D(v))) => v.iter().map(|&x| Arg::F(x)).collect(),
+        X::S(a) => vec![a],
+        X::A(Ax::M(m)) => m.value().iter().map(|&x| Arg::F(x)).collect(),
+    }
+}
+
+/// The outputs of `f` as one vector (a recorded operation), so that a program has one output.
+fn pack(outs: &[&X]) -> PyResult<Res> {
+    let values: Vec<f64> = outs
+        .iter()
+        .map(|x| match x {
+            X::S(a) => a.value(),
+            _ => unreachable!("scalar outputs"),
+        })
+        .collect();
+    let vars: Vec<Var> = outs
+        .iter()
+        .map(|x| match x {
+            X::S(Arg::V(v)) => *v,
+            X::S(Arg::F(c)) => Var::new(*c),
+            _ => unreachable!("scalar outputs"),
+        })
+        .collect();
+    let v = Var::from_vars(&Vector::from(values), &vars).map_err(to_py)?;
+    Ok(Res::V(Arr::V(v)))
 }
 
 /// A variable made for one call of `f` in the Jacobian's scope.
@@ -315,6 +509,24 @@ enum Input {
 }
 
 impl Input {
+    /// The Python object `f` receives.
+    fn object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self {
+            Input::Scalar(v) => Bound::new(py, PyVar::wrap(*v))?.into_any(),
+            Input::Vector(v) => Bound::new(py, PyVar::wrap_vector(v))?.into_any(),
+            Input::Matrix(v) => Bound::new(py, PyVar::wrap_matrix(v))?.into_any(),
+        })
+    }
+
+    /// The operand of a recorded `f`.
+    fn operand(&self) -> X {
+        match self {
+            Input::Scalar(v) => X::S(Arg::V(*v)),
+            Input::Vector(v) => X::A(Ax::V(Arr::V(v.clone()))),
+            Input::Matrix(v) => X::A(Ax::M(Arr::V(v.clone()))),
+        }
+    }
+
     /// Copies the adjoints to the front of `out`; returns how many.
     fn adjoints_into(&self, out: &mut [f64]) -> Result<usize, revad::Error> {
         Ok(match self {
@@ -394,6 +606,12 @@ fn solve<'py>(
         f: f.clone(),
         args,
         function,
+        programs: Vec::new(),
+        skip: 0,
+        recordings: 0,
+        // A solve without variables calls f with floats and NumPy arrays only.
+        python_only: theta.is_empty() && matches!(y0, Arr::D(_)),
+        frame: Vec::new(),
     };
     let unwrap = |e: PyOdeError| e.0;
     let states = match (&y0, theta.is_empty()) {
@@ -439,12 +657,15 @@ macro_rules! ode_functions {
         /// applies the forward sensitivities (∂y(t)/∂y0 and ∂y(t)/∂ of each variable argument,
         /// integrated with the state; the Jacobian of ``f`` by nested reverse mode).
         ///
-        /// Inside, ``f`` gets ``y`` as a NumPy array and each variable argument as its value
-        /// when only the state is integrated; to compute the Jacobian it gets ``y`` as a 1-D
-        /// array Var and each variable argument as a Var of its shape (a scalar Var, a 1-D or
-        /// 2-D array Var; a list holding Vars becomes a 1-D array Var), data arguments
-        /// unchanged. Stan's defaults: relative and absolute tolerance 1e-6, at most 10⁶ steps
-        /// between output times.
+        /// When something is differentiated, ``f`` is called once with ``t`` a scalar Var,
+        /// ``y`` a 1-D array Var and each variable argument a Var of its shape (a list holding
+        /// Vars becomes a 1-D array Var), data arguments unchanged, and recorded as
+        /// ``revad.jit`` records; its later evaluations replay the recording in Rust (a branch
+        /// that comes out differently is recorded again). An ``f`` that turns ``t`` or a Var
+        /// into a float is called in Python every time instead, with ``t`` a float; so is the
+        /// ``f`` of a solve with nothing to differentiate, with ``y`` a NumPy array. Stan's
+        /// defaults: relative and absolute tolerance 1e-6, at most 10⁶ steps between output
+        /// times.
         #[pyfunction]
         #[pyo3(signature = (f, y0, t0, ts, *args))]
         fn $name<'py>(

@@ -112,6 +112,9 @@ pub struct Recorder {
     data: HashMap<(usize, usize, usize), u32>,
     /// Why the function cannot be replayed, once known (the first reason).
     failure: Option<String>,
+    /// Whether turning a variable into a float ends the recording without the float-leak
+    /// warning (the caller calls the function again in Python when the recording fails).
+    quiet: bool,
 }
 
 thread_local! {
@@ -141,6 +144,7 @@ pub fn start(inputs: &[X]) -> Option<RecordingGuard> {
         vars: HashMap::new(),
         data: HashMap::new(),
         failure: None,
+        quiet: false,
     };
     for (k, x) in inputs.iter().enumerate() {
         if let Some(id) = var_ident(x) {
@@ -165,6 +169,17 @@ impl Drop for RecordingGuard {
 }
 
 impl RecordingGuard {
+    /// Turning a variable into a float ends this recording without the float-leak warning:
+    /// for callers that call the function again in Python when the recording fails (an ODE's
+    /// right-hand side, recorded with its time as a variable).
+    pub fn quiet(&self) {
+        RECORDER.with(|c| {
+            if let Some(r) = c.borrow_mut().as_mut() {
+                r.quiet = true;
+            }
+        });
+    }
+
     /// Ends the recording with `output` (what the function returned) as the program's output;
     /// the program, or why there is none.
     pub fn finish(self, output: &X) -> Result<Prog, String> {
@@ -233,6 +248,11 @@ pub fn on_leak(how: &str) {
     if recording() {
         fail(|| format!("{how} of a revad.Var turns its value into a plain number"));
     }
+}
+
+/// Whether the open recording (if any) is quiet (see [`RecordingGuard::quiet`]).
+pub fn is_quiet() -> bool {
+    recording() && RECORDER.with(|c| c.borrow().as_ref().is_some_and(|r| r.quiet))
 }
 
 /// A `revad.Data` received by the jitted function turned into NumPy (its values leave revad):
