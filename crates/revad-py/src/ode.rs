@@ -1,10 +1,15 @@
 //! The ODE solvers `ode_rk45`, `ode_ckrk`, `ode_adams`, `ode_bdf` and their `_tol` forms, whose
 //! right-hand side is a Python function `f(t, y, *args)`.
 //!
-//! The core solver sees an [`OdeSystem`] that calls `f`: with floats and NumPy arrays for the
-//! state alone, and, for the Jacobian of the sensitivities, N times in one nested tape scope
-//! with fresh variables (y an array Var, each variable argument a Var of its shape), swept once
-//! from the sum of the i-th outputs of the i-th calls.
+//! The core solver sees an [`OdeSystem`] that evaluates `f`: for the state alone (the values
+//! read), and, for the Jacobian of the sensitivities, N times in one nested tape scope with
+//! fresh variables (y an array Var, each variable argument a Var of its shape), swept once from
+//! the sum of the i-th outputs of the i-th evaluations.
+//!
+//! The first evaluation calls `f` in Python with variables (t too) and records it as a program,
+//! as `revad.jit` records; the others replay it in Rust. A guard that comes out differently
+//! records again (programs kept per branch path); an `f` that cannot be recorded is called in
+//! Python every time, with floats and NumPy arrays for the state alone.
 
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods, ToPyArray};
 use pyo3::exceptions::PyTypeError;
@@ -609,8 +614,7 @@ fn solve<'py>(
         programs: Vec::new(),
         skip: 0,
         recordings: 0,
-        // A solve without variables calls f with floats and NumPy arrays only.
-        python_only: theta.is_empty() && matches!(y0, Arr::D(_)),
+        python_only: false,
         frame: Vec::new(),
     };
     let unwrap = |e: PyOdeError| e.0;
@@ -657,13 +661,13 @@ macro_rules! ode_functions {
         /// applies the forward sensitivities (∂y(t)/∂y0 and ∂y(t)/∂ of each variable argument,
         /// integrated with the state; the Jacobian of ``f`` by nested reverse mode).
         ///
-        /// When something is differentiated, ``f`` is called once with ``t`` a scalar Var,
-        /// ``y`` a 1-D array Var and each variable argument a Var of its shape (a list holding
-        /// Vars becomes a 1-D array Var), data arguments unchanged, and recorded as
-        /// ``revad.jit`` records; its later evaluations replay the recording in Rust (a branch
-        /// that comes out differently is recorded again). An ``f`` that turns ``t`` or a Var
-        /// into a float is called in Python every time instead, with ``t`` a float; so is the
-        /// ``f`` of a solve with nothing to differentiate, with ``y`` a NumPy array. Stan's
+        /// ``f`` is called once with ``t`` a scalar Var, ``y`` a 1-D array Var and each
+        /// variable argument a Var of its shape (a list holding Vars becomes a 1-D array Var),
+        /// data arguments unchanged, and recorded as ``revad.jit`` records; its later
+        /// evaluations replay the recording in Rust (a branch that comes out differently is
+        /// recorded again). An ``f`` that turns ``t`` or a Var into a float is called in Python
+        /// every time instead, with ``t`` a float (and ``y`` a NumPy array when only the state
+        /// is integrated). Stan's
         /// defaults: relative and absolute tolerance 1e-6, at most 10⁶ steps between output
         /// times.
         #[pyfunction]

@@ -201,10 +201,15 @@ operators! {
                 _ => None,
             };
             if let Some(op) = op {
-                let a = try_x(&inputs.get_item(0)?, "__array_ufunc__")?;
-                let b = try_x(&inputs.get_item(1)?, "__array_ufunc__")?;
+                const F: &str = "__array_ufunc__";
+                let (a, b) = record::declared(|| -> PyResult<_> {
+                    Ok((try_x(&inputs.get_item(0)?, F)?, try_x(&inputs.get_item(1)?, F)?))
+                })?;
                 if let (Some(a), Some(b)) = (a, b) {
-                    return elementwise(op, a, b)?.into_py(py);
+                    return record::apply(F, &[a, b], move |x| {
+                        elementwise(op, x[0].clone(), x[1].clone())
+                    })?
+                    .into_py(py);
                 }
             }
         }
