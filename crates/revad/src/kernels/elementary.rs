@@ -715,6 +715,7 @@ fn any<S: Simd>(s: S, m: S::m64s) -> bool {
 
 /// `out = k(x)`: the fast path on every vector, noting lanes out of range, then those elements
 /// again with the scalar reference.
+#[inline(always)]
 fn map_kernel<S: Simd, K: Kernel>(s: S, k: K, x: &[f64], out: &mut [f64]) {
     let v = V(s);
     let (xh, xt) = S::as_simd_f64s(x);
@@ -807,18 +808,12 @@ impl<K: Kernel> WithSimd for AddScaled<'_, K> {
         let (rh, rt) = S::as_mut_simd_f64s(self.r);
         let zero = v.c(0.0);
         let mut bad = s.less_than_f64s(zero, zero);
-        let step = |xv: S::f64s, gv: S::f64s, rv: S::f64s, bad: &mut S::m64s| {
-            let ok = k.in_range(v, xv);
-            *bad = s.or_m64s(*bad, s.not_m64s(ok));
-            let keep = s.and_m64s(ok, s.not_m64s(v.eq(gv, zero)));
-            v.add(rv, v.select(keep, v.mul(gv, k.vector(v, xv)), zero))
-        };
         for ((r, &xv), &gv) in rh.iter_mut().zip(xh).zip(gh) {
-            *r = step(xv, gv, *r, &mut bad);
+            *r = add_scaled_step(v, k, xv, gv, *r, &mut bad);
         }
         if !xt.is_empty() {
             let (xv, gv, rv) = (load_tail(s, xt), load_tail(s, gt), load_tail(s, rt));
-            let y = step(xv, gv, rv, &mut bad);
+            let y = add_scaled_step(v, k, xv, gv, rv, &mut bad);
             let lanes = pulp::bytemuck::cast_slice::<S::f64s, f64>(std::slice::from_ref(&y));
             let n = rt.len();
             rt.copy_from_slice(&lanes[..n]);
@@ -831,6 +826,49 @@ impl<K: Kernel> WithSimd for AddScaled<'_, K> {
             }
         }
     }
+}
+
+/// `r + g·k(x)` on the lanes in range with nonzero `g` (0 elsewhere), noting the lanes out of
+/// range in `bad`. (A function rather than a closure: closures do not inherit the instruction
+/// set's target features, so their vector operations would not be inlined.)
+#[inline(always)]
+fn add_scaled_step<S: Simd, K: Kernel>(
+    v: V<S>,
+    k: K,
+    xv: S::f64s,
+    gv: S::f64s,
+    rv: S::f64s,
+    bad: &mut S::m64s,
+) -> S::f64s {
+    let (s, zero) = (v.0, v.c(0.0));
+    let ok = k.in_range(v, xv);
+    *bad = s.or_m64s(*bad, s.not_m64s(ok));
+    let keep = s.and_m64s(ok, s.not_m64s(v.eq(gv, zero)));
+    v.add(rv, v.select(keep, v.mul(gv, k.vector(v, xv)), zero))
+}
+
+/// `x − x`, or 0 for `x = −∞`: NaN exactly for NaN and +∞.
+#[inline(always)]
+fn finite_part<S: Simd>(v: V<S>, x: S::f64s) -> S::f64s {
+    v.select(v.eq(x, v.c(f64::NEG_INFINITY)), v.c(0.0), v.sub(x, x))
+}
+
+/// `(e^(x − m), 0)` for `−708 ≤ x − m < 0`, `(0, 1)` for `x = m`, `(0, 0)` below.
+#[inline(always)]
+fn lse_term<S: Simd>(v: V<S>, xv: S::f64s, mv: S::f64s) -> (S::f64s, S::f64s) {
+    let zero = v.c(0.0);
+    let t = v.sub(xv, mv);
+    let keep = v.and(v.lt(t, zero), v.le(v.c(-708.0), t));
+    let e = v.select(keep, exp_core(v, v.max(t, v.c(-708.0))), zero);
+    (e, v.select(v.eq(t, zero), v.c(1.0), zero))
+}
+
+/// `g·e^((x − m) − l)`, 0 where the exponent is below −708 (a weight below 2⁻¹⁰²¹).
+#[inline(always)]
+fn lse_weight<S: Simd>(v: V<S>, xv: S::f64s, m: S::f64s, l: S::f64s, g: S::f64s) -> S::f64s {
+    let t = v.sub(v.sub(xv, m), l);
+    let keep = v.le(v.c(-708.0), t);
+    v.select(keep, v.mul(g, exp_core(v, v.max(t, v.c(-708.0)))), v.c(0.0))
 }
 
 struct LogSumExp<'a> {
@@ -866,17 +904,16 @@ impl WithSimd for LseParts<'_> {
         // some element is NaN or +∞.
         let ninf = v.c(f64::NEG_INFINITY);
         let (mut hi, mut check) = ([ninf; 4], [v.c(0.0); 4]);
-        let finite_part = |xv: S::f64s| v.select(v.eq(xv, ninf), v.c(0.0), v.sub(xv, xv));
         let (blocks, rest) = pulp::as_arrays::<4, _>(xh);
         for b in blocks {
             for j in 0..4 {
                 hi[j] = v.max(hi[j], b[j]);
-                check[j] = v.add(check[j], finite_part(b[j]));
+                check[j] = v.add(check[j], finite_part(v, b[j]));
             }
         }
         for &xv in rest {
             hi[0] = v.max(hi[0], xv);
-            check[0] = v.add(check[0], finite_part(xv));
+            check[0] = v.add(check[0], finite_part(v, xv));
         }
         let hi = v.max(v.max(hi[0], hi[1]), v.max(hi[2], hi[3]));
         let check = v.add(v.add(check[0], check[1]), v.add(check[2], check[3]));
@@ -893,22 +930,16 @@ impl WithSimd for LseParts<'_> {
         // and the number of xᵢ equal to m.
         let mv = v.c(m);
         let zero = v.c(0.0);
-        let term = |xv: S::f64s| {
-            let t = v.sub(xv, mv);
-            let keep = v.and(v.lt(t, zero), v.le(v.c(-708.0), t));
-            let e = v.select(keep, exp_core(v, v.max(t, v.c(-708.0))), zero);
-            (e, v.select(v.eq(t, zero), v.c(1.0), zero))
-        };
         let (mut sum, mut ties) = ([zero; 4], [zero; 4]);
         for b in blocks {
             for j in 0..4 {
-                let (e, c) = term(b[j]);
+                let (e, c) = lse_term(v, b[j], mv);
                 sum[j] = v.add(sum[j], e);
                 ties[j] = v.add(ties[j], c);
             }
         }
         for &xv in rest {
-            let (e, c) = term(xv);
+            let (e, c) = lse_term(v, xv, mv);
             sum[0] = v.add(sum[0], e);
             ties[0] = v.add(ties[0], c);
         }
@@ -918,7 +949,7 @@ impl WithSimd for LseParts<'_> {
             pulp::bytemuck::cast_slice_mut::<S::f64s, f64>(std::slice::from_mut(&mut xv))
                 [..xt.len()]
                 .copy_from_slice(xt);
-            let (e, c) = term(xv);
+            let (e, c) = lse_term(v, xv, mv);
             sum[0] = v.add(sum[0], e);
             ties[0] = v.add(ties[0], c);
         }
@@ -943,20 +974,13 @@ impl WithSimd for LseWeights<'_> {
     fn with_simd<S: Simd>(self, s: S) {
         let v = V(s);
         let (m, l, g) = (v.c(self.m), v.c(self.l), v.c(self.g));
-        let zero = v.c(0.0);
-        let w = |xv: S::f64s| {
-            // (x − m) − l ≤ 0; below −708 the weight is below 2⁻¹⁰²¹ and taken as 0.
-            let t = v.sub(v.sub(xv, m), l);
-            let keep = v.le(v.c(-708.0), t);
-            v.select(keep, v.mul(g, exp_core(v, v.max(t, v.c(-708.0)))), zero)
-        };
         let (xh, xt) = S::as_simd_f64s(self.x);
         let (rh, rt) = S::as_mut_simd_f64s(self.r);
         for (r, &xv) in rh.iter_mut().zip(xh) {
-            *r = v.add(*r, w(xv));
+            *r = v.add(*r, lse_weight(v, xv, m, l, g));
         }
         if !xt.is_empty() {
-            let y = w(load_tail(s, xt));
+            let y = lse_weight(v, load_tail(s, xt), m, l, g);
             let lanes = pulp::bytemuck::cast_slice::<S::f64s, f64>(std::slice::from_ref(&y));
             for (r, &yi) in rt.iter_mut().zip(lanes) {
                 *r += yi;
