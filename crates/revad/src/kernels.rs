@@ -9,6 +9,8 @@
 
 use pulp::{Arch, Simd, WithSimd};
 
+pub mod elementary;
+
 /// Below this length the scalar loop runs directly (dispatch costs a few nanoseconds).
 const SHORT: usize = 32;
 

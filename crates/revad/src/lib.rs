@@ -98,3 +98,6 @@ pub use nalgebra;
 /// The ndarray crate, at the version whose arrays revad's [`Vector`] and [`Matrix`] are, so that
 /// `revad::ndarray::array![...]` needs no dependency of its own.
 pub use ndarray;
+
+// Vectorised elementary functions on f64 slices (SIMD kernels chosen at run time).
+pub use kernels::elementary;

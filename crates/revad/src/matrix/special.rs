@@ -42,6 +42,7 @@
 use super::manipulation::VectorKind;
 use super::operand::{keys_of, slot_of, Operand};
 use crate::error::{require_int, Error, Result};
+use crate::kernels::elementary;
 use crate::special::log_exp::{argmax, log_sum_exp_all};
 use crate::tape::{self, Adjoints};
 use crate::var::{Storage, Var, Vector};
@@ -228,7 +229,15 @@ pub fn distance<A: VectorKind, B: VectorKind>(
 /// The weights `e^(xᵢ − L)` with `L = log_sum_exp(x)`, the partials of `log_sum_exp`, with the
 /// scalar [`log_sum_exp_all`](crate::log_sum_exp_all)'s rules where the maximum is not finite
 /// (NaN: all NaN; −∞: all 1; a single +∞: 1 there and 0 elsewhere, several: NaN there).
+///
+/// With a finite maximum `m` the weights are `e^((xᵢ − m) − l)`, `l = ln(1 + Σ_{i≠k} e^(xᵢ − m))`,
+/// from the vectorised exponential in one pass (weights below e⁻⁷⁰⁸ are 0).
 pub(super) fn lse_weights(x: &[f64]) -> Vec<f64> {
+    if let Some((m, l)) = elementary::log_sum_exp_parts(x) {
+        let mut w = vec![0.0; x.len()];
+        elementary::add_lse_weights(&mut w, x, m, l, 1.0);
+        return w;
+    }
     let Some(k) = argmax(x) else {
         return Vec::new();
     };
@@ -341,19 +350,10 @@ pub fn log_softmax(v: &impl Operand<Vector>) -> Result<Var<Vector>> {
 
 /// The values of `log_softmax(x)` for a non-empty `x`.
 fn log_softmax_values(x: &[f64]) -> Vec<f64> {
-    let k = argmax(x).expect("non-empty");
-    let m = x[k];
-    if !m.is_finite() {
+    let Some((m, log_total)) = elementary::log_sum_exp_parts(x) else {
         let lse = log_sum_exp_all(x);
         return x.iter().map(|xi| xi - lse).collect();
-    }
-    let rest: f64 = x
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i != k)
-        .map(|(_, &v)| (v - m).exp())
-        .sum();
-    let log_total = rest.ln_1p();
+    };
     x.iter().map(|xi| (xi - m) - log_total).collect()
 }
 
@@ -372,15 +372,26 @@ fn log_softmax_values(x: &[f64]) -> Vec<f64> {
 /// ```
 pub fn log_sum_exp<S: Storage>(a: &impl Operand<S>) -> Var {
     let av = a.value();
-    let value = log_sum_exp_all(av.as_slice());
     if av.is_empty() {
+        return Var::new(f64::NEG_INFINITY);
+    }
+    let parts = elementary::log_sum_exp_parts(av.as_slice());
+    let value = match parts {
+        Some((m, l)) => m + l,
+        None => log_sum_exp_all(av.as_slice()),
+    };
+    if a.key().is_none() {
         return Var::new(value);
     }
     let a_val = av.into_owned();
-    scalar_node(a, value, move |g, r| {
-        let w = lse_weights(a_val.as_slice());
-        for (ri, wi) in r.iter_mut().zip(&w) {
-            *ri += g * wi;
+    scalar_node(a, value, move |g, r| match parts {
+        // āᵢ += ḡ·e^((aᵢ − m) − l) in one vector pass, nothing allocated.
+        Some((m, l)) => elementary::add_lse_weights(r, a_val.as_slice(), m, l, g),
+        None => {
+            let w = lse_weights(a_val.as_slice());
+            for (ri, wi) in r.iter_mut().zip(&w) {
+                *ri += g * wi;
+            }
         }
     })
 }

@@ -2,8 +2,13 @@
 //! functions on `vector`, `row_vector` and `matrix`.
 //!
 //! Every function applies the scalar function of the same name (`revad::sqrt`, ...) to each
-//! element, so values agree with the scalar versions to the bit, and multiplies the result's
-//! adjoints by the same derivative formula the scalar version uses: `āᵢ += c̄ᵢ · ∂cᵢ/∂aᵢ`,
+//! element, so values agree with the scalar versions to the bit, except `exp`, `log`, `log1p`,
+//! `expm1`, `inv_logit`, `log_inv_logit`, `log1m_inv_logit`, `log1p_exp` and `tanh`: those
+//! run the SIMD kernels of [`crate::elementary`], within 1 ulp of the scalar (standard
+//! library) value for `exp`, `log`, `log1p` and `expm1`, 2 ulps for the logistic functions
+//! and 3 for `tanh` (the kernels also compute the derivatives below that need an
+//! exponential). Each multiplies the result's adjoints by the same derivative formula the
+//! scalar version uses: `āᵢ += c̄ᵢ · ∂cᵢ/∂aᵢ`,
 //! evaluated in the reverse pass from `aᵢ` and `cᵢ` (the diagonal Jacobian of an elementwise
 //! map; Giles 2008, section 3.1). Domain edges, NaN and infinities behave as in the scalar
 //! function (see its documentation); a data argument gives a constant array with no
@@ -67,7 +72,8 @@ use std::f64::consts::{LN_10, LN_2};
 
 use super::operand::{slot_of, Operand};
 use crate::error::Result;
-use crate::special::{gamma as sg, log_exp as sl, normal as sn};
+use crate::kernels::elementary::{self, Derivative, Function};
+use crate::special::{gamma as sg, normal as sn};
 use crate::tape::{self, Adjoints};
 use crate::var::{Storage, Var};
 
@@ -249,20 +255,12 @@ fn nan_or(c: f64, d: impl FnOnce() -> f64) -> f64 {
 }
 
 vectorised! {
-    /// `eᵃ` of every element; ∂cᵢ/∂aᵢ = cᵢ.
-    exp => |_, c| c;
     /// `2ᵃ` of every element; ∂cᵢ/∂aᵢ = cᵢ·ln 2.
     exp2 => |_, c| c * LN_2;
-    /// `eᵃ − 1` of every element, accurate near 0; ∂cᵢ/∂aᵢ = cᵢ + 1 (e^(aᵢ) below −1).
-    expm1 => |x: f64, c| if x >= -1.0 { c + 1.0 } else { x.exp() };
-    /// Natural logarithm of every element (NaN below zero); ∂cᵢ/∂aᵢ = 1/aᵢ.
-    log => |x, c| nan_or(c, || 1.0 / x);
     /// Base-2 logarithm of every element (NaN below zero); ∂cᵢ/∂aᵢ = 1/(aᵢ ln 2).
     log2 => |x, c| nan_or(c, || 1.0 / (x * LN_2));
     /// Base-10 logarithm of every element (NaN below zero); ∂cᵢ/∂aᵢ = 1/(aᵢ ln 10).
     log10 => |x, c| nan_or(c, || 1.0 / (x * LN_10));
-    /// `ln(1 + a)` of every element, accurate near 0 (NaN below −1); ∂cᵢ/∂aᵢ = 1/(1 + aᵢ).
-    log1p => |x, c| nan_or(c, || 1.0 / (1.0 + x));
     /// Square of every element; ∂cᵢ/∂aᵢ = 2aᵢ.
     square => |x, _| 2.0 * x;
     /// `√a` of every element; ∂cᵢ/∂aᵢ = 1/(2cᵢ).
@@ -291,9 +289,6 @@ vectorised! {
     sinh => |x: f64, _| x.cosh();
     /// Hyperbolic cosine of every element; ∂cᵢ/∂aᵢ = sinh aᵢ.
     cosh => |x: f64, _| x.sinh();
-    /// Hyperbolic tangent of every element; ∂cᵢ/∂aᵢ = 1 − cᵢ² (as 4e/(1 + e)², e = e^(−2|aᵢ|),
-    /// beyond |aᵢ| = ½).
-    tanh => d_tanh;
     /// Inverse hyperbolic sine of every element; ∂cᵢ/∂aᵢ = 1/√(aᵢ² + 1).
     asinh => |x: f64, _| if x.abs() < HUGE { 1.0 / (x * x + 1.0).sqrt() } else { 1.0 / x.abs() };
     /// Inverse hyperbolic cosine of every element (NaN below 1); ∂cᵢ/∂aᵢ = 1/√((aᵢ − 1)(aᵢ + 1)).
@@ -314,17 +309,9 @@ vectorised! {
     digamma => |x, _| sg::trigamma(x);
     /// ψ′(a) of every element (+∞ at the poles); ∂cᵢ/∂aᵢ = ψ″(aᵢ).
     trigamma => |x, _| sg::tetragamma(x);
-    /// The logistic sigmoid σ of every element; ∂cᵢ/∂aᵢ = σ(aᵢ)σ(−aᵢ).
-    inv_logit => sl::inv_logit_derivative;
     /// The log odds `ln(a/(1 − a))` of every element (NaN outside [0, 1]);
     /// ∂cᵢ/∂aᵢ = 1/(aᵢ(1 − aᵢ)).
     logit => |x, c| if c.is_nan() { f64::NAN } else { 1.0 / (x * (1.0 - x)) };
-    /// `ln inv_logit(a)` of every element; ∂cᵢ/∂aᵢ = inv_logit(−aᵢ).
-    log_inv_logit => |x: f64, _| sl::inv_logit(-x);
-    /// `ln(1 − inv_logit(a))` of every element; ∂cᵢ/∂aᵢ = −inv_logit(aᵢ).
-    log1m_inv_logit => |x, _| -sl::inv_logit(x);
-    /// `ln(1 + eᵃ)` of every element; ∂cᵢ/∂aᵢ = inv_logit(aᵢ).
-    log1p_exp => |x, _| sl::inv_logit(x);
     /// `ln(1 − eᵃ)` of every element (NaN above 0, −∞ at 0); ∂cᵢ/∂aᵢ = −1/expm1(−aᵢ).
     log1m_exp [-0.5, -2.0] => d_log1m_exp;
     /// The inverse complementary log-log `1 − exp(−eᵃ)` of every element;
@@ -334,6 +321,122 @@ vectorised! {
     fabs => d_fabs;
     /// `|a|` of every element (the same as [`fabs`]); ∂cᵢ/∂aᵢ = sign(aᵢ), 0 at 0.
     abs => d_fabs;
+}
+
+/// [`map`] through a SIMD kernel: the values from [`elementary::map`], the derivative `d(x, c)`.
+fn simd_map<S, D>(a: &impl Operand<S>, f: Function, d: D) -> Var<S>
+where
+    S: Storage,
+    D: Fn(f64, f64) -> f64 + Copy + 'static,
+{
+    let av = a.value();
+    let value = simd_values(&*av, f);
+    record(a.key(), &av, value, d)
+}
+
+/// The values of `f` on every element of `av` through its SIMD kernel.
+fn simd_values<S: Storage>(av: &S, f: Function) -> S {
+    let x = av.as_slice();
+    let mut out = vec![0.0; x.len()];
+    elementary::map(f, x, &mut out);
+    av.with_data(out)
+}
+
+/// [`simd_map`] whose derivative also needs a SIMD kernel: āᵢ += c̄ᵢ·d(aᵢ) in one vector pass.
+fn simd_map_kernel<S: Storage>(a: &impl Operand<S>, f: Function, d: Derivative) -> Var<S> {
+    let av = a.value();
+    let value = simd_values(&*av, f);
+    let Some(k) = a.key() else {
+        return Var::array(value);
+    };
+    let n = value.len();
+    let a_val = av.into_owned();
+    let key = tape::record_run(n, &[k], move |out| {
+        move |adj: &mut Adjoints| {
+            let (mut below, g) = adj.split_at_result(out, n);
+            let r = below.run(slot_of(k), n);
+            elementary::add_scaled(d, a_val.as_slice(), g, r);
+        }
+    });
+    Var::from_key(value, key)
+}
+
+/// The doc example of a function computed by a SIMD kernel: its values are within a few ulps
+/// of the scalar function's, and its adjoints the scalar derivative's.
+macro_rules! example_simd {
+    ($name:ident) => {
+        concat!(
+            "```\n",
+            "use revad::{matrix, tape, Var, Vector};\n",
+            "let x = Vector::from(vec![0.25, 0.75]);\n",
+            "let a = Var::array(x.clone());\n",
+            "let c = matrix::",
+            stringify!($name),
+            "(&a);\n",
+            "// Each element is the scalar function's value to within a few ulps ...\n",
+            "let want = revad::",
+            stringify!($name),
+            "(x[1]);\n",
+            "assert!((c.value()[1] - want).abs() <= 4.0 * f64::EPSILON * want.abs());\n",
+            "matrix::sum(&c).grad();\n",
+            "// ... and each adjoint its derivative.\n",
+            "let (_, g) = revad::gradient(|v| revad::",
+            stringify!($name),
+            "(v[0]), &[x[1]]);\n",
+            "assert!((a.adj()[1] - g[0]).abs() <= 1e-14 * g[0].abs().max(1.0));\n",
+            "tape::reset();\n",
+            "```",
+        )
+    };
+}
+
+/// A SIMD-kernel function's node, its derivative a closure or a kernel.
+macro_rules! simd_dispatch {
+    (kernel, $a:expr, $f:expr, $d:expr) => {
+        simd_map_kernel($a, $f, $d)
+    };
+    (closure, $a:expr, $f:expr, $d:expr) => {
+        simd_map($a, $f, $d)
+    };
+}
+
+/// The functions computed by SIMD kernels: `name => Function, closure derivative(x, c)` or
+/// `name => Function, kernel Derivative`.
+macro_rules! vectorised_simd {
+    ($($(#[doc = $doc:expr])+ $name:ident => $f:expr, $how:ident $d:expr;)+) => {$(
+        $(#[doc = $doc])+
+        ///
+        /// One node; the values come from the SIMD kernel of [`crate::elementary`] (within
+        /// the bound given in this module's documentation of the scalar function's values).
+        ///
+        #[doc = example_simd!($name)]
+        pub fn $name<S: Storage>(a: &impl Operand<S>) -> Var<S> {
+            simd_dispatch!($how, a, $f, $d)
+        }
+    )+};
+}
+
+vectorised_simd! {
+    /// `eᵃ` of every element; ∂cᵢ/∂aᵢ = cᵢ.
+    exp => Function::Exp, closure |_, c| c;
+    /// `eᵃ − 1` of every element, accurate near 0; ∂cᵢ/∂aᵢ = e^(aᵢ) (a SIMD kernel).
+    expm1 => Function::Expm1, kernel Derivative::Exp;
+    /// Natural logarithm of every element (NaN below zero); ∂cᵢ/∂aᵢ = 1/aᵢ.
+    log => Function::Log, closure |x, c| nan_or(c, || 1.0 / x);
+    /// `ln(1 + a)` of every element, accurate near 0 (NaN below −1); ∂cᵢ/∂aᵢ = 1/(1 + aᵢ).
+    log1p => Function::Log1p, closure |x, c| nan_or(c, || 1.0 / (1.0 + x));
+    /// Hyperbolic tangent of every element; ∂cᵢ/∂aᵢ = 1 − cᵢ², as 4e/(1 + e)² with
+    /// e = e^(−2|aᵢ|) (no cancellation; a SIMD kernel).
+    tanh => Function::Tanh, kernel Derivative::Tanh;
+    /// The logistic sigmoid σ of every element; ∂cᵢ/∂aᵢ = σ(aᵢ)σ(−aᵢ) = e/(1 + e)² with
+    /// e = e^(−|aᵢ|) (a SIMD kernel).
+    inv_logit => Function::InvLogit, kernel Derivative::InvLogit;
+    /// `ln inv_logit(a)` of every element; ∂cᵢ/∂aᵢ = inv_logit(−aᵢ) (a SIMD kernel).
+    log_inv_logit => Function::LogInvLogit, kernel Derivative::Sigmoid { arg: -1.0, out: 1.0 };
+    /// `ln(1 − inv_logit(a))` of every element; ∂cᵢ/∂aᵢ = −inv_logit(aᵢ) (a SIMD kernel).
+    log1m_inv_logit => Function::Log1mInvLogit, kernel Derivative::Sigmoid { arg: 1.0, out: -1.0 };
+    /// `ln(1 + eᵃ)` of every element; ∂cᵢ/∂aᵢ = inv_logit(aᵢ) (a SIMD kernel).
+    log1p_exp => Function::Log1pExp, kernel Derivative::Sigmoid { arg: 1.0, out: 1.0 };
 }
 
 vectorised_checked! {
@@ -360,16 +463,6 @@ vectorised_constant! {
     trunc;
     /// Stan's step function of every element: 0 if a < 0, else 1 (also for NaN).
     step;
-}
-
-/// d tanh: 1 − tanh² for |x| ≤ ½, else 4e/(1 + e)² with e = e^(−2|x|) (no cancellation).
-fn d_tanh(x: f64, t: f64) -> f64 {
-    if x.abs() <= 0.5 {
-        1.0 - t * t
-    } else {
-        let e = (-2.0 * x.abs()).exp();
-        4.0 * e / ((1.0 + e) * (1.0 + e))
-    }
 }
 
 /// d acosh: 1/√((x − 1)(x + 1)), 1/x for huge x, NaN below 1.

@@ -61,7 +61,17 @@ pub fn log_sum_exp(a: f64, b: f64) -> f64 {
 ///
 /// Empty slice: −∞. If the maximum is infinite it is returned (all −∞ gives −∞, any +∞ gives
 /// +∞); NaN if any element is NaN. ∂/∂xᵢ = `e^(xᵢ − value)` (the softmax).
+///
+/// The sum runs in SIMD lanes with the vectorised exponential of
+/// [`crate::elementary`] (within one ulp of `f64::exp`), so the result may differ from a
+/// left-to-right sum of `f64::exp` in the last bits.
 pub fn log_sum_exp_all(xs: &[f64]) -> f64 {
+    crate::kernels::elementary::log_sum_exp(xs)
+}
+
+/// [`log_sum_exp_all`] one element at a time with `f64::exp` (the vector kernel's path for a
+/// NaN or +∞ element).
+pub(crate) fn log_sum_exp_scalar(xs: &[f64]) -> f64 {
     let Some(k) = argmax(xs) else {
         return f64::NEG_INFINITY;
     };
