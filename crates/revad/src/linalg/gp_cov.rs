@@ -16,6 +16,7 @@ use std::borrow::Cow;
 
 use super::check;
 use super::node::{node, scalar_arg, Arg, Bars};
+use crate::elementary::{self, Function};
 use crate::error::{require, Error, Result};
 use crate::kernels::{dot, lane_sum};
 use crate::var::{Matrix, Var, Vector};
@@ -339,6 +340,14 @@ pub(crate) trait Kernel: 'static {
     /// not NaN, where K is 0 (a huge r²/ℓ²: clamp it rather than form `0·∞`), and the
     /// partials in θ must be 0 at r = 0.
     fn partials(&self, r2: f64, k: f64) -> Partials;
+    /// κ of each r² in `r2` into `out`, one row of the forward pass (`r2` may be overwritten).
+    /// The kernels holding an exponential take the row through the vectorised `exp` of
+    /// [`crate::elementary`] (within 1 ulp of [`Kernel::value`]'s).
+    fn values(&self, r2: &mut [f64], out: &mut [f64]) {
+        for (o, &r) in out.iter_mut().zip(r2.iter()) {
+            *o = self.value(r);
+        }
+    }
     /// Whether [`Kernel::partials`] is cheap (arithmetic and square roots, no
     /// transcendental function): then the reverse pass evaluates it on every entry, both
     /// triangles, in contiguous vectorisable rows, rather than once per pair.
@@ -490,6 +499,7 @@ impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
     fn call(self, m: &impl Metric) -> Vec<f64> {
         let (n1, n2) = self.shape;
         let mut value = vec![0.0; n1 * n2];
+        let mut r2 = vec![0.0; n2];
         for (i, row) in value.chunks_exact_mut(n2).enumerate() {
             let first = if self.sym {
                 row[i] = self.s2;
@@ -497,8 +507,12 @@ impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
             } else {
                 0
             };
-            for (j, v) in row.iter_mut().enumerate().skip(first) {
-                *v = self.s2 * self.kernel.value(m.r2(i, j));
+            for (j, r) in r2.iter_mut().enumerate().skip(first) {
+                *r = m.r2(i, j);
+            }
+            self.kernel.values(&mut r2[first..], &mut row[first..]);
+            for v in &mut row[first..] {
+                *v *= self.s2;
             }
         }
         if self.sym {
@@ -723,6 +737,12 @@ impl Kernel for ExpQuad {
     fn value(&self, r2: f64) -> f64 {
         (-0.5 * r2 * self.inv_l2).exp()
     }
+    fn values(&self, r2: &mut [f64], out: &mut [f64]) {
+        for r in r2.iter_mut() {
+            *r = -0.5 * *r * self.inv_l2;
+        }
+        elementary::map(Function::Exp, r2, out);
+    }
     #[inline(always)]
     fn partials(&self, r2: f64, k: f64) -> Partials {
         let s = scaled(r2, self.inv_l2);
@@ -745,6 +765,16 @@ impl Kernel for Matern32 {
     fn value(&self, r2: f64) -> f64 {
         let u = (3.0 * r2 * self.inv_l2).sqrt();
         (1.0 + u) * (-u).exp()
+    }
+    fn values(&self, r2: &mut [f64], out: &mut [f64]) {
+        // r2 holds −u, out e⁻ᵘ, then (1 + u)·e⁻ᵘ.
+        for r in r2.iter_mut() {
+            *r = -(3.0 * *r * self.inv_l2).sqrt();
+        }
+        elementary::map(Function::Exp, r2, out);
+        for (o, &minus_u) in out.iter_mut().zip(r2.iter()) {
+            *o *= 1.0 - minus_u;
+        }
     }
     #[inline(always)]
     fn partials(&self, r2: f64, k: f64) -> Partials {
@@ -771,6 +801,16 @@ impl Kernel for Matern52 {
         let u = (5.0 * s).sqrt();
         (1.0 + u + 5.0 / 3.0 * s) * (-u).exp()
     }
+    fn values(&self, r2: &mut [f64], out: &mut [f64]) {
+        // r2 holds −u, out e⁻ᵘ, then (1 + u + u²/3)·e⁻ᵘ (u²/3 = 5s/3 to rounding).
+        for r in r2.iter_mut() {
+            *r = -(5.0 * (*r * self.inv_l2)).sqrt();
+        }
+        elementary::map(Function::Exp, r2, out);
+        for (o, &minus_u) in out.iter_mut().zip(r2.iter()) {
+            *o *= 1.0 - minus_u + minus_u * minus_u / 3.0;
+        }
+    }
     #[inline(always)]
     fn partials(&self, r2: f64, k: f64) -> Partials {
         let s = scaled(r2, self.inv_l2);
@@ -794,6 +834,12 @@ impl Kernel for Exponential {
     #[inline(always)]
     fn value(&self, r2: f64) -> f64 {
         (-(r2 * self.inv_l2).sqrt()).exp()
+    }
+    fn values(&self, r2: &mut [f64], out: &mut [f64]) {
+        for r in r2.iter_mut() {
+            *r = -(*r * self.inv_l2).sqrt();
+        }
+        elementary::map(Function::Exp, r2, out);
     }
     #[inline(always)]
     fn partials(&self, r2: f64, k: f64) -> Partials {
