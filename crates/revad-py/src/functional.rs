@@ -39,17 +39,23 @@ fn gradient<'py>(
     allow_constant: bool,
 ) -> PyResult<(f64, Bound<'py, PyAny>)> {
     let point = Point::read(x, "gradient")?;
-    let _scope = tape::nested();
-    let made = point.make(py)?;
-    let y = f.call1((made.1.clone(),))?;
-    value_and_gradients(
-        py,
-        &y,
-        std::slice::from_ref(&made),
-        true,
-        "gradient",
-        allow_constant,
-    )
+    let result = {
+        let _scope = tape::nested();
+        let made = point.make(py)?;
+        let y = f.call1((made.1.clone(),))?;
+        value_and_gradients(
+            py,
+            &y,
+            std::slice::from_ref(&made),
+            true,
+            "gradient",
+            allow_constant,
+        )
+    };
+    // The scope is over and its handles dropped: the point's memory is free for the next call
+    // unless `f` kept a Var of it.
+    point.recycle();
+    result
 }
 
 /// ``f`` with its value and gradient: what ``revad.value_and_grad(f, argnums)`` returns.
