@@ -182,6 +182,12 @@ def test_numpy_input_mutated_after_the_call_changes_no_recorded_value() -> None:
     # A second call at another point must not reuse the memory of the values kept.
     revad.gradient(f, np.full(6, 5.0))
     np.testing.assert_array_equal(kept[0].value, np.arange(1.0, 7.0))
+    big = np.arange(50000.0)
+    revad.gradient(f, big)
+    for _ in range(2):
+        _, g = revad.gradient(lambda v: revad.sum(v * v), np.ones(50000))
+        np.testing.assert_array_equal(g, np.full(50000, 2.0))
+    np.testing.assert_array_equal(kept[-2].value, big)
     with revad.Tape():
         y = np.arange(4.0)
         v = revad.Var(y)
@@ -192,6 +198,25 @@ def test_numpy_input_mutated_after_the_call_changes_no_recorded_value() -> None:
         total = revad.sum(s)
         total.grad()
         np.testing.assert_array_equal(v.adj, [1.0, 0.0, 1.0, 0.0])
+
+
+def test_value_and_grad_keeps_kept_values() -> None:
+    kept: list[Any] = []
+
+    def f(v: Any, scale: float) -> Any:
+        kept.append(v)
+        return revad.sum(v) * scale
+
+    vg = revad.value_and_grad(f)
+    x = np.arange(20000.0)
+    value, g = vg(x, 2.0)
+    assert value == 2.0 * float(np.sum(x))
+    np.testing.assert_array_equal(g, np.full(20000, 2.0))
+    # The next calls read other points of the same size: the kept Var's values stay.
+    vg(np.ones(20000), 1.0)
+    vg(-np.ones(20000), 1.0)
+    np.testing.assert_array_equal(kept[0].value, np.arange(20000.0))
+    np.testing.assert_array_equal(kept[1].value, np.ones(20000))
 
 
 def test_gradient_arrays_are_the_caller_s() -> None:

@@ -509,7 +509,7 @@ def plot(rows: list[tuple[Case, dict[str, float]]], peers: list[str], path: str)
         mine = [(case, times) for case, times in rows if case.name == name]
         pairs = [(o, p) for p in peers for o in ("revad", "revad Data", "revad jit")]
         for (ours, peer), marker in zip(pairs, "osdx^v", strict=False):
-            points = [(c.size, t[ours] / t[peer]) for c, t in mine if peer in t]
+            points = [(c.size, t[ours] / t[peer]) for c, t in mine if peer in t and ours in t]
             if points:
                 xs, ys = zip(*points, strict=False)
                 ax.plot(xs, ys, marker=marker, label=f"{ours} / {peer}")
@@ -568,8 +568,8 @@ def main() -> None:
                      for name, fn in case.calls.items()}
             rows.append((case, times))
             cells = "".join(f"{times[n]:14.1f}" if n in times else f"{'–':>14}" for n in names)
-            ratios = "".join(f"{times[o] / times[p]:14.3f}" if p in times else f"{'–':>14}"
-                             for o, p in pairs)
+            ratios = "".join(f"{times[o] / times[p]:14.3f}" if p in times and o in times
+                             else f"{'–':>14}" for o, p in pairs)
             compile_s = (f"{case.compile_seconds:15.2f}" if case.compile_seconds is not None
                          else f"{'–':>15}")
             record = "–"
