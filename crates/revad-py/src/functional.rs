@@ -39,17 +39,23 @@ fn gradient<'py>(
     allow_constant: bool,
 ) -> PyResult<(f64, Bound<'py, PyAny>)> {
     let point = Point::read(x, "gradient")?;
-    let _scope = tape::nested();
-    let made = point.make(py)?;
-    let y = f.call1((made.1.clone(),))?;
-    value_and_gradients(
-        py,
-        &y,
-        std::slice::from_ref(&made),
-        true,
-        "gradient",
-        allow_constant,
-    )
+    let result = {
+        let _scope = tape::nested();
+        let made = point.make(py)?;
+        let y = f.call1((made.1.clone(),))?;
+        value_and_gradients(
+            py,
+            &y,
+            std::slice::from_ref(&made),
+            true,
+            "gradient",
+            allow_constant,
+        )
+    };
+    // The scope is over and its handles dropped: the point's memory is free for the next call
+    // unless `f` kept a Var of it.
+    point.recycle();
+    result
 }
 
 /// ``f`` with its value and gradient: what ``revad.value_and_grad(f, argnums)`` returns.
@@ -123,26 +129,33 @@ impl PyValueAndGrad {
     ) -> PyResult<(f64, Bound<'py, PyAny>)> {
         const F: &str = "value_and_grad";
         let positions = self.argnums.positions(args.len())?;
-        let _scope = tape::nested();
-        // Each differentiated argument read and made a variable (no collections moved by value:
-        // they cost more than the tape's work for a small model).
-        let mut made: Vec<(Inputs, Bound<'py, PyAny>)> = Vec::with_capacity(positions.len());
-        for &i in &positions {
-            made.push(Point::read(&args.get_item(i)?, F)?.make(py)?);
-        }
-        let call_args = PyTuple::new(
-            py,
-            args.iter()
-                .enumerate()
-                .map(|(i, a)| match positions.iter().position(|&p| p == i) {
-                    Some(k) => made[k].1.clone(),
-                    None => a,
-                }),
-        )?;
-        let y = self.f.bind(py).call(call_args, kwargs)?;
-        let one = matches!(self.argnums, Argnums::One(_));
-        let (value, grad) = value_and_gradients(py, &y, &made, one, F, self.allow_constant)?;
-        Ok((value, grad))
+        let mut points: Vec<Point> = Vec::with_capacity(positions.len());
+        let result = (|| {
+            let _scope = tape::nested();
+            // Each differentiated argument read and made a variable (no collections moved by
+            // value: they cost more than the tape's work for a small model).
+            let mut made: Vec<(Inputs, Bound<'py, PyAny>)> = Vec::with_capacity(positions.len());
+            for &i in &positions {
+                let point = Point::read(&args.get_item(i)?, F)?;
+                made.push(point.make(py)?);
+                points.push(point);
+            }
+            let call_args = PyTuple::new(
+                py,
+                args.iter()
+                    .enumerate()
+                    .map(|(i, a)| match positions.iter().position(|&p| p == i) {
+                        Some(k) => made[k].1.clone(),
+                        None => a,
+                    }),
+            )?;
+            let y = self.f.bind(py).call(call_args, kwargs)?;
+            let one = matches!(self.argnums, Argnums::One(_));
+            value_and_gradients(py, &y, &made, one, F, self.allow_constant)
+        })();
+        // The scope is over: the points' memory is free for the next call unless `f` kept it.
+        points.into_iter().for_each(Point::recycle);
+        result
     }
 }
 

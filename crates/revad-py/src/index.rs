@@ -346,6 +346,131 @@ pub fn select_positions(
     Ok((positions, out))
 }
 
+/// What an index selects: row-major positions (from [`select_positions`]), or, for basic
+/// indexing by slices and integers, a strided window (copied row by row, with no position
+/// vector) of NumPy shape `out`.
+pub enum Selection {
+    Positions(Vec<usize>, Vec<usize>),
+    Window {
+        start: usize,
+        rows: (usize, isize),
+        cols: (usize, isize),
+        out: Vec<usize>,
+    },
+}
+
+/// One axis of a basic index: an integer (the axis goes) or a slice (start, length, step).
+fn basic_axis(
+    obj: &Bound<'_, PyAny>,
+    n: usize,
+    axis: usize,
+) -> PyResult<Option<(usize, usize, isize, bool)>> {
+    if obj.is_exact_instance_of::<PyInt>() {
+        let i = in_axis(obj.extract()?, n, axis)?;
+        return Ok(Some((i, 1, 1, false)));
+    }
+    match obj.cast::<PySlice>() {
+        Ok(s) => {
+            let ind = s.indices(n as isize)?;
+            let len = ind.slicelength;
+            // An empty slice may start past the end; it selects nothing, from 0.
+            let start = if len == 0 { 0 } else { ind.start as usize };
+            Ok(Some((start, len, ind.step, true)))
+        }
+        Err(_) => Ok(None),
+    }
+}
+
+/// The selection of `key` in an array of NumPy shape `shape`: a strided window for slices and
+/// integers (`v[a:b:s]`, `m[a:b, c:d]`, `m[i]`, `m[:, j]`, ...), else the positions of
+/// [`select_positions`].
+pub fn select(key: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Selection> {
+    let items: Option<Vec<Bound<'_, PyAny>>> = match key.cast::<PyTuple>() {
+        Ok(t) if t.len() <= shape.len() => Some(t.iter().collect()),
+        Ok(_) => None,
+        Err(_) if key.is_exact_instance_of::<PyInt>() || key.cast::<PySlice>().is_ok() => {
+            Some(vec![key.clone()])
+        }
+        Err(_) => None,
+    };
+    let both_ints = |items: &[Bound<'_, PyAny>]| {
+        items.len() == shape.len() && items.iter().all(|i| i.is_exact_instance_of::<PyInt>())
+    };
+    if let Some(items) = items.filter(|i| !i.is_empty() && !both_ints(i)) {
+        let mut axes = Vec::with_capacity(shape.len());
+        for (axis, &n) in shape.iter().enumerate() {
+            let a = match items.get(axis) {
+                Some(obj) => basic_axis(obj, n, axis)?,
+                None => Some((0, n, 1, true)),
+            };
+            match a {
+                Some(a) => axes.push(a),
+                None => {
+                    axes.clear();
+                    break;
+                }
+            }
+        }
+        let out: Vec<usize> = axes.iter().filter(|a| a.3).map(|a| a.1).collect();
+        match axes[..] {
+            [(start, len, step, _)] => {
+                return Ok(Selection::Window {
+                    start,
+                    rows: (1, 0),
+                    cols: (len, step),
+                    out,
+                })
+            }
+            [(i, r, si, _), (j, c, sj, _)] => {
+                let width = shape[1] as isize;
+                // A single column is one strided run.
+                let (rows, cols) = match c {
+                    1 => ((1, 0), (r, si * width)),
+                    _ => ((r, si * width), (c, sj)),
+                };
+                let start = match r * c {
+                    0 => 0,
+                    _ => i * shape[1] + j,
+                };
+                return Ok(Selection::Window {
+                    start,
+                    rows,
+                    cols,
+                    out,
+                });
+            }
+            _ => {}
+        }
+    }
+    let (positions, out) = select_positions(key, shape)?;
+    Ok(Selection::Positions(positions, out))
+}
+
+/// The elements of `a` that `sel` selects (see [`select`]).
+pub fn take_selection<S: Storage>(a: &Var<S>, sel: &Selection) -> PyResult<Res> {
+    match sel {
+        Selection::Positions(positions, out) => take(a, positions, out),
+        Selection::Window {
+            start,
+            rows,
+            cols,
+            out,
+        } => {
+            let n = rows.0 * cols.0;
+            match out[..] {
+                [] => Ok(Res::S(Out::V(a.element(*start)))),
+                [_] => Ok(Res::V(Arr::V(
+                    matrix::strided(a, *start, *rows, *cols, (n, 1)).map_err(to_py)?,
+                ))),
+                [r, c] => Ok(Res::M(Arr::V(
+                    matrix::strided(a, *start, *rows, *cols, (r, c)).map_err(to_py)?,
+                ))),
+                _ => unreachable!("a window of at most 2 dimensions"),
+            }
+        }
+    }
+}
+
 /// The elements of `a` at `positions` (from [`select_positions`]) in shape `out`: a scalar Var
 /// sharing `a`'s adjoint slot for one element, else ONE gathering node (`matrix::gather`).
 pub fn take<S: Storage>(a: &Var<S>, positions: &[usize], out: &[usize]) -> PyResult<Res> {

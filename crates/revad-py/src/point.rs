@@ -2,7 +2,7 @@
 //! it, the positional arguments differentiated (`argnums`), and the sweep from what `f`
 //! returned to the value and gradients.
 
-use numpy::{PyArray1, PyArray2};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
@@ -13,6 +13,15 @@ use crate::args::{Arg, Arr, Ax, X};
 use crate::convert::{adj_array, read_ndarray, try_arg, type_name};
 use crate::errors::to_py;
 use crate::handle::{PyData, PyVar};
+
+thread_local! {
+    /// The memory of a large point's values after its call, for the next point's copy.
+    static SPARE: std::cell::Cell<Option<Vec<f64>>> = const { std::cell::Cell::new(None) };
+}
+
+/// From this many elements on, a point's memory is kept for the next call (below it, a fresh
+/// allocation is as quick).
+const SPARE_MIN: usize = 1 << 14;
 
 /// The point `x` of a functional: one float, a sequence of floats (`f` gets a list of scalar
 /// Vars), or a 1-D or 2-D NumPy array or `revad.Data` (`f` gets one array Var).
@@ -41,6 +50,9 @@ impl Point {
         {
             return Err(type_error());
         }
+        if let Some(p) = Point::read_contiguous(x) {
+            return Ok(p);
+        }
         if x.cast::<numpy::PyUntypedArray>().is_ok() || x.cast::<PyData>().is_ok() {
             // Read (NumPy arrays copied once, revad.Data shared): the Var made from it owns
             // values that no caller can change.
@@ -60,6 +72,61 @@ impl Point {
         x.extract::<f64>()
             .map(Point::Scalar)
             .map_err(|_| type_error())
+    }
+
+    /// A C-contiguous, aligned 1-D or 2-D float64 NumPy array, copied into the thread's spare
+    /// buffer (see [`Point::recycle`]) when it is large enough: the copy then writes memory
+    /// that is already mapped and warm in the caches, instead of a fresh allocation. `None`
+    /// for anything else (read by the general path).
+    fn read_contiguous(x: &Bound<'_, PyAny>) -> Option<Point> {
+        let copy = |src: &[f64]| {
+            let mut buf = SPARE
+                .with(|s| s.take())
+                .filter(|b| b.capacity() >= src.len())
+                .unwrap_or_default();
+            buf.clear();
+            buf.extend_from_slice(src);
+            buf
+        };
+        if let Ok(a) = x.cast::<PyArray1<f64>>() {
+            if !a.is_c_contiguous() || !a.data().is_aligned() {
+                return None;
+            }
+            let r = a.try_readonly().ok()?;
+            let data = copy(r.as_slice().ok()?);
+            return Some(Point::Array1(ndarray::Array1::from_vec(data).into_shared()));
+        }
+        if let Ok(a) = x.cast::<PyArray2<f64>>() {
+            if !a.is_c_contiguous() || !a.data().is_aligned() {
+                return None;
+            }
+            let r = a.try_readonly().ok()?;
+            let data = copy(r.as_slice().ok()?);
+            let m = ndarray::Array2::from_shape_vec(r.as_array().dim(), data).ok()?;
+            return Some(Point::Array2(m.into_shared()));
+        }
+        None
+    }
+
+    /// Gives the values' memory to the thread's spare buffer, for the next point to be copied
+    /// into, if nothing else holds them (a Var that `f` kept, a closure of a tape that is
+    /// still open): a value never changes while anyone can see it. Small arrays are simply
+    /// freed.
+    pub fn recycle(self) {
+        let vec = match self {
+            Point::Array1(v) => v
+                .try_into_owned_nocopy()
+                .ok()
+                .map(|a| a.into_raw_vec_and_offset().0),
+            Point::Array2(m) => m
+                .try_into_owned_nocopy()
+                .ok()
+                .map(|a| a.into_raw_vec_and_offset().0),
+            _ => None,
+        };
+        if let Some(v) = vec.filter(|v| v.capacity() >= SPARE_MIN) {
+            SPARE.with(|s| s.set(Some(v)));
+        }
     }
 
     /// The number of input variables.
@@ -199,7 +266,9 @@ impl Inputs {
     }
 
     /// The adjoints after a sweep, shaped like the point: a float for a float, else a float64
-    /// array (an array Var's adjoints handed to NumPy with one copy).
+    /// array (an array Var's adjoints moved out of the tape and handed to NumPy with one
+    /// copy). Called once, as the last read of the scope: the array Var's adjoints are zero
+    /// afterwards.
     pub fn gradient<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(match self {
             Inputs::Scalar(x) => x.try_adj().map_err(to_py)?.into_pyobject(py)?.into_any(),
@@ -208,8 +277,10 @@ impl Inputs {
                 self.adjoints_into(&mut g)?;
                 PyArray1::from_vec(py, g).into_any()
             }
-            Inputs::Vector(v) => adj_array(py, v.try_adj().map_err(to_py)?).into_bound(py),
-            Inputs::Matrix(m) => adj_array(py, m.try_adj().map_err(to_py)?).into_bound(py),
+            // Moved out of the tape in one pass (the scope ends right after) and handed to
+            // NumPy without another copy.
+            Inputs::Vector(v) => adj_array(py, v.take_adj().map_err(to_py)?).into_bound(py),
+            Inputs::Matrix(m) => adj_array(py, m.take_adj().map_err(to_py)?).into_bound(py),
         })
     }
 

@@ -574,10 +574,10 @@ operators! {
                 "a scalar revad.Var is not subscriptable",
             ));
         }
-        let (positions, out) = index::select_positions(key, &self.shape_vec())?;
+        let sel = index::select(key, &self.shape_vec())?;
         record::apply("__getitem__", &[a], move |x| match &x[0] {
-            X::A(Ax::V(Arr::V(v))) => index::take(v, &positions, &out),
-            X::A(Ax::M(Arr::V(m))) => index::take(m, &positions, &out),
+            X::A(Ax::V(Arr::V(v))) => index::take_selection(v, &sel),
+            X::A(Ax::M(Arr::V(m))) => index::take_selection(m, &sel),
             _ => unreachable!("an array Var"),
         })?
         .into_py(py)

@@ -29,6 +29,7 @@
 //! tape::reset();
 //! ```
 
+use super::layout::Strided;
 use super::manipulation::{build, record};
 use super::operand::Operand;
 use crate::error::{check, Error, Result};
@@ -115,6 +116,70 @@ pub fn gather<S: Storage, T: Storage>(
             }))
         }
     }
+}
+
+/// A strided window of `a` (NumPy's basic indexing: slices with any step and integers), as
+/// an array of kind `T` and shape `shape`: element `(p, q)` of the window, `p < rows.0`,
+/// `q < cols.0`, is `a`'s row-major element `start + p·rows.1 + q·cols.1` (a step may be
+/// negative), and the window's elements fill the result row-major. The reverse pass adds the
+/// result's adjoints back into the window of `ā`. One node, whose forward pass is a copy of
+/// the window (a slice copy per row when `cols.1 = 1`) and reverse pass an add of the same
+/// elements, with no index vector.
+///
+/// ```
+/// use revad::{matrix, tape, Matrix, Var};
+/// use revad::ndarray::array;
+/// let a = Var::array(array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]].into_shared());
+/// // NumPy's a[::-1, 0::2]: rows 1, 0 and columns 0, 2.
+/// let c: Var<Matrix> = matrix::strided(&a, 3, (2, -3), (2, 2), (2, 2)).unwrap();
+/// assert_eq!(c.value(), &array![[4.0, 6.0], [1.0, 3.0]].into_shared());
+/// matrix::sum(&c).grad();
+/// assert_eq!(a.adj(), array![[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]].into_shared());
+/// tape::reset();
+/// ```
+///
+/// # Errors
+/// [`Error::Size`] if `shape` does not hold `rows.0 · cols.0` elements;
+/// [`Error::DomainInt`] if the window reaches outside `a`: `strided: the window's end is 7,
+/// but must be at most the number of elements (6)` (one past its furthest position), or
+/// `strided: the window's first position is -3, but must be at least 0`.
+pub fn strided<S: Storage, T: Storage>(
+    a: &impl Operand<S>,
+    start: usize,
+    rows: (usize, isize),
+    cols: (usize, isize),
+    shape: (usize, usize),
+) -> Result<Var<T>> {
+    let av = a.value();
+    let x = av.as_slice();
+    let w = Strided {
+        start,
+        rows: rows.0,
+        row_step: rows.1,
+        cols: cols.0,
+        col_step: cols.1,
+    };
+    shape_holds("strided", shape, w.len())?;
+    let (lo, end) = w.bounds();
+    if lo < 0 {
+        return Err(Error::DomainInt {
+            function: "strided",
+            argument: "the window's first position",
+            value: lo as i64,
+            requirement: "at least 0".into(),
+        });
+    }
+    check::at_most(
+        "strided",
+        "the window's end",
+        end as usize,
+        x.len(),
+        "at most the number of elements",
+    )?;
+    let value = build::<T>(shape, w.gather(x));
+    Ok(record(value, [(a.key(), x.len())], move |_, g, r| {
+        w.scatter_add(g, r)
+    }))
 }
 
 /// The elements of `a` at the row-major `positions` as a vector (NumPy's `np.take(a, p)`):

@@ -59,6 +59,7 @@ use std::borrow::Cow;
 
 use ndarray::Array2;
 
+use super::layout;
 use super::operand::{slot_of, Operand};
 use crate::error::{check, Error, Result};
 use crate::scalar::Real;
@@ -725,14 +726,11 @@ pub fn diag_matrix(v: &impl Operand<Vector>) -> Var<Matrix> {
 fn column_major<S: Storage, T: Storage>(a: &impl Operand<S>) -> Var<T> {
     let av = a.value();
     let (r, c) = av.shape();
-    let data: Vec<f64> = av.view2().t().iter().copied().collect();
+    let mut data = vec![0.0; r * c];
+    layout::transpose_into(av.as_slice(), r, c, &mut data);
     record(build((c, r), data), [(a.key(), r * c)], move |_, g, run| {
-        // c[j·r + i] = a[i·c + j]
-        for i in 0..r {
-            for j in 0..c {
-                run[i * c + j] += g[j * r + i];
-            }
-        }
+        // c[j·r + i] = a[i·c + j], so ā += ḡ read as the c×r matrix, transposed.
+        layout::transpose_add(g, c, r, run)
     })
 }
 
@@ -814,13 +812,42 @@ pub fn to_matrix<S: Storage>(a: &impl Operand<S>, m: usize, n: usize) -> Result<
             found: av.len(),
         });
     }
-    // Result element (p, q) is column-major element t = q·m + p of `a`, which is `a`'s
-    // row-major element (t mod r)·c + t div r.
-    let perm = (0..m)
-        .flat_map(|p| (0..n).map(move |q| q * m + p))
-        .map(|t| (t % r) * c + t / r)
-        .collect();
-    Ok(permute(a.key(), av, (m, n), perm))
+    // Result element (p, q) is element t = q·m + p of `a` read column-major: the result is
+    // the transpose of that sequence read as a row-major n×m matrix. A vector (or row vector)
+    // is that sequence itself; a matrix's is its transpose, unless the shape is the same
+    // (then the result is `a`).
+    let n_el = m * n;
+    let key = a.key();
+    if r == 1 || c == 1 || (m, n) == (r, c) {
+        let transposed = r == 1 || c == 1;
+        let mut data = vec![0.0; n_el];
+        match transposed {
+            true => layout::transpose_into(av.as_slice(), n, m, &mut data),
+            false => data.copy_from_slice(av.as_slice()),
+        }
+        return Ok(record(
+            build((m, n), data),
+            [(key, n_el)],
+            move |_, g, run| match transposed {
+                true => layout::transpose_add(g, m, n, run),
+                false => layout::add(g, run),
+            },
+        ));
+    }
+    let mut seq = vec![0.0; n_el];
+    layout::transpose_into(av.as_slice(), r, c, &mut seq);
+    let mut data = vec![0.0; n_el];
+    layout::transpose_into(&seq, n, m, &mut data);
+    Ok(record(
+        build((m, n), data),
+        [(key, n_el)],
+        move |_, g, run| {
+            // The two transposes backwards: ḡ (m×n) to the sequence's adjoints, then to ā.
+            let mut seq = vec![0.0; n_el];
+            layout::transpose_into(g, m, n, &mut seq);
+            layout::transpose_add(&seq, c, r, run);
+        },
+    ))
 }
 
 /// The elements as scalar variables in **column-major** order (Stan's `to_array_1d`): views

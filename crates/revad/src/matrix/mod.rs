@@ -46,6 +46,7 @@ mod arith;
 mod axis;
 mod concat;
 mod gather;
+mod layout;
 mod manipulation;
 mod multiply;
 mod operand;
@@ -64,7 +65,7 @@ pub use axis::{
     log_sum_exp_axis, max_axis, mean_axis, min_axis, prod_axis, reduce_axis, sum_axis, Reduction,
 };
 pub use concat::concatenate;
-pub use gather::{gather, ravel, reshape, scatter_add, take};
+pub use gather::{gather, ravel, reshape, scatter_add, strided, take};
 pub use multiply::{dot_product, multiply, multiply_values, Multiply};
 pub use operand::Operand;
 pub use reduce::{dot_self, mean, sum};

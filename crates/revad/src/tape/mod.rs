@@ -242,6 +242,10 @@ pub(crate) struct Tape {
     /// Adjoints of the outer scopes, saved (with the depth of the scope that swept) before a
     /// sweep that may write them, restored when that scope ends.
     saved_outer: Vec<(usize, Vec<f64>)>,
+    /// Slots `[taken.0, taken.1)` hold zeros since their adjoints were taken (see
+    /// [`take_adjoint_run`]): the end of their scope need not zero them again. Forgotten by
+    /// anything that may write adjoints (a sweep, a restore of saved ones).
+    taken: (u32, u32),
 }
 
 thread_local! {
@@ -279,6 +283,7 @@ fn init_tape() -> *mut Tape {
         scopes: vec![Scope::new(1, Pos::default(), 0)],
         next_gen: 2,
         saved_outer: Vec::new(),
+        taken: (0, 0),
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -445,11 +450,22 @@ impl Tape {
         }
     }
 
-    /// Forgets the slots from `n` on, zeroing them (they become spare capacity).
+    /// Forgets the slots from `n` on, zeroing them (they become spare capacity), except a run
+    /// whose adjoints were taken (already zero).
     fn truncate_adj(&mut self, n: usize) {
-        if n < self.adj.len() {
-            self.adj[n..].fill(0.0);
+        let len = self.adj.len();
+        if n < len {
+            let (a, b) = (self.taken.0 as usize, self.taken.1 as usize);
+            if n <= a && a < b && b <= len {
+                self.adj[n..a].fill(0.0);
+                self.adj[b..].fill(0.0);
+            } else {
+                self.adj[n..].fill(0.0);
+            }
             self.adj.truncate(n);
+        }
+        if self.taken.1 as usize > n {
+            self.taken = (0, 0);
         }
     }
 
@@ -677,6 +693,32 @@ pub(crate) fn adjoint_run_into(key: Key, out: &mut [f64]) {
             stale("reading an adjoint");
         }
         out.copy_from_slice(&t.adj[idx as usize..idx as usize + out.len()]);
+    })
+}
+
+/// Moves the adjoints of the run of `len` slots from `key` into a new vector and leaves zeros
+/// in their place, in one pass (the end of the scope then need not zero them again); `None` if
+/// the run is stale or a sweep is running. For a gradient read once, at the end of its scope.
+pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
+    with_tape(|t| {
+        let (idx, gen) = (key_idx(key), key_gen(key));
+        if t.gen == WALKING || !t.is_live_run(idx, gen, len) {
+            return None;
+        }
+        let start = idx as usize;
+        let mut out = Vec::with_capacity(len);
+        // Chunks of 32 KiB: each is zeroed while it is still in L1 from the copy.
+        for chunk in t.adj[start..start + len].chunks_mut(4096) {
+            out.extend_from_slice(chunk);
+            chunk.fill(0.0);
+        }
+        let end = (start + len) as u32;
+        t.taken = match t.taken {
+            (a, b) if b == idx && a < b => (a, end),
+            (a, b) if a == end && a < b => (idx, b),
+            _ => (idx, end),
+        };
+        Some(out)
     })
 }
 
@@ -1012,6 +1054,7 @@ pub(crate) fn grad(v: Key) -> Result<(), Error> {
             t.saved_outer.push((depth, saved));
         }
         t.adj[key_idx(v) as usize] = 1.0;
+        t.taken = (0, 0); // the sweep may write any adjoint
         Ok((lo, hi))
     })?;
     let mut sweep = Sweep {
@@ -1060,6 +1103,7 @@ fn recover_to(depth: usize) {
                 {
                     let (_, saved) = t.saved_outer.pop().expect("checked");
                     t.adj[..saved.len()].copy_from_slice(&saved);
+                    t.taken = (0, 0);
                 }
                 t.gen = t.current().gen;
                 if regions.is_some() {
@@ -1234,6 +1278,7 @@ pub fn free_memory() {
     with_tape(|t| {
         t.arena.release();
         t.adj = Vec::new();
+        t.taken = (0, 0);
     });
 }
 

@@ -247,6 +247,28 @@ impl<S: Storage> Var<S> {
             .ok_or(Error::StaleVar { function: "adj" })
     }
 
+    /// The adjoints, moved out of the tape in one pass, leaving zeros behind (so the end of the
+    /// scope has nothing left to clear there): the gradient of an input read once, as the
+    /// last thing before its scope ends. A later [`Var::adj`] gives zeros.
+    ///
+    /// ```
+    /// use revad::{matrix, tape, Var, Vector};
+    /// let v = Var::array(Vector::from(vec![1.0, 2.0]));
+    /// matrix::dot_self(&v).grad();
+    /// assert_eq!(v.take_adj().unwrap().to_vec(), vec![2.0, 4.0]);
+    /// assert_eq!(v.adj().to_vec(), vec![0.0, 0.0]); // taken
+    /// tape::reset();
+    /// assert!(v.take_adj().is_err()); // stale
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::StaleVar`] if the variable is stale.
+    pub fn take_adj(&self) -> Result<S> {
+        tape::take_adjoint_run(self.key(), self.len())
+            .map(|a| self.val.with_data(a))
+            .ok_or(Error::StaleVar { function: "adj" })
+    }
+
     /// The value and the packed slot and generation, for bindings that keep handles in
     /// another form (e.g. a Python object); see [`Var::to_bits`].
     #[doc(hidden)]
