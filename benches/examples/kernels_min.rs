@@ -20,16 +20,20 @@ fn points(f: Function) -> Vec<f64> {
         .collect()
 }
 
-fn best(mut f: impl FnMut()) -> f64 {
+fn best(f: impl FnMut()) -> f64 {
+    best_of(f, 20, 3000)
+}
+
+fn best_of(mut f: impl FnMut(), blocks: usize, singles: usize) -> f64 {
     let mut b = f64::INFINITY;
-    for _ in 0..20 {
+    for _ in 0..blocks {
         let t = Instant::now();
         for _ in 0..100 {
             f();
         }
         b = b.min(t.elapsed().as_secs_f64() / 100.0);
     }
-    for _ in 0..3000 {
+    for _ in 0..singles {
         let t = Instant::now();
         f();
         b = b.min(t.elapsed().as_secs_f64());
@@ -75,5 +79,36 @@ fn main() {
             black_box(log_sum_exp(black_box(&x)));
         });
         println!("log_sum_exp    simd {:.2} el/ns", N as f64 / t * 1e-9);
+    }
+    for n in [100_000usize, 1_000_000] {
+        if !want("lse_big") {
+            break;
+        }
+        let x: Vec<f64> = (0..n)
+            .map(|i| ((i as f64) * 0.618_033_988_749_895).fract() * 40.0 - 20.0)
+            .collect();
+        let t = best_of(
+            || {
+                black_box(log_sum_exp(black_box(&x)));
+            },
+            0,
+            200,
+        );
+        let a = revad::ndarray::Array1::from(x.clone());
+        let tg = best_of(
+            || {
+                black_box(revad::gradient_arrays(
+                    |v| revad::matrix::log_sum_exp(&v[0]),
+                    &[a.view()],
+                ));
+            },
+            0,
+            100,
+        );
+        println!(
+            "log_sum_exp n={n}: value {:.1} us, gradient {:.1} us",
+            t * 1e6,
+            tg * 1e6
+        );
     }
 }

@@ -36,6 +36,9 @@
 //! - `tanh(x) = sign(x)·t/(t + 2)` with `t = expm1(2|x|)` (no cancellation near 0).
 //! - `log_sum_exp`: one pass for the maximum `m`, one for `Σ e^(xᵢ − m)` over the elements
 //!   below `m`, then `m + log1p(Σ)` (the count of elements equal to `m`, less one, added exactly).
+//!   A single pass with each lane's sum rescaled when its maximum grows (the "online"
+//!   normaliser of Milakov and Gimelshein, 2018, per block of vectors) was measured 10% slower
+//!   at 4096 and at 10⁶ elements: the maximum's pass costs less than the rescaling.
 //!
 //! Arguments outside a kernel's fast range (NaN, ±∞, subnormal arguments of `log`, results
 //! that overflow or are subnormal) are rare: a lane that meets one is recomputed with the
@@ -147,7 +150,19 @@ pub fn log_sum_exp_with<S: Simd>(simd: S, x: &[f64]) -> f64 {
 /// `(m, ln(1 + Σ_{i≠k} e^(xᵢ − m)))` with `m = x_k` the maximum, when the maximum is finite
 /// and no element is NaN (elements may be −∞); `None` otherwise. `log_sum_exp(x) = m + l`.
 pub(crate) fn log_sum_exp_parts(x: &[f64]) -> Option<(f64, f64)> {
-    Arch::new().dispatch(LseParts { x })
+    Arch::new().dispatch(LseParts { x, out: None })
+}
+
+/// [`log_sum_exp_parts`] that also writes `w[i] = e^(x[i] − m)` (1 at the maximum and its
+/// ties, 0 below e⁻⁷⁰⁸) in its second pass, so that a reverse pass can take the partials
+/// `e^(x[i] − m)·e^(−l)` from `w` instead of recomputing the exponentials. `w` is left
+/// unspecified when the result is `None`.
+///
+/// # Panics
+/// If `w` and `x` differ in length.
+pub(crate) fn log_sum_exp_parts_into(x: &[f64], w: &mut [f64]) -> Option<(f64, f64)> {
+    assert_eq!(x.len(), w.len(), "log_sum_exp_parts_into: lengths differ");
+    Arch::new().dispatch(LseParts { x, out: Some(w) })
 }
 
 /// `r[i] += g · e^((x[i] − m) − l)`: the reverse pass of `log_sum_exp` with `(m, l)` from
@@ -887,7 +902,12 @@ impl WithSimd for LogSumExp<'_> {
     type Output = f64;
     #[inline(always)]
     fn with_simd<S: Simd>(self, s: S) -> f64 {
-        match (LseParts { x: self.x }).with_simd(s) {
+        match (LseParts {
+            x: self.x,
+            out: None,
+        })
+        .with_simd(s)
+        {
             Some((m, l)) => m + l,
             None => crate::special::log_exp::log_sum_exp_scalar(self.x),
         }
@@ -896,6 +916,7 @@ impl WithSimd for LogSumExp<'_> {
 
 struct LseParts<'a> {
     x: &'a [f64],
+    out: Option<&'a mut [f64]>,
 }
 
 impl WithSimd for LseParts<'_> {
@@ -939,17 +960,50 @@ impl WithSimd for LseParts<'_> {
         let mv = v.c(m);
         let zero = v.c(0.0);
         let (mut sum, mut ties) = ([zero; 4], [zero; 4]);
-        for b in blocks {
-            for j in 0..4 {
-                let (e, c) = lse_term(v, b[j], mv);
-                sum[j] = v.add(sum[j], e);
-                ties[j] = v.add(ties[j], c);
+        match self.out {
+            None => {
+                for b in blocks {
+                    for j in 0..4 {
+                        let (e, c) = lse_term(v, b[j], mv);
+                        sum[j] = v.add(sum[j], e);
+                        ties[j] = v.add(ties[j], c);
+                    }
+                }
+                for &xv in rest {
+                    let (e, c) = lse_term(v, xv, mv);
+                    sum[0] = v.add(sum[0], e);
+                    ties[0] = v.add(ties[0], c);
+                }
             }
-        }
-        for &xv in rest {
-            let (e, c) = lse_term(v, xv, mv);
-            sum[0] = v.add(sum[0], e);
-            ties[0] = v.add(ties[0], c);
+            Some(out) => {
+                // The same, writing e^(x − m) (the tie count, 1, at the maximum).
+                let (oh, ot) = S::as_mut_simd_f64s(out);
+                let (oblocks, orest) = pulp::as_arrays_mut::<4, _>(oh);
+                for (b, o) in blocks.iter().zip(oblocks) {
+                    for j in 0..4 {
+                        let (e, c) = lse_term(v, b[j], mv);
+                        sum[j] = v.add(sum[j], e);
+                        ties[j] = v.add(ties[j], c);
+                        o[j] = v.add(e, c);
+                    }
+                }
+                for (&xv, o) in rest.iter().zip(orest) {
+                    let (e, c) = lse_term(v, xv, mv);
+                    sum[0] = v.add(sum[0], e);
+                    ties[0] = v.add(ties[0], c);
+                    *o = v.add(e, c);
+                }
+                for (o, &xi) in ot.iter_mut().zip(xt) {
+                    let t = xi - m;
+                    *o = if t == 0.0 {
+                        1.0
+                    } else if t >= -708.0 {
+                        t.exp()
+                    } else {
+                        0.0
+                    };
+                }
+            }
         }
         if !xt.is_empty() {
             // Padding −∞ adds nothing to either sum.
