@@ -6,36 +6,12 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use revad::elementary::{log_sum_exp, map, Function};
-
-const N: usize = 4096;
-
-/// Arguments in each function's domain (as a density loop meets them).
-fn points(f: Function) -> Vec<f64> {
-    (0..N)
-        .map(|i| {
-            let u = ((i as f64) * 0.618_033_988_749_895).fract();
-            match f {
-                Function::Log => 1e-3 + 50.0 * u,
-                Function::Log1p => -0.9 + 20.0 * u,
-                _ => -20.0 + 40.0 * u,
-            }
-        })
-        .collect()
-}
+use revad_benches::kernels::{points, FUNCTIONS, N};
 
 fn kernels(c: &mut Criterion) {
     let mut group = c.benchmark_group("elementary");
     group.throughput(Throughput::Elements(N as u64));
-    for f in [
-        Function::Exp,
-        Function::Log,
-        Function::Log1p,
-        Function::Expm1,
-        Function::InvLogit,
-        Function::LogInvLogit,
-        Function::Log1pExp,
-        Function::Tanh,
-    ] {
+    for f in FUNCTIONS {
         let x = points(f);
         let mut out = vec![0.0; N];
         let name = format!("{f:?}");

@@ -2,23 +2,9 @@
 //! a busy machine disturbs less than a mean: `cargo run --profile bench -p revad-benches
 //! --example kernels_min [names...]`.
 use revad::elementary::{log_sum_exp, map, Function};
+use revad_benches::kernels::{points, FUNCTIONS, N};
 use std::hint::black_box;
 use std::time::Instant;
-
-const N: usize = 4096;
-
-fn points(f: Function) -> Vec<f64> {
-    (0..N)
-        .map(|i| {
-            let u = ((i as f64) * 0.618_033_988_749_895).fract();
-            match f {
-                Function::Log => 1e-3 + 50.0 * u,
-                Function::Log1p => -0.9 + 20.0 * u,
-                _ => -20.0 + 40.0 * u,
-            }
-        })
-        .collect()
-}
 
 fn best(f: impl FnMut()) -> f64 {
     best_of(f, 20, 3000)
@@ -44,16 +30,7 @@ fn best_of(mut f: impl FnMut(), blocks: usize, singles: usize) -> f64 {
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).collect();
     let want = |n: &str| filter.is_empty() || filter.iter().any(|f| n.contains(f.as_str()));
-    for f in [
-        Function::Exp,
-        Function::Log,
-        Function::Log1p,
-        Function::Expm1,
-        Function::InvLogit,
-        Function::LogInvLogit,
-        Function::Log1pExp,
-        Function::Tanh,
-    ] {
+    for f in FUNCTIONS {
         let name = format!("{f:?}");
         if !want(&name) {
             continue;

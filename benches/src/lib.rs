@@ -6,6 +6,7 @@
 
 pub mod densities;
 pub mod floor;
+pub mod kernels;
 pub mod linalg;
 pub mod matrix;
 pub mod ode;
@@ -183,4 +184,29 @@ pub fn setup(case: &str, n: usize) -> (Vec<f64>, Vec<f64>) {
     } else {
         (inputs(case, n), Vec::new())
     }
+}
+
+/// The fastest per-call time in seconds of `f` over seven batches of about 20 ms each.
+pub fn fastest_seconds(mut f: impl FnMut()) -> f64 {
+    use std::time::Instant;
+    let mut reps = 1u64;
+    loop {
+        let t = Instant::now();
+        for _ in 0..reps {
+            f();
+        }
+        if t.elapsed().as_secs_f64() > 0.02 {
+            break;
+        }
+        reps *= 2;
+    }
+    (0..7)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..reps {
+                f();
+            }
+            t.elapsed().as_secs_f64() / reps as f64
+        })
+        .fold(f64::INFINITY, f64::min)
 }

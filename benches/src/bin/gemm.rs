@@ -4,35 +4,15 @@
 //! `cargo run --release -p revad-benches --bin gemm`.
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::linalg::general_mat_mul;
 use ndarray::Array2;
 
-/// The fastest per-call time (µs) over seven batches of about 20 ms.
-fn time(mut f: impl FnMut()) -> f64 {
-    let mut reps = 1u64;
-    loop {
-        let t = Instant::now();
-        for _ in 0..reps {
-            f();
-        }
-        if t.elapsed().as_secs_f64() > 0.02 {
-            break;
-        }
-        reps *= 2;
-    }
-    (0..7)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            t.elapsed().as_secs_f64() * 1e6 / reps as f64
-        })
-        .fold(f64::INFINITY, f64::min)
+/// The fastest per-call time in µs.
+fn time(f: impl FnMut()) -> f64 {
+    revad_benches::fastest_seconds(f) * 1e6
 }
 
 fn main() {

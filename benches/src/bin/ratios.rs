@@ -2,37 +2,12 @@
 //! and the tape's bytes per variable. `cargo run --release -p revad-benches --bin ratios`.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use revad::{gradient_into, tape, Var};
 use revad_benches::{
-    densities, eval_f64, eval_var, floor, linalg, matrix, ode, setup, stan_ratio, talk, CASES,
-    SIZES,
+    densities, eval_f64, eval_var, fastest_seconds as time, floor, linalg, matrix, ode, setup,
+    stan_ratio, talk, CASES, SIZES,
 };
-
-/// The fastest per-call time over several batches of about 20 ms each.
-fn time(mut f: impl FnMut()) -> f64 {
-    let mut reps = 1u64;
-    loop {
-        let t = Instant::now();
-        for _ in 0..reps {
-            f();
-        }
-        if t.elapsed() > Duration::from_millis(20) {
-            break;
-        }
-        reps *= 2;
-    }
-    (0..7)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            t.elapsed().as_secs_f64() / reps as f64
-        })
-        .fold(f64::INFINITY, f64::min)
-}
 
 fn bytes_per_variable(case: &str, n: usize) -> f64 {
     let (x, data) = setup(case, n);
