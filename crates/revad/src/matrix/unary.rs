@@ -126,12 +126,12 @@ where
             let (mut below, g) = adj.split_at_result(out, n);
             let r = below.run(slot_of(k), n);
             let (x, c) = (a_val.as_slice(), c_val.as_slice());
-            for i in 0..n {
+            for (((ri, &gi), &xi), &ci) in r.iter_mut().zip(g).zip(x).zip(c) {
                 // A zero adjoint contributes nothing, even where the partial is NaN (an
-                // element `where` did not choose).
-                if g[i] != 0.0 {
-                    r[i] += g[i] * d(x[i], c[i]);
-                }
+                // element `where` did not choose). A select rather than a branch, so that the
+                // loop vectorises.
+                let t = *ri + gi * d(xi, ci);
+                *ri = if gi != 0.0 { t } else { *ri };
             }
         }
     });
