@@ -384,7 +384,7 @@ impl<'py> PySystem<'py> {
         let guard = if self.python_only {
             None
         } else {
-            record::start(&operands(tv, &yv, &made))
+            record::start(&operands(tv, &yv, &made).collect::<Vec<X>>())
         };
         if let Some(g) = &guard {
             g.quiet();
@@ -467,18 +467,20 @@ impl<'py> PySystem<'py> {
 }
 
 /// The operands of a recorded `f`, in its inputs' order: t, y, then each variable argument.
-fn operands(t: Var, y: &Var<Vector>, made: &[Input]) -> Vec<X> {
-    let mut xs = Vec::with_capacity(2 + made.len());
-    xs.push(X::S(Arg::V(t)));
-    xs.push(X::A(Ax::V(Arr::V(y.clone()))));
-    xs.extend(made.iter().map(Input::operand));
-    xs
+fn operands<'a>(
+    t: Var,
+    y: &Var<Vector>,
+    made: &'a [Input],
+) -> impl Iterator<Item = X> + use<'a> {
+    [X::S(Arg::V(t)), X::A(Ax::V(Arr::V(y.clone())))]
+        .into_iter()
+        .chain(made.iter().map(Input::operand))
 }
 
 /// The outputs of a replay: the elements of the vector the recording packed them into.
 fn replayed_outputs(out: X) -> Vec<Arg> {
     match out {
-        X::A(Ax::V(Arr::V(v))) => v.to_vars().into_iter().map(Arg::V).collect(),
+        X::A(Ax::V(Arr::V(v))) => (0..v.len()).map(|k| Arg::V(v.element(k))).collect(),
         X::A(Ax::V(Arr::D(v))) => v.iter().map(|&x| Arg::F(x)).collect(),
         X::S(a) => vec![a],
         X::A(Ax::M(m)) => m.value().iter().map(|&x| Arg::F(x)).collect(),
