@@ -65,11 +65,33 @@
 //! [`Elementwise::require_each`] for a requirement that relates arguments (the uniform's
 //! β > α), and [`Elementwise::zero_if_any`] for a density Stan sets to −∞ at once when some
 //! element lies outside the support (y < 0 for the Weibull), tested before any term is computed.
+//!
+//! A formula that needs the logarithm of a long container argument (log y of the lognormal
+//! and gamma densities, log λ of the Poisson mass) takes them all at once, between `check` and
+//! `sum`, with [`batched_logs`] (one SIMD pass instead of a libm call per element), and reads
+//! element `i`'s from the buffer for both its term and its partials.
 
 use super::args::{check_all, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{check, require, require_int, Error, Result};
 use crate::scalar::Real;
+
+/// The fewest elements of a container whose logarithms [`batched_logs`] takes in one pass.
+pub(super) const LOG_BATCH: usize = 32;
+
+/// `ln aᵢ` for every element of a contiguous container argument of at least [`LOG_BATCH`]
+/// elements, in one SIMD pass ([`crate::elementary`], within 1 ulp of libm's); `None` for a
+/// scalar, a shorter or scattered container, where the formulas take `ln` element by element.
+/// A formula that uses `ln aᵢ` in its term and its partials reads the same value for both.
+/// Called after [`Table::check`], so an element outside the domain has already been reported.
+pub(super) fn batched_logs<A: ProbArg>(a: &A) -> Option<Vec<f64>> {
+    let xs = a
+        .values()
+        .filter(|xs| a.size().is_some() && xs.len() >= LOG_BATCH)?;
+    let mut out = vec![0.0; xs.len()];
+    crate::elementary::map(crate::elementary::Function::Log, xs, &mut out);
+    Some(out)
+}
 
 /// What every element of an argument must be, as Stan checks it and words the error
 /// ("Scale parameter is -1, but must be positive finite").

@@ -13,7 +13,7 @@
 //! directly, so `gamma_lccdf` keeps its accuracy far in the upper tail.
 
 use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::elements::{batched_logs, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::log_inc_gamma;
@@ -50,8 +50,17 @@ where
     (Y, A, B): ProbOutput,
 {
     let call = LPDF.check("gamma_lpdf", (), (&y, &alpha, &beta))?;
-    call.sum(Form::Density { propto }, |_, [yv, a, b]| {
-        let (ly, lb) = (yv.ln(), b.ln());
+    // log y for a long container in one pass, where the term or ∂α uses it.
+    let logs_y = match !propto || Y::IS_VAR || A::IS_VAR {
+        true => batched_logs(&y),
+        false => None,
+    };
+    call.sum(Form::Density { propto }, |i, [yv, a, b]| {
+        let ly = match &logs_y {
+            Some(l) => l[i],
+            None => yv.ln(),
+        };
+        let lb = b.ln();
         let mut lp = 0.0;
         if !propto || A::IS_VAR {
             lp -= lgamma(a);

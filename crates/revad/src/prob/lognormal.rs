@@ -15,7 +15,7 @@
 //! [`crate::special::normal`], accurate where Φ underflows.
 
 use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::elements::{batched_logs, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::normal::{log_Phi, log_Phi_deriv};
 
@@ -53,11 +53,19 @@ where
     (Y, M, S): ProbOutput,
 {
     let call = ARGS.check("lognormal_lpdf", (), (&y, &mu, &sigma))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, s]| {
+    // log y for a long container in one pass; the term and ∂σ, ∂μ read the same value.
+    let logs_y = match !propto || Y::IS_VAR || M::IS_VAR || S::IS_VAR {
+        true => batched_logs(&y),
+        false => None,
+    };
+    call.sum(Form::Density { propto }, |i, [yv, m, s]| {
         if yv == 0.0 {
             return Ok((f64::NEG_INFINITY, [0.0; 3]));
         }
-        let log_y = yv.ln();
+        let log_y = match &logs_y {
+            Some(l) => l[i],
+            None => yv.ln(),
+        };
         let z = (log_y - m) / s;
         let mut lp = -0.5 * z * z;
         if !propto {

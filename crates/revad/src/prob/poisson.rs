@@ -13,7 +13,7 @@
 //! their gradients stay finite far into the tails.
 
 use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::elements::{batched_logs, Form, Rule, Table};
 use super::int_args::IntArg;
 use crate::error::Result;
 use crate::special::gamma::lgamma;
@@ -103,9 +103,20 @@ where
         let l = lambda.val(i);
         l.is_infinite() || (l == 0.0 && n.val(i) != 0)
     });
+    // log λ for a long container in one pass (after the checks and the −∞ cases).
+    let logs_l = match !propto || L::IS_VAR {
+        true => batched_logs(&lambda),
+        false => None,
+    };
     call.sum(Form::Density { propto }, |i, [l]| {
         let k = n.val(i) as f64;
-        let mut lp = multiply_log(k, l) - l;
+        let k_log_l = match &logs_l {
+            // multiply_log(k, λ): 0 for k = 0 (also at λ = 0), else k log λ
+            Some(ls) if k != 0.0 => k * ls[i],
+            Some(_) => 0.0,
+            None => multiply_log(k, l),
+        };
+        let mut lp = k_log_l - l;
         if !propto {
             lp -= lgamma(k + 1.0);
         }
