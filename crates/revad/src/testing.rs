@@ -168,6 +168,36 @@ pub fn assert_close(a: f64, b: f64, tol: f64) {
     );
 }
 
+/// The distance between two doubles in units in the last place, counted through zero (so
+/// `-0.0` and `0.0` are 0 apart and the smallest subnormals of opposite signs 2): 0 for two
+/// NaNs, `u64::MAX` for a NaN against a number.
+///
+/// ```
+/// use revad::testing::ulps;
+/// assert_eq!(ulps(1.0, 1.0 + f64::EPSILON), 1);
+/// assert_eq!(ulps(-0.0, 0.0), 0);
+/// assert_eq!(ulps(f64::NAN, 1.0), u64::MAX);
+/// ```
+pub fn ulps(a: f64, b: f64) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() {
+            0
+        } else {
+            u64::MAX
+        };
+    }
+    // The bits as integers ordered as the doubles are.
+    let key = |x: f64| {
+        let i = x.to_bits() as i64;
+        if i < 0 {
+            i64::MIN - i
+        } else {
+            i
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
 /// Asserts that an array (varmat) function and the same computation on scalar variables
 /// (matvar) agree in value (to 1e-13) and gradient (to 1e-12) at `x`, then checks the varmat
 /// gradient against finite differences with `fd` (`None`: no finite differences, for points

@@ -5,6 +5,7 @@
 //! functions' values and gradients.
 
 use revad::elementary::{log_sum_exp_with, map_with, Function};
+use revad::testing::ulps;
 use revad::testing::{check_gradient, vector_from};
 use revad::{matrix, tape, Var, Vector};
 
@@ -43,26 +44,6 @@ const ALL: [Function; 9] = [
     Function::Log1pExp,
     Function::Tanh,
 ];
-
-/// The distance in ulps between two doubles (0 for two NaN, huge for NaN against a number).
-fn ulps(a: f64, b: f64) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u64::MAX
-        };
-    }
-    let key = |x: f64| {
-        let i = x.to_bits() as i64;
-        if i < 0 {
-            i64::MIN - i
-        } else {
-            i
-        }
-    };
-    key(a).abs_diff(key(b))
-}
 
 /// SplitMix64.
 struct Rng(u64);

@@ -3,27 +3,15 @@
 //! (`x = (16m + j ± ½)·ln2/16`), around the ends of the fast range (±708) and near 0; and the
 //! same points on the scalar and AVX2 paths. Each result within one ulp of the standard
 //! library, and the functions built on `exp` (`inv_logit`, `log_sum_exp`) on those points.
-//! Also the one-pass `log_sum_exp` (blocks of vectors, each lane's sum rescaled when a block
-//! raises its maximum) on orders that rescale at every block, by more than e⁷⁰⁸, with ties
-//! spread over lanes and blocks, against a sorted reference; and the array `log_sum_exp`'s
+//! Also `log_sum_exp` on orders whose maximum rises at every block of vectors, by more than
+//! e⁷⁰⁸, with ties spread over lanes and blocks, against a sorted reference; and the array `log_sum_exp`'s
 //! gradient, whose reverse pass reads the exponentials its forward pass kept, against the
 //! softmax in closed form at lengths with and without a partial last vector, with ties, −∞
 //! and very negative elements, and the NaN/+∞ fallback.
 
 use revad::elementary::{log_sum_exp_with, map_with, Function};
+use revad::testing::ulps;
 use revad::{matrix, tape, Var, Vector};
-
-fn ulps(a: f64, b: f64) -> u64 {
-    let key = |x: f64| {
-        let i = x.to_bits() as i64;
-        if i < 0 {
-            i64::MIN - i
-        } else {
-            i
-        }
-    };
-    key(a).abs_diff(key(b))
-}
 
 /// The reduction's edges: for each `m` in a spread of exponents and each `j`, the points just
 /// inside and outside `(16m + j ± ½)·ln2/16`, plus the range ends and tiny arguments.
