@@ -225,6 +225,33 @@ fn bad_input_fails_with_stan_messages() {
         let e = linalg::cholesky_decompose(&v).unwrap_err();
         assert_eq!(e.to_string(), message);
     }
+    // The same checks past the small-matrix path (n > 35), where symmetry is checked during
+    // the copy into column-major order: a NaN pair, a NaN on the diagonal, an asymmetry.
+    let large = |i: usize, j: usize, x: f64, y: f64| {
+        let mut m = Matrix::from_shape_fn((40, 40), |(r, c)| if r == c { 1.0 } else { 0.0 });
+        m[(i, j)] = x;
+        m[(j, i)] = y;
+        m
+    };
+    for (m, message) in [
+        (
+            large(3, 30, nan, nan),
+            "cholesky_decompose: m is not symmetric. m[4,31] = NaN, but m[31,4] = NaN",
+        ),
+        (
+            large(39, 39, nan, nan),
+            "cholesky_decompose: m[40,40] is NaN, but must not be NaN",
+        ),
+        (
+            large(0, 39, 0.5, 0.25),
+            "cholesky_decompose: m is not symmetric. m[1,40] = 0.5, but m[40,1] = 0.25",
+        ),
+    ] {
+        assert_eq!(
+            linalg::cholesky_decompose(&m).unwrap_err().to_string(),
+            message
+        );
+    }
     // A large matrix that fails late in the blocked factorisation.
     let mut a = spd(60, 1);
     a[(59, 59)] = -1.0;
