@@ -498,26 +498,39 @@ struct Forward<'k, K> {
 impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
     fn call(self, m: &impl Metric) -> Vec<f64> {
         let (n1, n2) = self.shape;
+        let s2 = self.s2;
         let mut value = vec![0.0; n1 * n2];
-        let mut r2 = vec![0.0; n2];
+        if !self.sym {
+            // Every r², then κ of all of them in one call of the kernel.
+            let mut r2 = vec![0.0; n1 * n2];
+            for (i, row) in r2.chunks_exact_mut(n2).enumerate() {
+                for (j, r) in row.iter_mut().enumerate() {
+                    *r = m.r2(i, j);
+                }
+            }
+            self.kernel.values(&mut r2, &mut value);
+            value.iter_mut().for_each(|v| *v *= s2);
+            return value;
+        }
+        // One set: the pairs i < j packed row by row, κ of all of them in one call (a call
+        // per row spent more on short rows and their tails than on the exponentials), then
+        // each row placed right of the diagonal, σ² on it, and the upper triangle mirrored.
+        let pairs = n1 * (n1 - 1) / 2;
+        let (mut r2, mut kappa) = (Vec::with_capacity(pairs), vec![0.0; pairs]);
+        for i in 0..n1 {
+            r2.extend((i + 1..n1).map(|j| m.r2(i, j)));
+        }
+        self.kernel.values(&mut r2, &mut kappa);
+        let mut rest = &kappa[..];
         for (i, row) in value.chunks_exact_mut(n2).enumerate() {
-            let first = if self.sym {
-                row[i] = self.s2;
-                i + 1
-            } else {
-                0
-            };
-            for (j, r) in r2.iter_mut().enumerate().skip(first) {
-                *r = m.r2(i, j);
+            row[i] = s2;
+            let (now, later) = rest.split_at(n1 - i - 1);
+            for (v, k) in row[i + 1..].iter_mut().zip(now) {
+                *v = s2 * k;
             }
-            self.kernel.values(&mut r2[first..], &mut row[first..]);
-            for v in &mut row[first..] {
-                *v *= self.s2;
-            }
+            rest = later;
         }
-        if self.sym {
-            mirror_upper(n1, &mut value);
-        }
+        mirror_upper(n1, &mut value);
         value
     }
 }
