@@ -56,6 +56,10 @@ fn give_work(i: usize, v: Vec<f64>) {
 /// Up to this size the reverse pass is the unblocked loop (Stan Math's switch).
 const UNBLOCKED_MAX: usize = 35;
 
+/// Up to this size a node keeps its column-major factor for the reverse pass (at most 80 KiB,
+/// below the size from which the allocator maps fresh pages for each allocation).
+const KEEP_MAX: usize = 96;
+
 /// The lower-triangular Cholesky factor `L` of a symmetric positive-definite matrix `A`,
 /// `A = LLᵀ` (Stan's `cholesky_decompose`). Only the lower triangle of `A` is read; the
 /// strict upper triangle of `L` is zero.
@@ -111,24 +115,38 @@ pub fn cholesky_decompose(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
             }
         }))
     } else {
-        let factor = checked_factor(F, "columns of m", "m", &av, false, take_work(0))?;
-        let factor = factor.expect("n > 35");
+        // Up to KEEP_MAX the node keeps the column-major factor for its reverse pass; above,
+        // the reverse pass rebuilds it from the value (a copy, against keeping a second n×n
+        // matrix alive per node, when the O(n³) pass dwarfs the copy).
+        let keep = n <= KEEP_MAX;
+        let storage = if keep { Vec::new() } else { take_work(0) };
+        let factor = checked_factor(F, "columns of m", "m", &av, false, storage)?;
+        let mut factor = factor.expect("n > 35").0;
         let mut out = Vec::new();
-        factor.0.lower_to_row_major(&mut out);
-        give_work(0, factor.0.data);
+        factor.lower_to_row_major(&mut out);
+        let kept = if keep {
+            factor.zero_upper();
+            Some(factor)
+        } else {
+            give_work(0, factor.data);
+            None
+        };
         let value: Matrix = Array2::from_shape_vec((n, n), out)
             .expect("n×n")
             .into_shared();
-        // The reverse pass rebuilds the column-major factor from the value: a copy, against
-        // keeping a second n×n matrix alive per node.
         let l = value.clone();
         Ok(node(value, [arg(a)], move |g, bars| {
             if let Some(a_bar) = bars.run(0) {
-                let lc = Square::lower_copy(l.as_slice().expect("standard"), n, take_work(0));
+                let copy = kept
+                    .is_none()
+                    .then(|| Square::lower_copy(l.as_slice().expect("standard"), n, take_work(0)));
+                let lc = kept.as_ref().or(copy.as_ref()).expect("kept or copied");
                 let mut w = Square::lower_copy(g, n, take_work(1));
                 blocked_reverse(lc.as_ref(), w.as_mut());
                 w.add_lower_to_row_major(a_bar);
-                give_work(0, lc.data);
+                if let Some(c) = copy {
+                    give_work(0, c.data);
+                }
                 give_work(1, w.data);
             }
         }))
@@ -495,6 +513,13 @@ impl Square {
             for (y, x) in row.iter_mut().zip(self.data[i..].iter().step_by(ld)) {
                 *y += x;
             }
+        }
+    }
+
+    /// Zeroes the strict upper triangle.
+    pub(crate) fn zero_upper(&mut self) {
+        for j in 0..self.n {
+            self.data[j * self.ld..j * self.ld + j].fill(0.0);
         }
     }
 
