@@ -35,17 +35,27 @@ const fn round_up(n: usize) -> usize {
 }
 
 /// What a thunk does with its closure.
-pub(crate) enum Action<'a> {
-    /// Move the closure out and call it.
-    Run(&'a mut Adjoints),
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// Move the closure out and call it on the adjoints.
+    Run,
     /// Drop the closure in place without calling it.
     Drop,
     /// Only find the record's start (to count records, or to step over a consumed one).
     Skip,
 }
 
-/// Given the end of its record, acts on the closure and returns the record's start.
-pub(crate) type Thunk = unsafe fn(end: *mut u8, action: Action<'_>) -> *mut u8;
+/// Given the end of its record, acts on the closure and returns the record's start. `adj` is
+/// the adjoint buffer for [`Action::Run`] (unread otherwise, see [`no_adjoints`]). The
+/// arguments are a byte, a pointer and a fat pointer, so they travel in registers: an enum
+/// holding the buffer went through memory on every record of a sweep.
+pub(crate) type Thunk = unsafe fn(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8;
+
+/// The `adj` of a thunk called to drop or skip.
+#[inline(always)]
+pub(crate) fn no_adjoints() -> *mut [f64] {
+    ptr::slice_from_raw_parts_mut(ptr::null_mut(), 0)
+}
 
 /// A closure together with the length of the payload stored below it.
 struct Rec<F> {
@@ -90,15 +100,22 @@ impl Default for Arena {
 ///
 /// # Safety
 /// `end` must be the end of a record written by [`Arena::push::<F>`]; for `Run` and `Drop` the
-/// record must be live (not yet run or dropped), and the caller must treat it as consumed.
-unsafe fn thunk<F: FnOnce(&mut Adjoints)>(end: *mut u8, action: Action<'_>) -> *mut u8 {
+/// record must be live (not yet run or dropped), and the caller must treat it as consumed;
+/// for `Run`, `adj` must be valid for reads and writes, with no other reference to it, for
+/// the call.
+unsafe fn thunk<F: FnOnce(&mut Adjoints)>(
+    end: *mut u8,
+    action: Action,
+    adj: *mut [f64],
+) -> *mut u8 {
     // SAFETY: the record spans `round_up(size_of F) + WORD` bytes below `end` (see `push`).
     let start = unsafe { end.sub(round_up(size_of::<F>()) + WORD) };
     match action {
-        Action::Run(adj) => {
+        Action::Run => {
             // SAFETY: `start` holds an initialised `F`, read exactly once (the caller marks the
-            // record consumed before running it; a panic drops the moved-out value).
-            let f = unsafe { ptr::read(start.cast::<F>()) };
+            // record consumed before running it; a panic drops the moved-out value); `adj` is
+            // the caller's valid, unaliased buffer.
+            let (f, adj) = unsafe { (ptr::read(start.cast::<F>()), &mut *(adj as *mut Adjoints)) };
             f(adj);
         }
         // SAFETY: as above; the value is dropped once and never read again.
@@ -114,9 +131,11 @@ unsafe fn thunk<F: FnOnce(&mut Adjoints)>(end: *mut u8, action: Action<'_>) -> *
 /// As for [`thunk`], for a record written by [`Arena::push_with_data::<P, F>`].
 unsafe fn data_thunk<P: Copy, F: FnOnce(&[P], &mut Adjoints)>(
     end: *mut u8,
-    action: Action<'_>,
+    action: Action,
+    adj: *mut [f64],
 ) -> *mut u8 {
-    // SAFETY: layout written by `push_with_data`: payload, Rec<F>, thunk.
+    // SAFETY: layout written by `push_with_data`: payload, Rec<F>, thunk; for `Run`, `adj` is
+    // the caller's valid, unaliased buffer (see `thunk`).
     unsafe {
         let rec = end
             .sub(round_up(size_of::<Rec<F>>()) + WORD)
@@ -124,10 +143,11 @@ unsafe fn data_thunk<P: Copy, F: FnOnce(&[P], &mut Adjoints)>(
         let len = ptr::addr_of!((*rec).len).read();
         let data = rec.cast::<u8>().sub(round_up(len * size_of::<P>()));
         match action {
-            Action::Run(adj) => {
+            Action::Run => {
                 let Rec { f, .. } = ptr::read(rec);
                 // The payload stays in place (no recording happens during a walk) until the
                 // closure returns; the slice cannot escape the call.
+                let adj = &mut *(adj as *mut Adjoints);
                 f(std::slice::from_raw_parts(data.cast::<P>(), len), adj);
             }
             Action::Drop => ptr::drop_in_place(ptr::addr_of_mut!((*rec).f)),

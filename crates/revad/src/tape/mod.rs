@@ -28,7 +28,7 @@ use std::mem::needs_drop;
 use std::ops::{Index, IndexMut};
 use std::ptr;
 
-use arena::{Action, Arena, Pos};
+use arena::{no_adjoints, Action, Arena, Pos};
 
 use crate::error::Error;
 
@@ -982,7 +982,7 @@ fn drop_region(lo: Pos, hi: Pos) {
     // forgotten by the tape (rewound) before this walk; nothing is pushed while it runs.
     unsafe {
         arena::walk(&raw const (*w.tp).arena, lo, hi, |_, th, end| {
-            th(end, Action::Drop)
+            th(end, Action::Drop, no_adjoints())
         });
     }
 }
@@ -1007,7 +1007,7 @@ impl Drop for Sweep {
         // and size. The tape is reached through the raw pointer, with no other reference live.
         unsafe {
             let th = std::ptr::read(self.end.sub(arena::WORD).cast::<arena::Thunk>());
-            let start = th(self.end, Action::Skip);
+            let start = th(self.end, Action::Skip, no_adjoints());
             let pos = (*tp).arena.pos_at(self.chunk, start);
             if let Some(sw) = (*tp).scopes.last_mut().and_then(|s| s.swept.as_mut()) {
                 sw.unrun_to = pos;
@@ -1076,7 +1076,7 @@ pub(crate) fn grad(v: Key) -> Result<(), Error> {
         arena::walk(&raw const (*tp).arena, lo, hi, |c, th, end| {
             sweep.chunk = c;
             sweep.end = end;
-            th(end, Action::Run(&mut *(adj as *mut Adjoints)))
+            th(end, Action::Run, adj)
         });
     }
     sweep.done = true;
@@ -1381,7 +1381,7 @@ pub fn stats() -> TapeStats {
         unsafe {
             arena::walk(&t.arena, Pos::default(), t.arena.pos(), |_, th, end| {
                 n += 1;
-                th(end, Action::Skip)
+                th(end, Action::Skip, no_adjoints())
             });
         }
         TapeStats {
