@@ -193,8 +193,15 @@ fn values_match_the_formulas() {
 
 #[test]
 fn one_set_is_exactly_symmetric_and_the_cross_covariance_of_x_with_itself() {
-    let x = points(30, 5);
-    let xm = Array2::from_shape_vec((30, 2), points(60, 6))
+    // 100 points: the forward pass takes the kernel in several groups of pairs.
+    for n in [30, 100] {
+        one_set_against_two_sets(n);
+    }
+}
+
+fn one_set_against_two_sets(n: usize) {
+    let x = points(n, 5);
+    let xm = Array2::from_shape_vec((n, 2), points(2 * n, 6))
         .unwrap()
         .into_shared();
     for kind in KINDS {
