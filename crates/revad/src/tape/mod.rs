@@ -1027,7 +1027,9 @@ pub(crate) fn grad(v: Key) -> Result<(), Error> {
         if t.gen == WALKING {
             return Err(tape_error("called during the reverse sweep"));
         }
-        if !t.is_live(v) {
+        // A variable of the current scope is live (the common case, without the search).
+        let current = key_gen(v) == t.gen && (key_idx(v) as usize) < t.adj.len();
+        if !current && !t.is_live(v) {
             return Err(Error::StaleVar { function: "grad" });
         }
         let depth = t.scopes.len();
@@ -1255,12 +1257,17 @@ pub fn try_reset() -> Result<(), Error> {
             });
         }
         let g = t.fresh_gen();
-        let old = std::mem::replace(&mut t.scopes[0], Scope::new(g, Pos::default(), 0));
+        let old = t.scopes[0];
+        t.scopes[0] = Scope::new(g, Pos::default(), 0);
         t.gen = g;
-        t.saved_outer.clear();
+        if !t.saved_outer.is_empty() {
+            t.saved_outer.clear();
+        }
         Ok(end_scope(t, &old))
     })?;
-    drop_regions(regions);
+    if regions.is_some() {
+        drop_regions(regions);
+    }
     Ok(())
 }
 
