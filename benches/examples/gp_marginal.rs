@@ -1,6 +1,9 @@
 //! The Gaussian-process marginal likelihood of the Python density benchmark (T points, y data,
 //! gradient w.r.t. log ρ, log α, log σ), timed whole and by stage as the best of many runs:
-//! `cargo run --profile bench -p revad-benches --example gp_marginal [T...]`.
+//! `cargo run --profile bench -p revad-benches --example gp_marginal [T...]`. With `GP_PARTS=1`
+//! it also times each stage alone; with `GP_LOOP=<stage>` it runs one stage for three seconds,
+//! for a profiler (`whole`, `forward`, `kernel`, `chol`, `kfwd`: the kernel's forward pass on
+//! data, `cfwd`: the Cholesky factor of data).
 use revad::{linalg, matrix, prob, tape, Var, Vector};
 use revad_benches::fastest_seconds;
 use std::hint::black_box;
@@ -65,7 +68,7 @@ fn main() {
             tape::reset();
         };
         if let Ok(stage) = std::env::var("GP_LOOP") {
-            // For a profiler: one stage (whole, forward, kernel, chol) for about three seconds.
+            // For a profiler: one stage for about three seconds.
             let f: &dyn Fn() = match stage.as_str() {
                 "forward" => &forward,
                 "kernel" => &kernel_only,
