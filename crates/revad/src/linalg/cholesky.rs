@@ -137,16 +137,17 @@ pub fn cholesky_decompose(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
         let l = value.clone();
         Ok(node(value, [arg(a)], move |g, bars| {
             if let Some(a_bar) = bars.run(0) {
-                let copy = kept
-                    .is_none()
-                    .then(|| Square::lower_copy(l.as_slice().expect("standard"), n, take_work(0)));
-                let lc = kept.as_ref().or(copy.as_ref()).expect("kept or copied");
                 let mut w = Square::lower_copy(g, n, take_work(1));
-                blocked_reverse(lc.as_ref(), w.as_mut());
-                w.add_lower_to_row_major(a_bar);
-                if let Some(c) = copy {
-                    give_work(0, c.data);
+                match &kept {
+                    Some(lc) => blocked_reverse(lc.as_ref(), w.as_mut()),
+                    None => {
+                        let lc =
+                            Square::lower_copy(l.as_slice().expect("standard"), n, take_work(0));
+                        blocked_reverse(lc.as_ref(), w.as_mut());
+                        give_work(0, lc.data);
+                    }
                 }
+                w.add_lower_to_row_major(a_bar);
                 give_work(1, w.data);
             }
         }))

@@ -35,7 +35,7 @@ const fn round_up(n: usize) -> usize {
 }
 
 /// What a thunk does with its closure.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub(crate) enum Action {
     /// Move the closure out and call it on the adjoints.
     Run,
