@@ -5,7 +5,7 @@
 mod transform_common;
 
 use ndarray::Array2;
-use revad::testing::{assert_close, check_gradient, vector_from, weighted_sum};
+use revad::testing::{assert_close, check_gradient, test_points, vector_from, weighted_sum};
 use revad::transform::{self as t, Limit, Shape, Transform, Value};
 use revad::{tape, Matrix, Var, Vector};
 use transform_common::{assert_all_close, points};
@@ -276,6 +276,90 @@ fn gradients_through_the_free_vector_and_variable_bounds() {
         weighted(&value) + 0.7 * lj
     };
     check_gradient(f, &[&[0.3, -1.0, 2.0, -0.5, 1.0, 2.0, 3.0]]);
+    tape::reset();
+}
+
+/// A scalar of an elementwise transform with constant bounds takes scalar nodes; it must agree
+/// with the array node that a vector of one element takes: values, log-Jacobians, gradients
+/// (also against finite differences), and the check of the bounds.
+#[test]
+fn scalars_agree_with_vectors_of_one() {
+    let inf = f64::INFINITY;
+    let transforms = [
+        Transform::Identity,
+        Transform::LowerBound(Limit::Real(-1.0)),
+        Transform::LowerBound(Limit::Real(-inf)),
+        Transform::UpperBound(Limit::Real(2.0)),
+        Transform::LowerUpperBound(Limit::Real(-1.0), Limit::Real(4.0)),
+        Transform::LowerUpperBound(Limit::Real(-inf), Limit::Real(4.0)),
+        Transform::LowerUpperBound(Limit::Real(0.5), Limit::Real(inf)),
+        Transform::OffsetMultiplier(Limit::Real(1.0), Limit::Real(0.5)),
+    ];
+    // Far out in both tails (where the bounded value meets its bound) and near zero.
+    for transform in &transforms {
+        for y in [-30.0, -3.0, -1e-9, 0.0, 0.4, 5.0, 30.0] {
+            for jacobian in [false, true] {
+                let run = |shape: Shape| {
+                    let theta = Var::array(Vector::from(vec![9.0, y]));
+                    let (value, lj) = if jacobian {
+                        let (v, lj) = transform.constrain_jacobian(&theta, 1, shape).unwrap();
+                        (v, Some(lj))
+                    } else {
+                        (transform.constrain(&theta, 1, shape).unwrap(), None)
+                    };
+                    let v = stan_order(&value)[0];
+                    let weight = test_points(1, 1)[0];
+                    let total = match &value {
+                        Value::Scalar(x) => *x * weight,
+                        other => weighted(other),
+                    } + lj.map_or(Var::new(0.0), |l| 0.7 * l);
+                    total.grad();
+                    let out = (v, lj.map(|l| l.value()), theta.adj()[1], theta.adj()[0]);
+                    tape::reset();
+                    out
+                };
+                let (scalar, vector) = (run(Shape::Scalar), run(Shape::Vector(1)));
+                assert_close(scalar.0, vector.0, 1e-15);
+                assert_eq!(scalar.1.is_some(), jacobian);
+                if let (Some(a), Some(b)) = (scalar.1, vector.1) {
+                    assert_close(a, b, 1e-15);
+                }
+                assert_close(scalar.2, vector.2, 1e-15);
+                assert_eq!(scalar.3, 0.0, "{transform:?}: another parameter's adjoint");
+            }
+        }
+        let f = |v: &[Var]| {
+            let (value, lj) = transform
+                .constrain_jacobian(&vector_from(v), 1, Shape::Scalar)
+                .unwrap();
+            weighted(&value) + 0.7 * lj
+        };
+        check_gradient(f, &[&[0.0, -2.5], &[0.0, 0.3], &[0.0, 4.0]]);
+    }
+    let theta = Var::array(Vector::from(vec![0.0, 1.0]));
+    let bad = [
+        (
+            Transform::LowerUpperBound(Limit::Real(3.0), Limit::Real(2.0)),
+            "lub_constrain: lb is 3, but must be less than 2",
+        ),
+        (
+            Transform::OffsetMultiplier(Limit::Real(0.0), Limit::Real(0.0)),
+            "offset_multiplier_constrain: multiplier is 0, but must be positive finite",
+        ),
+    ];
+    for (transform, message) in bad {
+        let e = transform
+            .constrain_jacobian(&theta, 1, Shape::Scalar)
+            .unwrap_err();
+        assert_eq!(e.to_string(), message);
+    }
+    let e = Transform::LowerBound(Limit::Real(0.0))
+        .constrain(&theta, 2, Shape::Scalar)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "lower_bound: free vector has size 2, but must have size 3"
+    );
     tape::reset();
 }
 

@@ -23,4 +23,5 @@ pub use log_exp::*;
 pub use normal::*;
 
 pub use operators::sum;
+pub(crate) use real::record_unary;
 pub use real::{Promote, Promote3, Real};

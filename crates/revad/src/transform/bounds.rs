@@ -32,6 +32,7 @@ use super::out::{record_pair, with_lp, Grid, Pair};
 use crate::error::{Error, Result};
 use crate::linalg::node::{record, scalar_arg, Arg};
 use crate::matrix::Operand;
+use crate::scalar::record_unary;
 use crate::special::log_exp::{inv_logit, log1p_exp};
 use crate::var::{Storage, Var};
 use crate::{Promote, Promote3, Real};
@@ -509,6 +510,34 @@ fn check_value(kind: Kind, v: f64, at: At, a: f64, b: f64) -> Result<()> {
         },
         Kind::OffsetMultiplier => Ok(()),
     }
+}
+
+/// The elementwise transform of one scalar variable `y` with constant scalar bounds, as
+/// scalar nodes: the value (partial `dx`) and the log-Jacobian (partial `lx`), each `y` itself
+/// where it equals `y` (`lb + eʸ` has log-Jacobian `y`). `None` for a variable or array
+/// bound, which take the array node. Checks the bounds.
+pub(crate) fn constrain_scalar(
+    kind: Kind,
+    y: Var,
+    a: &BoundData<'_>,
+    b: &BoundData<'_>,
+    jacobian: bool,
+) -> Result<Option<(Var, Option<Var>)>> {
+    let constant = |d: &BoundData<'_>| d.shape.is_none() && d.key.is_none();
+    if !constant(a) || !constant(b) {
+        return Ok(None);
+    }
+    check_bounds(kind, kind.names().0, a, b, 1)?;
+    let x = y.value();
+    let e = constrain_element(kind, x, a.get(0), b.get(0));
+    let node = |v: f64, d: f64| {
+        if v.to_bits() == x.to_bits() && d == 1.0 {
+            y
+        } else {
+            record_unary(y, v, move |_, _| d)
+        }
+    };
+    Ok(Some((node(e.v, e.dx), jacobian.then(|| node(e.lp, e.lx)))))
 }
 
 /// The elementwise transform of `x` (an r×c array read through `grid`), the value row-major.

@@ -10,8 +10,10 @@
 //! matrix-valued ones (an elementwise transform of a matrix, `stochastic_column`,
 //! `stochastic_row`, `sum_to_zero` of a matrix). [`Transform::constrain`] and
 //! [`Transform::constrain_jacobian`] read a parameter's free values from that vector at an
-//! offset (ONE node, which adds into that part of the vector's adjoint; no copy node) and give
-//! the constrained value as a [`Value`] (revad's row-major arrays); [`Transform::unconstrain`]
+//! offset (ONE node, which adds into that part of the vector's adjoint; no copy node; a
+//! scalar of an elementwise transform with constant bounds takes at most two scalar nodes,
+//! cheaper than an array node, and none for a value equal to its free value) and give the
+//! constrained value as a [`Value`] (revad's row-major arrays); [`Transform::unconstrain`]
 //! maps a constrained value given as data, flattened column-major as Stan writes it, back to
 //! its free values in Stan's order.
 //!
@@ -33,7 +35,9 @@
 
 use std::borrow::Cow;
 
-use super::bounds::{constrain_elementwise, free_values as bounds_free, BoundArg, BoundData, Kind};
+use super::bounds::{
+    constrain_elementwise, constrain_scalar, free_values as bounds_free, BoundArg, BoundData, Kind,
+};
 use super::check;
 use super::cholesky::{
     cholesky_corr_free_values, cholesky_corr_node, cholesky_cov_free_values, cholesky_cov_node,
@@ -367,7 +371,7 @@ impl Transform {
 
     /// The constrained value of `shape` whose free values are `free[offset..offset + n]`
     /// (`n = free_size(shape)`), without the log-Jacobian. ONE node, which adds into that part of
-    /// `free`'s adjoint.
+    /// `free`'s adjoint (a scalar with constant bounds: a scalar node).
     ///
     /// # Errors
     /// As [`free_size`](Transform::free_size); `free` too short ([`Error::Size`]:
@@ -382,7 +386,9 @@ impl Transform {
         Ok(self.run(free, offset, shape, false)?.0)
     }
 
-    /// [`constrain`](Transform::constrain) and the log-Jacobian, from ONE node.
+    /// [`constrain`](Transform::constrain) and the log-Jacobian, from ONE node (a scalar with
+    /// constant bounds: at most two scalar nodes; `lb + eʸ` has log-Jacobian `y`, the free
+    /// value itself).
     ///
     /// # Errors
     /// As [`constrain`](Transform::constrain).
@@ -403,6 +409,17 @@ impl Transform {
         shape: Shape,
         jacobian: bool,
     ) -> Result<(Value, Option<Var>)> {
+        if let (Shape::Scalar, Some((kind, a, b)), Some(key)) =
+            (shape, self.elementwise(), free.key())
+        {
+            // One free value of a variable: scalar nodes, no array node.
+            if let Some(&y) = free.value().as_slice().get(offset) {
+                let y = Var::from_key(y, key + offset as u64);
+                if let Some((v, lp)) = constrain_scalar(kind, y, &a, &b, jacobian)? {
+                    return Ok((Value::Scalar(v), lp));
+                }
+            }
+        }
         let n = self.free_size(shape)?;
         let seg = Segment::new(self.name(), free, offset, n)?;
         let (y, y_arg) = (seg.values(), seg.key().map(|k| (k, n)));
