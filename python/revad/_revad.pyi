@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal, final, overload
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
 _Vector = npt.NDArray[np.float64]
 _Point = Sequence[float] | npt.NDArray[np.floating[Any]] | npt.NDArray[np.integer[Any]]
@@ -4116,3 +4117,25 @@ class Cond:
     def __gt__(self, value: Any, /) -> Any: ...
     def __ge__(self, value: Any, /) -> Any: ...
     def __hash__(self) -> int: ...
+
+__all__ += ["ModelBase"]
+
+@disjoint_base
+class ModelBase:
+    """The base of ``revad.Model``: its ``log_density_gradient``, the call a sampler makes at
+    every step, without the cost of a Python method."""
+
+    def __new__(cls, *_args: Any, **_kwargs: Any) -> ModelBase: ...
+    def _set_unc_num(self, n: int) -> None: ...
+    def _gradient_function(self, propto: bool = True, jacobian: bool = True) -> Any: ...
+    def log_density_gradient(
+        self,
+        theta_unc: Any,
+        *,
+        propto: bool = True,
+        jacobian: bool = True,
+        out: _Array | None = None,
+    ) -> tuple[float, _Array]:
+        """The log density and its gradient at unconstrained ``theta_unc``, as BridgeStan's
+        ``StanModel.log_density_gradient``: ``(lp, grad)``, the gradient written into
+        ``out`` when given (and ``out`` returned)."""

@@ -44,7 +44,6 @@ from __future__ import annotations
 import inspect
 import json
 import math
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -233,7 +232,7 @@ def _out(out: np.ndarray | None, size: int, what: str) -> np.ndarray:
     return out
 
 
-class Model:
+class Model(_core.ModelBase):
     """A log density on the unconstrained space of declared parameters, with BridgeStan's
     ``StanModel`` interface (see the module documentation).
 
@@ -244,8 +243,8 @@ class Model:
     gets the value of the call's ``propto``).
 
     With ``jit=True`` (the default) :meth:`log_density_gradient` records the log density of
-    the unconstrained vector (the transforms and ``log_density``) once per thread and
-    replays it in Rust on later calls (:func:`revad.jit`): the same results, bit for bit,
+    the unconstrained vector (the transforms and ``log_density``) once and replays it in
+    Rust on later calls, on any thread (:func:`revad.jit`): the same results, bit for bit,
     without running Python. ``data`` and whatever ``log_density`` reads from its closure are
     constants of the recording, so arrays changed in place afterwards are not seen (make a new
     model); a branch on a parameter's value (``if p["x"] > 0:``) is recorded again when it goes
@@ -285,15 +284,13 @@ class Model:
             self._layout.append((key, decl, transform, start, start + size))
             start += size
         self._unc_num = start
+        self._set_unc_num(start)
         self._num = sum(math.prod(d.shape) for d in self._params.values())
         try:
             takes_propto = "propto" in inspect.signature(log_density).parameters
         except (TypeError, ValueError):
             takes_propto = False
         self._takes_propto = takes_propto
-        # The recorded gradient functions, per thread: each thread has a tape of its own
-        # (nutpie runs its chains in threads).
-        self._local = threading.local()
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self._params, self._log_density, self._data, self._name, self._jit))
@@ -393,40 +390,26 @@ class Model:
             lp = density(_core.Var(x))
             return float(lp.value if isinstance(lp, _core.Var) else lp)
 
-    def log_density_gradient(self, theta_unc: Any, *, propto: bool = True,
-                             jacobian: bool = True,
-                             out: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-        """The log density and its gradient at unconstrained ``theta_unc``."""
-        # The common case first, with nothing to convert: a float64 array of the right shape
-        # and a gradient function this thread has already made (a sampler's every call).
-        if (type(theta_unc) is not np.ndarray or theta_unc.dtype != np.float64
-                or theta_unc.shape != (self._unc_num,)):
-            theta_unc = self._checked(theta_unc)
-        try:
-            g = self._local.gradients[propto, jacobian]
-        except (AttributeError, KeyError):
-            g = self._gradient(propto, jacobian)
-        lp, grad = g(theta_unc)
-        if out is None:
-            return lp, grad
-        _out(out, self._unc_num, "params")[:] = grad
-        return lp, out
+    # log_density_gradient(theta_unc, *, propto=True, jacobian=True, out=None), a sampler's
+    # every call, is ModelBase's (in Rust): it checks theta_unc (through _checked unless it is
+    # a float64 vector of the right size), makes the gradient function for (propto,
+    # jacobian) once (_gradient), calls it, and writes into out (_into_out).
 
     def _gradient(self, propto: bool, jacobian: bool) -> Any:
-        """This thread's recorded gradient function for (propto, jacobian), made once."""
-        cache = getattr(self._local, "gradients", None)
-        if cache is None:
-            cache = self._local.gradients = {}
+        """The gradient function for (propto, jacobian), made once by ``log_density_gradient``
+        and shared by every thread (a replayed program runs on any thread's tape)."""
         density = self._density(propto, jacobian)
-        g: Any
         if self._jit:
             # revad.jit(revad.value_and_grad(density)): recorded on the first call, replayed
             # after (or eager, with one RevadWarning, if the density cannot be replayed).
-            g = _core.Jit(density, 0, mode="value_and_grad")
-        else:
-            g = _core.ValueAndGrad(density, 0)
-        cache[propto, jacobian] = g
-        return g
+            return _core.Jit(density, 0, mode="value_and_grad")
+        return _core.ValueAndGrad(density, 0)
+
+    def _into_out(self, result: tuple[float, np.ndarray], out: np.ndarray) -> tuple[float, Any]:
+        """BridgeStan's ``out=``: the gradient written into ``out``, which is returned."""
+        lp, grad = result
+        _out(out, self._unc_num, "params")[:] = grad
+        return lp, out
 
     def log_density_hessian(
         self, theta_unc: Any, *, propto: bool = True, jacobian: bool = True,
@@ -512,11 +495,11 @@ class Model:
 
         def density(x: Any) -> Any:
             values = {key: x[index] for key, index in plain}
-            total: Any = 0.0
+            total: Any = None
             for key, shape, transform, start in constrained:
                 if jacobian:
                     values[key], log_jacobian = transform.constrain_jacobian(x, shape, start)
-                    total = total + log_jacobian
+                    total = log_jacobian if total is None else total + log_jacobian
                 else:
                     values[key] = transform.constrain(x, shape, start)
             if constrained and jacobian:

@@ -18,7 +18,7 @@
 //! - `family`: the `family!` table that makes a family's `register`;
 //! - the families, which use the modules above and never each other: `var` and `data` (the
 //!   classes), `scalar`, `matrix`, `linalg`, `gp`, `prob`, `multivariate`,
-//!   `matrix_densities`, `glm`, `functional`, `transform`, `arrays`, `ode`;
+//!   `matrix_densities`, `glm`, `functional`, `transform`, `arrays`, `ode`, `jit`, `model`;
 //! - this file, which registers the families.
 //!
 //! To add a family of functions (say `linalg`): write `src/linalg.rs`, whose functions are
@@ -86,4 +86,6 @@ families! {
     ode,
     // Record once, replay in Rust.
     jit,
+    // The per-call path of revad.Model.
+    model,
 }
