@@ -12,12 +12,12 @@
 //! goes on eagerly and its result is still right, but the function is not replayed.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use revad::matrix::Operand;
 use revad::program::{Check, Program};
+use rustc_hash::FxHashMap;
 
 use crate::args::{Arg, Arr, Ax, Out, Res, X};
 
@@ -108,8 +108,8 @@ fn data_ident(x: &X) -> Option<(usize, usize, usize)> {
 /// A recording in progress.
 pub struct Recorder {
     program: Prog,
-    vars: HashMap<Ident, u32>,
-    data: HashMap<(usize, usize, usize), u32>,
+    vars: FxHashMap<Ident, u32>,
+    data: FxHashMap<(usize, usize, usize), u32>,
     /// Why the function cannot be replayed, once known (the first reason).
     failure: Option<String>,
     /// Whether turning a variable into a float ends the recording without the float-leak
@@ -141,8 +141,9 @@ pub fn start(inputs: &[X]) -> Option<RecordingGuard> {
     }
     let mut r = Recorder {
         program: Program::new(inputs.len()),
-        vars: HashMap::new(),
-        data: HashMap::new(),
+        // Sized for a small function's variables: growing the table rehashes every key.
+        vars: FxHashMap::with_capacity_and_hasher(64, Default::default()),
+        data: FxHashMap::default(),
         failure: None,
         quiet: false,
     };
