@@ -702,13 +702,30 @@ pub trait PairOperation: Fn(&[&X]) -> PyResult<(Res, Res)> + Send + Sync + 'stat
 impl<F: Fn(&[&X]) -> PyResult<(Res, Res)> + Send + Sync + 'static> PairOperation for F {}
 
 /// A pair operation's second result, with the identity of its first (`None` for data).
-type Second = Box<(Option<Ident>, X)>;
+type Second = (Option<Ident>, X);
 
 thread_local! {
     /// The second result of the last pair operation run on this thread (with the identity of
-    /// its first), until the operation that reads it takes it (boxed: the static
-    /// thread-local storage of a Python extension is small).
-    static SECOND: RefCell<Option<Second>> = const { RefCell::new(None) };
+    /// its first), until the operation that reads it takes it. Boxed, because the static
+    /// thread-local storage of a Python extension is small; the box is made once per thread
+    /// and kept, so a replayed pair allocates nothing here.
+    static SECOND: RefCell<Option<Box<Option<Second>>>> = const { RefCell::new(None) };
+}
+
+/// Leaves `second` for the operation that reads it.
+fn put_second(second: Second) {
+    SECOND.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.as_mut() {
+            Some(slot) => **slot = Some(second),
+            None => *s = Some(Box::new(Some(second))),
+        }
+    });
+}
+
+/// Takes what [`put_second`] left.
+fn take_second() -> Option<Second> {
+    SECOND.with(|s| s.borrow_mut().as_mut().and_then(|slot| slot.take()))
 }
 
 /// [`apply`] for a function with two results from one core call, `f`. Not recording, `f` runs
@@ -728,15 +745,14 @@ pub fn apply_pair<F: PairOperation>(
     let first = apply(function, args, move |x: &[&X]| {
         let (a, b) = f(x)?;
         let a = res_to_x(a);
-        let second = Box::new((var_ident(&a), res_to_x(b)));
-        SECOND.with(|s| *s.borrow_mut() = Some(second));
+        put_second((var_ident(&a), res_to_x(b)));
         Ok(x_to_res(a))
     })?;
     let first = res_to_x(first);
     let second = apply(
         function,
         std::slice::from_ref(&first),
-        move |x: &[&X]| match SECOND.with(|s| s.borrow_mut().take()) {
+        move |x: &[&X]| match take_second() {
             Some(second) if second.0 == var_ident(x[0]) => Ok(x_to_res(second.1)),
             _ => Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
                 "revad.{function}: the second result of its operation is missing"
