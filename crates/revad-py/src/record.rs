@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use revad::matrix::Operand;
 use revad::program::{Check, Program};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::args::{Arg, Arr, Ax, Out, Res, X};
 
@@ -301,6 +302,10 @@ pub fn x_to_res(x: X) -> Res {
     }
 }
 
+/// The slots of an operation's operands while recording (`None`: a constant), inline for the
+/// usual arities: a recording makes one per operation.
+type Slots = SmallVec<[Option<u32>; 4]>;
+
 /// The operation of a declared function: its result from its operands. The one closure runs
 /// both eagerly and on replay.
 pub trait Operation: Fn(&[&X]) -> PyResult<Res> + Send + Sync + 'static {}
@@ -310,11 +315,11 @@ impl<F: Fn(&[&X]) -> PyResult<Res> + Send + Sync + 'static> Operation for F {}
 /// to the program (when an operand is a variable or data input: an operation of constants
 /// alone is a constant).
 pub fn apply<F: Operation>(function: &'static str, args: &[X], f: F) -> PyResult<Res> {
-    let refs: smallvec::SmallVec<[&X; 4]> = args.iter().collect();
+    let refs: SmallVec<[&X; 4]> = args.iter().collect();
     if !recording() {
         return f(&refs);
     }
-    let slots: Result<Vec<Option<u32>>, String> = RECORDER.with(|c| {
+    let slots: Result<Slots, String> = RECORDER.with(|c| {
         let c = c.borrow();
         let r = c.as_ref().expect("a recording is open");
         args.iter().map(|x| r.slot(x)).collect()
@@ -341,7 +346,7 @@ pub fn apply<F: Operation>(function: &'static str, args: &[X], f: F) -> PyResult
             });
             return;
         }
-        let operands: Vec<u32> = slots
+        let operands: SmallVec<[u32; 4]> = slots
             .iter()
             .zip(args)
             .map(|(s, x)| {
@@ -367,10 +372,10 @@ pub fn guard(args: &[X], check: Check<X>) {
     RECORDER.with(|c| {
         let mut c = c.borrow_mut();
         let Some(r) = c.as_mut() else { return };
-        let slots: Result<Vec<Option<u32>>, String> = args.iter().map(|x| r.slot(x)).collect();
+        let slots: Result<Slots, String> = args.iter().map(|x| r.slot(x)).collect();
         match slots {
             Ok(slots) if slots.iter().any(Option::is_some) => {
-                let operands: Vec<u32> = slots
+                let operands: SmallVec<[u32; 4]> = slots
                     .iter()
                     .zip(args)
                     .map(|(s, x)| {
@@ -739,7 +744,7 @@ pub fn apply_pair<F: PairOperation>(
     f: F,
 ) -> PyResult<(Res, Res)> {
     if !recording() {
-        let refs: smallvec::SmallVec<[&X; 4]> = args.iter().collect();
+        let refs: SmallVec<[&X; 4]> = args.iter().collect();
         return f(&refs);
     }
     let first = apply(function, args, move |x: &[&X]| {

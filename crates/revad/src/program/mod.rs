@@ -90,7 +90,8 @@ impl<T: Clone, E, C: Clone + Into<T>> Program<T, E, C> {
     pub fn new(inputs: usize) -> Self {
         Program {
             inputs,
-            steps: Vec::new(),
+            // Room for a small function's steps: recording pushes one per operation.
+            steps: Vec::with_capacity(32),
             slots: 0,
             guards: 0,
             output: None,
