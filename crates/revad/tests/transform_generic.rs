@@ -279,7 +279,7 @@ fn gradients_through_the_free_vector_and_variable_bounds() {
     tape::reset();
 }
 
-/// A scalar of an elementwise transform with constant bounds takes scalar nodes; it must agree
+/// A scalar of an elementwise transform with scalar bounds takes a scalar node; it must agree
 /// with the array node that a vector of one element takes: values, log-Jacobians, gradients
 /// (also against finite differences), and the check of the bounds.
 #[test]

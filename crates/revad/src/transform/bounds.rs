@@ -512,10 +512,8 @@ fn check_value(kind: Kind, v: f64, at: At, a: f64, b: f64) -> Result<()> {
     }
 }
 
-/// The elementwise transform of one scalar variable `y` with constant scalar bounds, as
-/// scalar nodes: the value (partial `dx`) and the log-Jacobian (partial `lx`), each `y` itself
-/// where it equals `y` (`lb + eʸ` has log-Jacobian `y`). `None` for a variable or array
-/// bound, which take the array node. Checks the bounds.
+/// The elementwise transform of one scalar variable `y` with scalar bounds (constants or
+/// variables): [`scalar_node`], not an array node. `None` for an array bound.
 pub(crate) fn constrain_scalar(
     kind: Kind,
     y: Var,
@@ -523,21 +521,17 @@ pub(crate) fn constrain_scalar(
     b: &BoundData<'_>,
     jacobian: bool,
 ) -> Result<Option<(Var, Option<Var>)>> {
-    let constant = |d: &BoundData<'_>| d.shape.is_none() && d.key.is_none();
-    if !constant(a) || !constant(b) {
+    if a.shape.is_some() || b.shape.is_some() {
         return Ok(None);
     }
-    check_bounds(kind, kind.names().0, a, b, 1)?;
-    let x = y.value();
-    let e = constrain_element(kind, x, a.get(0), b.get(0));
-    let node = |v: f64, d: f64| {
-        if v.to_bits() == x.to_bits() && d == 1.0 {
-            y
-        } else {
-            record_unary(y, v, move |_, _| d)
-        }
-    };
-    Ok(Some((node(e.v, e.dx), jacobian.then(|| node(e.lp, e.lx)))))
+    let (_, _, vars) = scalar_node(
+        kind,
+        (y.value(), scalar_arg(y)),
+        (a.get(0), a.arg()),
+        (b.get(0), b.arg()),
+        jacobian,
+    )?;
+    Ok(Some(vars.expect("a variable argument")))
 }
 
 /// The elementwise transform of `x` (an r×c array read through `grid`), the value row-major.
@@ -711,8 +705,36 @@ fn scalar_constrain<O: Real>(
     b: impl Real,
     jacobian: bool,
 ) -> Result<(O, Option<O>)> {
+    let (v, lp, vars) = scalar_node(
+        kind,
+        (x.value(), scalar_arg(x)),
+        (a.value(), scalar_arg(a)),
+        (b.value(), scalar_arg(b)),
+        jacobian,
+    )?;
+    // Only data arguments (no variables) give an f64 result, which needs no handle.
+    let vars = || vars.expect("a variable argument");
+    Ok((
+        O::from_value_or(v, || vars().0),
+        lp.map(|lp| O::from_value_or(lp, || vars().1.expect("a log-Jacobian"))),
+    ))
+}
+
+/// The node of a scalar transform of `kind` at `x` with bounds `a`, `b` (each a value and its
+/// operand): the value, the log-Jacobian when asked, and their variables (`None` when every
+/// argument is data). Checks the bounds.
+///
+/// With constant bounds (a model's `real<lower=0>`, the common case) each result is a unary
+/// node of `x`, the cheapest the tape has, or `x` itself where it equals `x` (`lb + eˣ` has
+/// log-Jacobian `x`); variable bounds take one node with both results.
+fn scalar_node(
+    kind: Kind,
+    (xv, x): (f64, Arg),
+    (av, a): (f64, Arg),
+    (bv, b): (f64, Arg),
+    jacobian: bool,
+) -> Result<(f64, Option<f64>, Option<Pair<f64>>)> {
     let (function, ..) = kind.names();
-    let (xv, av, bv) = (x.value(), a.value(), b.value());
     check_bounds(
         kind,
         function,
@@ -721,8 +743,20 @@ fn scalar_constrain<O: Real>(
         1,
     )?;
     let e = constrain_element(kind, xv, av, bv);
-    let args = [scalar_arg(x), scalar_arg(a), scalar_arg(b)];
-    let key = record(args, 1 + usize::from(jacobian), move |g, bars| {
+    let lp = jacobian.then_some(e.lp);
+    if let (Some((key, _)), None, None) = (x, a, b) {
+        let y = Var::from_key(xv, key);
+        let node = |v: f64, d: f64| {
+            if v.to_bits() == xv.to_bits() && d == 1.0 {
+                y
+            } else {
+                record_unary(y, v, move |_, _| d)
+            }
+        };
+        let vars = (node(e.v, e.dx), lp.map(|lp| node(lp, e.lx)));
+        return Ok((e.v, lp, Some(vars)));
+    }
+    let key = record([x, a, b], 1 + usize::from(jacobian), move |g, bars| {
         let e = constrain_element(kind, xv, av, bv);
         let g_lp = g.get(1).copied().unwrap_or(0.0);
         for (i, (d, l)) in [(e.dx, e.lx), (e.da, e.la), (e.db, e.lb)]
@@ -734,14 +768,8 @@ fn scalar_constrain<O: Real>(
             }
         }
     });
-    // Only data arguments (no key) give an f64 result, which needs no handle.
-    let handle = |value: f64, offset: u64| {
-        move || Var::from_key(value, key.expect("a variable argument") + offset)
-    };
-    Ok((
-        O::from_value_or(e.v, handle(e.v, 0)),
-        jacobian.then(|| O::from_value_or(e.lp, handle(e.lp, 1))),
-    ))
+    let vars = key.map(|k| (Var::from_key(e.v, k), lp.map(|lp| Var::from_key(lp, k + 1))));
+    Ok((e.v, lp, vars))
 }
 
 /// The scalar inverse transform of `kind`, one node when any argument is a variable.

@@ -11,9 +11,8 @@
 //! `stochastic_row`, `sum_to_zero` of a matrix). [`Transform::constrain`] and
 //! [`Transform::constrain_jacobian`] read a parameter's free values from that vector at an
 //! offset (ONE node, which adds into that part of the vector's adjoint; no copy node; a
-//! scalar of an elementwise transform with constant bounds takes at most two scalar nodes,
-//! cheaper than an array node, and none for a value equal to its free value) and give the
-//! constrained value as a [`Value`] (revad's row-major arrays); [`Transform::unconstrain`]
+//! scalar of an elementwise transform with scalar bounds takes the scalar transform's node,
+//! cheaper than an array node) and give the constrained value as a [`Value`] (revad's row-major arrays); [`Transform::unconstrain`]
 //! maps a constrained value given as data, flattened column-major as Stan writes it, back to
 //! its free values in Stan's order.
 //!
@@ -371,7 +370,7 @@ impl Transform {
 
     /// The constrained value of `shape` whose free values are `free[offset..offset + n]`
     /// (`n = free_size(shape)`), without the log-Jacobian. ONE node, which adds into that part of
-    /// `free`'s adjoint (a scalar with constant bounds: a scalar node).
+    /// `free`'s adjoint (a scalar with scalar bounds: the scalar transform's node).
     ///
     /// # Errors
     /// As [`free_size`](Transform::free_size); `free` too short ([`Error::Size`]:
@@ -386,9 +385,7 @@ impl Transform {
         Ok(self.run(free, offset, shape, false)?.0)
     }
 
-    /// [`constrain`](Transform::constrain) and the log-Jacobian, from ONE node (a scalar with
-    /// constant bounds: at most two scalar nodes; `lb + eʸ` has log-Jacobian `y`, the free
-    /// value itself).
+    /// [`constrain`](Transform::constrain) and the log-Jacobian, from ONE node.
     ///
     /// # Errors
     /// As [`constrain`](Transform::constrain).
@@ -412,7 +409,7 @@ impl Transform {
         if let (Shape::Scalar, Some((kind, a, b)), Some(key)) =
             (shape, self.elementwise(), free.key())
         {
-            // One free value of a variable: scalar nodes, no array node.
+            // One free value of a variable: the scalar transform's node, no array node.
             if let Some(&y) = free.value().as_slice().get(offset) {
                 let y = Var::from_key(y, key + offset as u64);
                 if let Some((v, lp)) = constrain_scalar(kind, y, &a, &b, jacobian)? {

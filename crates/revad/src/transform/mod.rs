@@ -11,7 +11,9 @@
 //! - `<t>_unconstrain(x, …)`: the free value of the constrained `x`, after Stan's checks (Stan
 //!   Math's `<t>_free`, which is also exported under that name).
 //!
-//! Each call records ONE node whatever the size of its arguments, with analytic partials; a
+//! Each call records ONE node whatever the size of its arguments, with analytic partials (a
+//! scalar with constant bounds: at most two unary nodes, the tape's cheapest, or none where a
+//! result equals the free value, as `lb + eʸ`'s log-Jacobian `y` does); a
 //! call on data only records nothing (a scalar function returns `f64`, an array function a
 //! constant array, as the other array functions do). Arguments are scalars (`f64` or `Var`)
 //! or [`Operand`](crate::matrix::Operand)s (array variables or data); the bounds of the
