@@ -2,7 +2,7 @@
 //! it, the positional arguments differentiated (`argnums`), and the sweep from what `f`
 //! returned to the value and gradients.
 
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::{PyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyList, PyString, PyTuple};
@@ -30,6 +30,28 @@ pub enum Point {
     Sequence(Vec<f64>),
     Array1(Vector),
     Array2(Matrix),
+}
+
+/// The values of a C-contiguous, aligned float64 array (`None` otherwise). A small one is
+/// copied into a fresh vector (`to_vec` skips rust-numpy's borrow tracking, ~60 ns a call); a
+/// large one into the thread's spare buffer (see [`Point::recycle`]), memory that is already
+/// mapped and warm in the caches, instead of a fresh allocation.
+fn contiguous_values<D: ndarray::Dimension>(a: &Bound<'_, PyArray<f64, D>>) -> Option<Vec<f64>> {
+    if !a.is_c_contiguous() || !a.data().is_aligned() {
+        return None;
+    }
+    if a.len() < SPARE_MIN {
+        return a.to_vec().ok();
+    }
+    let values = a.try_readonly().ok()?;
+    let src = values.as_slice().ok()?;
+    let mut buf = SPARE
+        .with(|s| s.take())
+        .filter(|b| b.capacity() >= src.len())
+        .unwrap_or_default();
+    buf.clear();
+    buf.extend_from_slice(src);
+    Some(buf)
 }
 
 impl Point {
@@ -74,41 +96,15 @@ impl Point {
             .map_err(|_| type_error())
     }
 
-    /// A C-contiguous, aligned 1-D or 2-D float64 NumPy array, copied into the thread's spare
-    /// buffer (see [`Point::recycle`]) when it is large enough: the copy then writes memory
-    /// that is already mapped and warm in the caches, instead of a fresh allocation. `None`
-    /// for anything else (read by the general path).
+    /// A C-contiguous, aligned 1-D or 2-D float64 NumPy array, copied (see [`contiguous_values`]).
+    /// `None` for anything else (read by the general path).
     fn read_contiguous(x: &Bound<'_, PyAny>) -> Option<Point> {
-        let copy = |src: &[f64]| {
-            let mut buf = SPARE
-                .with(|s| s.take())
-                .filter(|b| b.capacity() >= src.len())
-                .unwrap_or_default();
-            buf.clear();
-            buf.extend_from_slice(src);
-            buf
-        };
         if let Ok(a) = x.cast::<PyArray1<f64>>() {
-            if !a.is_c_contiguous() || !a.data().is_aligned() {
-                return None;
-            }
-            let data = if a.len() < SPARE_MIN {
-                // A fresh vector (`to_vec` skips the borrow tracking, ~60 ns a call).
-                a.to_vec().ok()?
-            } else {
-                copy(a.try_readonly().ok()?.as_slice().ok()?)
-            };
+            let data = contiguous_values(a)?;
             return Some(Point::Array1(ndarray::Array1::from_vec(data).into_shared()));
         }
         if let Ok(a) = x.cast::<PyArray2<f64>>() {
-            if !a.is_c_contiguous() || !a.data().is_aligned() {
-                return None;
-            }
-            let data = if a.len() < SPARE_MIN {
-                a.to_vec().ok()?
-            } else {
-                copy(a.try_readonly().ok()?.as_slice().ok()?)
-            };
+            let data = contiguous_values(a)?;
             let m = ndarray::Array2::from_shape_vec(a.dims(), data).ok()?;
             return Some(Point::Array2(m.into_shared()));
         }
