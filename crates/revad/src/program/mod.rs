@@ -35,9 +35,13 @@
 //! assert!((x.adj() - (2.4f64.ln() + 2.4 / 1.3)).abs() < 1e-14);
 //! ```
 
+pub mod scalar;
+
 use std::sync::Arc;
 
 use smallvec::SmallVec;
+
+use self::scalar::ScalarProgram;
 
 /// An operation: its result from its operands (borrowed from the program's slots), in the
 /// order recorded.
@@ -71,6 +75,7 @@ pub struct Program<T, E, C = T> {
     slots: usize,
     guards: usize,
     output: Option<u32>,
+    scalar_form: Option<ScalarProgram>,
 }
 
 /// How a replay ended.
@@ -95,6 +100,7 @@ impl<T: Clone, E, C: Clone + Into<T>> Program<T, E, C> {
             slots: 0,
             guards: 0,
             output: None,
+            scalar_form: None,
         }
     }
 
@@ -159,6 +165,18 @@ impl<T: Clone, E, C: Clone + Into<T>> Program<T, E, C> {
     /// Makes `slot` the program's output.
     pub fn set_output(&mut self, slot: u32) {
         self.output = Some(slot);
+    }
+
+    /// Gives the program its scalar form (see [`scalar`]): the same function, of its inputs'
+    /// elements, that callers may run instead of replaying when they only need values and
+    /// gradients. The caller vouches that the two agree.
+    pub fn set_scalar_form(&mut self, form: ScalarProgram) {
+        self.scalar_form = Some(form);
+    }
+
+    /// The scalar form, if the program has one.
+    pub fn scalar_form(&self) -> Option<&ScalarProgram> {
+        self.scalar_form.as_ref()
     }
 
     /// The output slot, if any.

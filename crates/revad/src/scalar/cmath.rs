@@ -71,7 +71,7 @@ fn unary_out<A: Real, O: Real>(x: A, val: f64, d: impl Partial1) -> O {
 #[inline]
 pub fn exp<T: Real>(x: T) -> T {
     let v = x.value().exp();
-    unary(x, v, |_, e| e)
+    unary(x, v, d_exp)
 }
 
 /// `2ˣ`; d/dx = 2ˣ·ln 2.
@@ -97,13 +97,7 @@ pub fn exp2<T: Real>(x: T) -> T {
 /// ```
 #[inline]
 pub fn expm1<T: Real>(x: T) -> T {
-    unary(x, x.value().exp_m1(), |x, v| {
-        if x >= -1.0 {
-            v + 1.0
-        } else {
-            x.exp()
-        }
-    })
+    unary(x, x.value().exp_m1(), d_expm1)
 }
 
 /// Natural logarithm; d/dx = 1/x. NaN (value and derivative) for x < 0.
@@ -116,11 +110,7 @@ pub fn expm1<T: Real>(x: T) -> T {
 /// ```
 #[inline]
 pub fn log<T: Real>(x: T) -> T {
-    unary(
-        x,
-        x.value().ln(),
-        |x, v| if v.is_nan() { v } else { 1.0 / x },
-    )
+    unary(x, x.value().ln(), d_log)
 }
 
 /// Base-2 logarithm; d/dx = 1/(x·ln 2). NaN for x < 0.
@@ -169,13 +159,7 @@ pub fn log10<T: Real>(x: T) -> T {
 /// ```
 #[inline]
 pub fn log1p<T: Real>(x: T) -> T {
-    unary(x, x.value().ln_1p(), |x, v| {
-        if v.is_nan() {
-            v
-        } else {
-            1.0 / (1.0 + x)
-        }
-    })
+    unary(x, x.value().ln_1p(), d_log1p)
 }
 
 // -------------------------------------------------------------------------------------------
@@ -260,15 +244,64 @@ pub fn inv_square<T: Real>(x: T) -> T {
 }
 
 #[inline(always)]
-fn d_sqrt(_: f64, v: f64) -> f64 {
+pub(crate) fn d_exp(_: f64, e: f64) -> f64 {
+    e
+}
+#[inline(always)]
+pub(crate) fn d_expm1(x: f64, v: f64) -> f64 {
+    if x >= -1.0 {
+        v + 1.0
+    } else {
+        x.exp()
+    }
+}
+#[inline(always)]
+pub(crate) fn d_log(x: f64, v: f64) -> f64 {
+    if v.is_nan() {
+        v
+    } else {
+        1.0 / x
+    }
+}
+#[inline(always)]
+pub(crate) fn d_log1p(x: f64, v: f64) -> f64 {
+    if v.is_nan() {
+        v
+    } else {
+        1.0 / (1.0 + x)
+    }
+}
+#[inline(always)]
+pub(crate) fn d_sin(x: f64, _: f64) -> f64 {
+    x.cos()
+}
+#[inline(always)]
+pub(crate) fn d_cos(x: f64, _: f64) -> f64 {
+    -x.sin()
+}
+#[inline(always)]
+pub(crate) fn d_tan(_: f64, t: f64) -> f64 {
+    1.0 + t * t
+}
+#[inline(always)]
+pub(crate) fn d_tanh(x: f64, t: f64) -> f64 {
+    if x.abs() <= 0.5 {
+        1.0 - t * t
+    } else {
+        let e = (-2.0 * x.abs()).exp();
+        4.0 * e / ((1.0 + e) * (1.0 + e))
+    }
+}
+#[inline(always)]
+pub(crate) fn d_sqrt(_: f64, v: f64) -> f64 {
     0.5 / v
 }
 #[inline(always)]
-fn d_square(x: f64, _: f64) -> f64 {
+pub(crate) fn d_square(x: f64, _: f64) -> f64 {
     2.0 * x
 }
 #[inline(always)]
-fn d_inv(_: f64, v: f64) -> f64 {
+pub(crate) fn d_inv(_: f64, v: f64) -> f64 {
     -(v * v)
 }
 #[inline(always)]
@@ -417,7 +450,7 @@ where
 /// ```
 #[inline]
 pub fn sin<T: Real>(x: T) -> T {
-    unary(x, x.value().sin(), |x, _| x.cos())
+    unary(x, x.value().sin(), d_sin)
 }
 
 /// Cosine; d/dx = −sin x.
@@ -429,7 +462,7 @@ pub fn sin<T: Real>(x: T) -> T {
 /// ```
 #[inline]
 pub fn cos<T: Real>(x: T) -> T {
-    unary(x, x.value().cos(), |x, _| -x.sin())
+    unary(x, x.value().cos(), d_cos)
 }
 
 /// Tangent; d/dx = 1 + tan² x.
@@ -441,7 +474,7 @@ pub fn cos<T: Real>(x: T) -> T {
 /// ```
 #[inline]
 pub fn tan<T: Real>(x: T) -> T {
-    unary(x, x.value().tan(), |_, t| 1.0 + t * t)
+    unary(x, x.value().tan(), d_tan)
 }
 
 /// Arc sine, in [−π/2, π/2]; d/dx = 1/√(1 − x²), with 1 − x² as (1 − x)(1 + x) for accuracy
@@ -575,14 +608,7 @@ pub fn cosh<T: Real>(x: T) -> T {
 /// ```
 #[inline]
 pub fn tanh<T: Real>(x: T) -> T {
-    unary(x, x.value().tanh(), |x, t| {
-        if x.abs() <= 0.5 {
-            1.0 - t * t
-        } else {
-            let e = (-2.0 * x.abs()).exp();
-            4.0 * e / ((1.0 + e) * (1.0 + e))
-        }
-    })
+    unary(x, x.value().tanh(), d_tanh)
 }
 
 /// Inverse hyperbolic sine; d/dx = 1/√(x² + 1) (1/|x| for huge |x|).

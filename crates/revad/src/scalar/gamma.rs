@@ -20,7 +20,13 @@ use crate::special::gamma as sg;
 /// ```
 #[inline]
 pub fn lgamma<T: Real>(x: T) -> T {
-    unary(x, sg::lgamma(x.value()), |x, _| sg::digamma(x))
+    unary(x, sg::lgamma(x.value()), d_lgamma)
+}
+
+/// d/dx lgamma(x) = ψ(x).
+#[inline(always)]
+pub(crate) fn d_lgamma(x: f64, _: f64) -> f64 {
+    sg::digamma(x)
 }
 
 /// Γ(x); d/dx = Γ(x) ψ(x).

@@ -25,7 +25,13 @@ const NEG_INF: f64 = f64::NEG_INFINITY;
 /// ```
 #[inline]
 pub fn log1p_exp<T: Real>(x: T) -> T {
-    unary(x, sp::log1p_exp(x.value()), |x, _| sp::inv_logit(x))
+    unary(x, sp::log1p_exp(x.value()), d_log1p_exp)
+}
+
+/// d/dx log(1 + eˣ) = inv_logit(x).
+#[inline(always)]
+pub(crate) fn d_log1p_exp(x: f64, _: f64) -> f64 {
+    sp::inv_logit(x)
 }
 
 /// `log(1 − eˣ)`, NaN for `x > 0` and −∞ at 0 (as Stan); d/dx = `−1/expm1(−x)`.
