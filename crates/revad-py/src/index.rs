@@ -359,6 +359,18 @@ pub enum Selection {
     },
 }
 
+impl Selection {
+    /// The position (row-major) of the one element selected, when the selection is one
+    /// element (`v[i]`, `m[i, j]`).
+    pub fn element(&self) -> Option<usize> {
+        match self {
+            Selection::Positions(p, out) if p.len() == 1 && out.is_empty() => Some(p[0]),
+            Selection::Window { start, out, .. } if out.is_empty() => Some(*start),
+            _ => None,
+        }
+    }
+}
+
 /// One axis of a basic index: an integer (the axis goes) or a slice (start, length, step).
 fn basic_axis(
     obj: &Bound<'_, PyAny>,

@@ -17,6 +17,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 use rayon::prelude::*;
+use revad::program::scalar::ScalarProgram;
 use revad::program::Replay;
 use revad::tape;
 use smallvec::SmallVec;
@@ -158,7 +159,13 @@ struct State {
 thread_local! {
     /// The slots of replays on this thread, kept between calls.
     static FRAME: RefCell<Vec<X>> = const { RefCell::new(Vec::new()) };
+    /// The values and adjoints of scalar-form runs on this thread, kept between calls.
+    static SCALAR: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
+
+/// Scalar forms of at least this many instructions run with the GIL released (a few ns each:
+/// below this, releasing the GIL costs more than it frees).
+const SCALAR_DETACH: usize = 4096;
 
 /// Replays `program` on `inputs` in this thread's frame.
 fn replay(program: &Prog, inputs: Operands) -> Replay<X, PyErr> {
@@ -361,6 +368,15 @@ impl PyJit {
             return self.run_python(py, args, kwargs, &kinds, &positions, None);
         }
         for (k, program) in self.candidates(py, &sig, &kw).into_iter().enumerate() {
+            if let Some(form) = program.scalar_form().filter(|f| f.scalar_output()) {
+                // Scalar operations alone, without guards: run on floats, no tape.
+                let out = self.scalar_call(py, form, &kinds, &positions)?;
+                self.replays.fetch_add(1, Ordering::Relaxed);
+                if k > 0 {
+                    self.touch(&program);
+                }
+                return Ok(out);
+            }
             if self.mode != Mode::Value && detach(&program, &kinds) {
                 // A long program, or large arrays: replayed with the GIL released, so that
                 // other Python threads run meanwhile.
@@ -397,6 +413,78 @@ impl PyJit {
             }
         }
         self.run_python(py, args, kwargs, &kinds, &positions, Some((sig, kw)))
+    }
+
+    /// A call by the scalar form of its program: the value (and gradient) at the points of
+    /// `kinds`, computed on floats; bit for bit what a replay gives.
+    fn scalar_call(
+        &self,
+        py: Python<'_>,
+        form: &ScalarProgram,
+        kinds: &[Kind],
+        positions: &[usize],
+    ) -> PyResult<Py<PyAny>> {
+        SCALAR.with(|buffers| {
+            let (values, adj) = &mut *buffers.borrow_mut();
+            values.clear();
+            // Where each argument's elements start among the inputs.
+            let mut first: SmallVec<[usize; 4]> = SmallVec::new();
+            for kind in kinds {
+                first.push(values.len());
+                if let Kind::Point(p) = kind {
+                    match p {
+                        Point::Scalar(x) => values.push(*x),
+                        Point::Sequence(xs) => values.extend_from_slice(xs),
+                        Point::Array1(v) => values.extend(v.iter()),
+                        Point::Array2(m) => values.extend(m.iter()),
+                    }
+                }
+            }
+            assert_eq!(values.len(), form.inputs(), "jit: the scalar form's inputs");
+            let detached = form.len() >= SCALAR_DETACH;
+            let run = |values: &mut Vec<f64>, adj: &mut Vec<f64>| {
+                form.forward(values);
+                if self.mode != Mode::Value {
+                    adj.clear();
+                    adj.resize(values.len(), 0.0);
+                    adj[form.outputs()[0] as usize] = 1.0;
+                    form.reverse(values, adj);
+                }
+            };
+            if detached {
+                py.detach(|| run(values, adj));
+            } else {
+                run(values, adj);
+            }
+            let value = values[form.outputs()[0] as usize];
+            if self.mode == Mode::Value {
+                return Ok(value.into_pyobject(py)?.into_any().unbind());
+            }
+            let mut grads = Vec::with_capacity(positions.len());
+            for &i in positions {
+                let Kind::Point(p) = &kinds[i] else {
+                    unreachable!("a differentiated argument is a point")
+                };
+                let g = &adj[first[i]..first[i] + p.len()];
+                grads.push(match p {
+                    Point::Scalar(_) => g[0].into_pyobject(py)?.into_any(),
+                    Point::Sequence(_) | Point::Array1(_) => PyArray1::from_slice(py, g).into_any(),
+                    Point::Array2(m) => PyArray1::from_slice(py, g)
+                        .reshape(m.dim())?
+                        .into_any(),
+                });
+            }
+            let grad = match self.argnums {
+                Some(Argnums::One(_)) => grads.pop().expect("one gradient"),
+                _ => PyTuple::new(py, grads)?.into_any(),
+            };
+            Ok(match self.mode {
+                Mode::Grad => grad.unbind(),
+                _ => PyTuple::new(py, [value.into_pyobject(py)?.into_any(), grad])?
+                    .into_any()
+                    .unbind(),
+            })
+        })
     }
 
     /// What a call returns, from the value and gradients of a replay made without the GIL.
@@ -817,7 +905,9 @@ impl PyJit {
     }
 
     /// What happened so far: ``recordings``, ``replays``, ``divergences`` (replays dropped at
-    /// a guard), ``programs`` kept, and ``eager``: why ``f`` runs eagerly, or ``None``.
+    /// a guard), ``programs`` kept, ``scalar_programs`` (those of scalar arithmetic and
+    /// elementary functions alone, without branches, which run on floats without a tape), and
+    /// ``eager``: why ``f`` runs eagerly, or ``None``.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let state = self.state();
         let d = PyDict::new(py);
@@ -825,6 +915,8 @@ impl PyJit {
         d.set_item("replays", self.replays.load(Ordering::Relaxed))?;
         d.set_item("divergences", state.divergences)?;
         d.set_item("programs", state.entries.len())?;
+        let scalar = state.entries.iter().filter(|e| e.program.scalar_form().is_some());
+        d.set_item("scalar_programs", scalar.count())?;
         d.set_item("eager", state.eager.clone())?;
         Ok(d)
     }

@@ -18,13 +18,14 @@ use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use revad::ode::{check_ode_args, solve_ode, OdeMethod, OdeOptions, OdeSystem};
 use revad::program::Replay;
 use revad::{tape, Matrix, Var, Vector};
+use smallvec::SmallVec;
 
 use crate::args::{Arg, Arr, Ax, Res, X};
 use crate::convert::{array_arg, try_arg, try_x, type_name, vector_arg};
 use crate::errors::to_py;
 use crate::family::family;
 use crate::handle::PyVar;
-use crate::record::{self, Prog};
+use crate::record::{self, Elem, Form, Prog, Sc};
 
 /// A trailing argument of a solve, as `f` receives it.
 enum OdeArg<'py> {
@@ -144,6 +145,9 @@ struct PySystem<'py> {
     python_only: bool,
     /// The slots of replays, kept between calls.
     frame: Vec<X>,
+    /// The values and adjoints of scalar-form runs, kept between calls.
+    values: Vec<f64>,
+    adj: Vec<f64>,
 }
 
 /// Programs of `f` kept per solve (branch paths), the least recently used dropped first.
@@ -233,6 +237,12 @@ impl<'py> OdeSystem for PySystem<'py> {
         theta: &[f64],
         dydt: &mut [f64],
     ) -> Result<(), PyOdeError> {
+        if self.scalar_run(t, y, theta)? {
+            for (d, o) in dydt.iter_mut().zip(self.scalar_outputs()) {
+                *d = self.values[o as usize];
+            }
+            return Ok(());
+        }
         // Replayed (or recorded) with variables in a scope of its own, the values read.
         while !self.python_only {
             let _scope = tape::nested();
@@ -285,6 +295,23 @@ impl<'py> OdeSystem for PySystem<'py> {
         dydt: &mut [f64],
         jac: &mut [f64],
     ) -> Result<(), PyOdeError> {
+        if self.scalar_run(t, y, theta)? {
+            // One forward run, then one sweep per output: row i is ∂f_i/∂(y, θ).
+            let m = y.len() + theta.len();
+            let outputs = self.scalar_outputs();
+            let form = self.programs[0].scalar_form().expect("a scalar form");
+            for (i, (d, row)) in dydt.iter_mut().zip(jac.chunks_exact_mut(m)).enumerate() {
+                let out = outputs[i] as usize;
+                *d = self.values[out];
+                self.adj.clear();
+                self.adj.resize(self.values.len(), 0.0);
+                self.adj[out] = 1.0;
+                form.reverse(&self.values, &mut self.adj);
+                // The inputs are t, y, θ: t's adjoint is not a column.
+                row.copy_from_slice(&self.adj[1..1 + m]);
+            }
+            return Ok(());
+        }
         // A replay that diverged left nodes of another branch on the tape: drop the scope and
         // compute again (recording the new branch on the first call).
         while !self.jacobian_once(t, y, theta, dydt, jac)? {}
@@ -293,6 +320,36 @@ impl<'py> OdeSystem for PySystem<'py> {
 }
 
 impl<'py> PySystem<'py> {
+    /// Runs the scalar form of `f` forward at `(t, y, θ)` into `self.values`, when its latest
+    /// program has one (scalar operations alone, no guards); `false` otherwise.
+    fn scalar_run(&mut self, t: f64, y: &[f64], theta: &[f64]) -> Result<bool, PyOdeError> {
+        if self.python_only {
+            return Ok(false);
+        }
+        let Some(form) = self.programs.first().and_then(|p| p.scalar_form()) else {
+            return Ok(false);
+        };
+        // Its inputs are t, y and θ's elements.
+        if form.inputs() != 1 + y.len() + theta.len() {
+            return Ok(false);
+        }
+        if form.outputs().len() != y.len() {
+            return Err(self.size_error(y.len(), form.outputs().len()));
+        }
+        self.values.clear();
+        self.values.push(t);
+        self.values.extend_from_slice(y);
+        self.values.extend_from_slice(theta);
+        form.forward(&mut self.values);
+        Ok(true)
+    }
+
+    /// The output slots of the scalar form [`PySystem::scalar_run`] ran.
+    fn scalar_outputs(&self) -> SmallVec<[u32; 4]> {
+        let form = self.programs[0].scalar_form().expect("a scalar form");
+        SmallVec::from_slice(form.outputs())
+    }
+
     /// [`OdeSystem::jacobian`] in a scope of its own; `false` when a replay diverged.
     fn jacobian_once(
         &mut self,
@@ -424,7 +481,7 @@ impl<'py> PySystem<'py> {
             Ok(Ok(x @ X::A(Ax::V(Arr::V(_))))) => x,
             _ => {
                 let xs: Vec<X> = outs.iter().map(|a| X::S(*a)).collect();
-                record::res_to_x(record::apply(self.function, &xs, pack)?)
+                record::res_to_x(record::apply_form(self.function, &xs, pack, pack_form)?)
             }
         };
         match guard.finish(&packed) {
@@ -506,6 +563,18 @@ fn pack(outs: &[&X]) -> PyResult<Res> {
         .collect();
     let v = Var::from_vars(&Vector::from(values), &vars).map_err(to_py)?;
     Ok(Res::V(Arr::V(v)))
+}
+
+/// The scalar form of [`pack`]: the vector of its scalar operands.
+fn pack_form(outs: &[Sc<'_>]) -> Option<Form> {
+    outs.iter()
+        .map(|x| match *x {
+            Sc::Slot(k) => Some(Elem::Slot(k)),
+            Sc::Const(c) => Some(Elem::Const(c)),
+            _ => None,
+        })
+        .collect::<Option<Vec<Elem>>>()
+        .map(Form::Elements)
 }
 
 /// A variable made for one call of `f` in the Jacobian's scope.
@@ -618,6 +687,8 @@ fn solve<'py>(
         recordings: 0,
         python_only: false,
         frame: Vec::new(),
+        values: Vec::new(),
+        adj: Vec::new(),
     };
     let unwrap = |e: PyOdeError| e.0;
     let states = match (&y0, theta.is_empty()) {

@@ -11,8 +11,11 @@ use ndarray::Array2;
 use pyo3::prelude::*;
 use revad::{matrix, Matrix, RowVector, Storage, Var, Vector};
 
+use revad::program::scalar::Instr;
+
 use crate::args::{arr1, arr2, binop, finish, finish_scalar, shape_str, Arg, Arr, Ax, Out, Res, X};
 use crate::errors::{self, to_py};
+use crate::record::{Form, Sc};
 
 /// The elementwise operators.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -34,6 +37,30 @@ impl Op {
             Op::Div => matrix::BinaryOp::Divide,
             Op::Pow => matrix::BinaryOp::Pow,
         }
+    }
+
+    /// The scalar form of `a op b` (see [`crate::record::apply_form`]): the operator of
+    /// [`Op::scalar`] on a scalar variable and a scalar variable or a float.
+    pub fn form(self, a: &Sc<'_>, b: &Sc<'_>) -> Option<Form> {
+        use Instr::*;
+        let instr = match (self, *a, *b) {
+            (Op::Add, Sc::Slot(a), Sc::Slot(b)) => Add(a, b),
+            (Op::Add, Sc::Slot(x), Sc::Const(c)) | (Op::Add, Sc::Const(c), Sc::Slot(x)) => {
+                AddConst(x, c)
+            }
+            (Op::Sub, Sc::Slot(a), Sc::Slot(b)) => Sub(a, b),
+            (Op::Sub, Sc::Slot(x), Sc::Const(c)) => SubConst(x, c),
+            (Op::Sub, Sc::Const(c), Sc::Slot(x)) => ConstSub(c, x),
+            (Op::Mul, Sc::Slot(a), Sc::Slot(b)) => Mul(a, b),
+            (Op::Mul, Sc::Slot(x), Sc::Const(c)) | (Op::Mul, Sc::Const(c), Sc::Slot(x)) => {
+                MulConst(x, c)
+            }
+            (Op::Div, Sc::Slot(a), Sc::Slot(b)) => Div(a, b),
+            (Op::Div, Sc::Slot(x), Sc::Const(c)) => DivConst(x, c),
+            (Op::Div, Sc::Const(c), Sc::Slot(x)) => ConstDiv(c, x),
+            _ => return None,
+        };
+        Some(Form::Instr(instr))
     }
 
     /// `a op b` for two scalars.

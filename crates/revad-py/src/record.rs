@@ -10,12 +10,18 @@
 //! guard ([`compare`]), while `float(v)`, `.value`, a Var read by a function that has no
 //! operation yet, or a Var made outside the recording ends the recording ([`fail`]); the run
 //! goes on eagerly and its result is still right, but the function is not replayed.
+//!
+//! Beside the program, a recording builds its scalar form
+//! ([`revad::program::scalar::ScalarProgram`]) for as long as every operation declares one
+//! ([`apply_form`]): scalar operators, elementary functions, element reads. A function made
+//! of those alone (the talk's expression, an ODE's right-hand side) then runs on plain floats.
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use revad::matrix::Operand;
+use revad::program::scalar::{Instr, ScalarProgram};
 use revad::program::{Check, Program};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -116,6 +122,139 @@ pub struct Recorder {
     /// Whether turning a variable into a float ends the recording without the float-leak
     /// warning (the caller calls the function again in Python when the recording fails).
     quiet: bool,
+    /// The scalar form so far; `None` once an operation has none.
+    scalar: Option<ScalarForm>,
+}
+
+/// An operand as the scalar form sees it.
+#[derive(Clone, Copy)]
+pub enum Sc<'a> {
+    /// A scalar variable: its slot.
+    Slot(u32),
+    /// A float constant.
+    Const(f64),
+    /// An array variable whose elements (row-major) are the slots `first..first + len`.
+    Range(u32, u32),
+    /// An array variable whose elements are these slots.
+    List(&'a [u32]),
+    /// Anything else (data, a constant array, a result the scalar form cannot hold).
+    Other,
+}
+
+impl Sc<'_> {
+    /// The slot of element `k` of an array variable.
+    pub fn element(&self, k: usize) -> Option<u32> {
+        match *self {
+            Sc::Range(first, len) if k < len as usize => Some(first + k as u32),
+            Sc::List(slots) => slots.get(k).copied(),
+            _ => None,
+        }
+    }
+}
+
+/// What a declared operation is in the scalar form.
+pub enum Form {
+    /// One instruction.
+    Instr(Instr),
+    /// An existing slot (an element read).
+    Alias(u32),
+    /// A vector of these scalars (outputs packed into one).
+    Elements(Vec<Elem>),
+}
+
+/// A scalar packed into a vector.
+pub enum Elem {
+    Slot(u32),
+    Const(f64),
+}
+
+/// A program slot in the scalar form.
+enum ScSlot {
+    Slot(u32),
+    Const(f64),
+    Range(u32, u32),
+    List(Vec<u32>),
+    Other,
+}
+
+/// The scalar form of a recording in progress: its code, and each program slot in it.
+struct ScalarForm {
+    code: ScalarProgram,
+    slots: Vec<ScSlot>,
+}
+
+impl ScalarForm {
+    /// The form of a function of `inputs`: each scalar variable an input slot, each array
+    /// variable a run of them (its elements, row-major).
+    fn new(inputs: &[X]) -> ScalarForm {
+        let mut n = 0u32;
+        let mut run = |len: usize| {
+            let first = n;
+            n += len as u32;
+            ScSlot::Range(first, len as u32)
+        };
+        let slots: Vec<ScSlot> = inputs
+            .iter()
+            .map(|x| match x {
+                X::S(Arg::V(_)) => match run(1) {
+                    ScSlot::Range(first, _) => ScSlot::Slot(first),
+                    _ => unreachable!("a run"),
+                },
+                X::A(Ax::V(Arr::V(v))) => run(v.len()),
+                X::A(Ax::M(Arr::V(m))) => run(m.len()),
+                X::S(Arg::F(c)) => ScSlot::Const(*c),
+                _ => ScSlot::Other,
+            })
+            .collect();
+        ScalarForm {
+            code: ScalarProgram::new(n as usize),
+            slots,
+        }
+    }
+
+    /// Program slot `s` as an operand.
+    fn operand(&self, s: u32) -> Sc<'_> {
+        match &self.slots[s as usize] {
+            ScSlot::Slot(k) => Sc::Slot(*k),
+            ScSlot::Const(c) => Sc::Const(*c),
+            ScSlot::Range(first, len) => Sc::Range(*first, *len),
+            ScSlot::List(v) => Sc::List(v),
+            ScSlot::Other => Sc::Other,
+        }
+    }
+
+    /// Adds the next program slot, the result of an operation of form `form`.
+    fn push(&mut self, form: Form) {
+        let slot = match form {
+            Form::Instr(i) => ScSlot::Slot(self.code.push(i)),
+            Form::Alias(k) => ScSlot::Slot(k),
+            Form::Elements(elems) => ScSlot::List(
+                elems
+                    .into_iter()
+                    .map(|e| match e {
+                        Elem::Slot(k) => k,
+                        Elem::Const(c) => self.code.push(Instr::Const(c)),
+                    })
+                    .collect(),
+            ),
+        };
+        self.slots.push(slot);
+    }
+
+    /// The finished form, with program slot `output` as its output (`None` when the output
+    /// is not a variable of the form).
+    fn finish(mut self, output: u32) -> Option<ScalarProgram> {
+        match &self.slots[output as usize] {
+            ScSlot::Slot(k) => self.code.set_outputs(&[*k], true),
+            ScSlot::Range(first, len) => {
+                let slots: Vec<u32> = (*first..first + len).collect();
+                self.code.set_outputs(&slots, false);
+            }
+            ScSlot::List(v) => self.code.set_outputs(v, false),
+            ScSlot::Const(_) | ScSlot::Other => return None,
+        }
+        Some(self.code)
+    }
 }
 
 thread_local! {
@@ -147,6 +286,7 @@ pub fn start(inputs: &[X]) -> Option<RecordingGuard> {
         data: FxHashMap::default(),
         failure: None,
         quiet: false,
+        scalar: Some(ScalarForm::new(inputs)),
     };
     for (k, x) in inputs.iter().enumerate() {
         if let Some(id) = var_ident(x) {
@@ -193,12 +333,13 @@ impl RecordingGuard {
         }
         let slot = match r.slot(output) {
             Ok(Some(s)) => s,
-            Ok(None) => r
-                .program
-                .constant(to_const(output).expect("not a variable")),
+            Ok(None) => r.constant(output),
             Err(why) => return Err(why),
         };
         r.program.set_output(slot);
+        if let Some(form) = r.scalar.take().and_then(|f| f.finish(slot)) {
+            r.program.set_scalar_form(form);
+        }
         Ok(r.program)
     }
 }
@@ -218,6 +359,18 @@ impl Recorder {
             };
         }
         Ok(data_ident(x).and_then(|id| self.data.get(&id).copied()))
+    }
+
+    /// Adds the constant operand `x` (not a variable); returns its slot.
+    fn constant(&mut self, x: &X) -> u32 {
+        let slot = self.program.constant(to_const(x).expect("not a variable"));
+        if let Some(f) = self.scalar.as_mut() {
+            f.slots.push(match x {
+                X::S(Arg::F(c)) => ScSlot::Const(*c),
+                _ => ScSlot::Other,
+            });
+        }
+        slot
     }
 }
 
@@ -313,8 +466,20 @@ impl<F: Fn(&[&X]) -> PyResult<Res> + Send + Sync + 'static> Operation for F {}
 
 /// Runs the operation `f` of function `function` on `args`; while recording, also appends it
 /// to the program (when an operand is a variable or data input: an operation of constants
-/// alone is a constant).
+/// alone is a constant). It has no scalar form: a recording that reaches it has none.
 pub fn apply<F: Operation>(function: &'static str, args: &[X], f: F) -> PyResult<Res> {
+    apply_form(function, args, f, |_| None)
+}
+
+/// [`apply`] for an operation whose scalar form `form` gives, from its operands as the form
+/// sees them (`None`: not at these operands). The form must compute what `f` does on the tape,
+/// term for term.
+pub fn apply_form<F: Operation>(
+    function: &'static str,
+    args: &[X],
+    f: F,
+    form: impl FnOnce(&[Sc<'_>]) -> Option<Form>,
+) -> PyResult<Res> {
     let refs: SmallVec<[&X; 4]> = args.iter().collect();
     if !recording() {
         return f(&refs);
@@ -349,13 +514,22 @@ pub fn apply<F: Operation>(function: &'static str, args: &[X], f: F) -> PyResult
         let operands: SmallVec<[u32; 4]> = slots
             .iter()
             .zip(args)
-            .map(|(s, x)| {
-                s.unwrap_or_else(|| r.program.constant(to_const(x).expect("not a variable")))
-            })
+            .map(|(s, x)| s.unwrap_or_else(|| r.constant(x)))
             .collect();
         let slot = r
             .program
             .op(Arc::new(move |a: &[&X]| f(a).map(res_to_x)), &operands);
+        let declared = r.scalar.as_ref().and_then(|sf| {
+            let scs: SmallVec<[Sc<'_>; 4]> = operands.iter().map(|&s| sf.operand(s)).collect();
+            form(&scs)
+        });
+        match (r.scalar.as_mut(), declared) {
+            (Some(sf), Some(d)) => {
+                sf.push(d);
+                debug_assert_eq!(sf.slots.len(), slot as usize + 1);
+            }
+            _ => r.scalar = None,
+        }
         if let Some(id) = var_ident(&x) {
             r.vars.insert(id, slot);
         }
@@ -378,13 +552,11 @@ pub fn guard(args: &[X], check: Check<X>) {
                 let operands: SmallVec<[u32; 4]> = slots
                     .iter()
                     .zip(args)
-                    .map(|(s, x)| {
-                        s.unwrap_or_else(|| {
-                            r.program.constant(to_const(x).expect("not a variable"))
-                        })
-                    })
+                    .map(|(s, x)| s.unwrap_or_else(|| r.constant(x)))
                     .collect();
                 r.program.guard(check, &operands);
+                // The scalar form has no guards: it would run one branch for every input.
+                r.scalar = None;
             }
             Ok(_) => {}
             Err(why) => {

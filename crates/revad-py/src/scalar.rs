@@ -14,7 +14,8 @@ use crate::errors::to_py;
 use crate::family::family;
 use crate::handle::PyVar;
 use crate::ops::{broadcast_binary, elementwise, shape_of, Op};
-use crate::record;
+use crate::record::{self, Form, Sc};
+use revad::program::scalar::{Elementary, Instr};
 use crate::shape::{read_axes, reduce, shape_arg};
 
 /// The argument of a unary function: a float, a Var (checked once, scalar or array) or a NumPy
@@ -41,7 +42,7 @@ macro_rules! unary {
         #[pyfunction]
         fn $name(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             let a = record::declared(|| unary_arg(x, stringify!($name)))?;
-            record::apply(stringify!($name), &[a], |x| Ok(match &x[0] {
+            record::apply_form(stringify!($name), &[a], |x| Ok(match &x[0] {
                 X::S(Arg::F(x)) => Res::S(Out::F(revad::$name(*x))),
                 X::S(Arg::V(v)) => Res::S(Out::V(revad::$name(*v))),
                 X::A(Ax::V(Arr::V(v))) => Res::V(Arr::V(revad::matrix::$name(v))),
@@ -52,7 +53,10 @@ macro_rules! unary {
                 X::A(Ax::M(Arr::D(d))) => {
                     Res::M(Arr::D(d.mapv(revad::$name::<f64>).into_shared()))
                 }
-            }))?
+            }), |x| match (x[0], Elementary::named(stringify!($name))) {
+                (Sc::Slot(a), Some(f)) => Some(Form::Instr(Instr::Unary(a, f))),
+                _ => None,
+            })?
             .into_py(py)
         }
     )*};

@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyTuple};
 use revad::matrix::Reduction;
 use revad::Var;
+use revad::program::scalar::Instr;
 
 use crate::args::{shape_str, Arg, Arr, Ax, Out, Res, X};
 use crate::convert::{adj_array, arg, read_ndarray, try_x, x_arg};
@@ -21,7 +22,7 @@ use crate::errors;
 use crate::family::family;
 use crate::handle::{read, write, PyVar, Val};
 use crate::index;
-use crate::record;
+use crate::record::{self, Form, Sc};
 use crate::ops::{elementwise, matmul_x, Op};
 use crate::shape;
 
@@ -50,13 +51,18 @@ fn operator(
     };
     let args = [a, b];
     match how {
-        Binary::Elementwise(op) => record::apply(function, &args, move |x| match x {
-            // Scalar op scalar (a float or a scalar Var), the common case, without the array
-            // machinery.
-            [X::S(a), X::S(b)] => Ok(Res::S(op.scalar(*a, *b))),
-            [a, b] => elementwise(op, (*a).clone(), (*b).clone()),
-            _ => unreachable!("two operands"),
-        }),
+        Binary::Elementwise(op) => record::apply_form(
+            function,
+            &args,
+            move |x| match x {
+                // Scalar op scalar (a float or a scalar Var), the common case, without the
+                // array machinery.
+                [X::S(a), X::S(b)] => Ok(Res::S(op.scalar(*a, *b))),
+                [a, b] => elementwise(op, (*a).clone(), (*b).clone()),
+                _ => unreachable!("two operands"),
+            },
+            |x| op.form(&x[0], &x[1]),
+        ),
         Binary::MatMul => record::apply(function, &args, |x| {
             matmul_x(x[0].clone(), x[1].clone())
         }),
@@ -575,11 +581,17 @@ operators! {
             ));
         }
         let sel = index::select(key, &self.shape_vec())?;
-        record::apply("__getitem__", &[a], move |x| match &x[0] {
-            X::A(Ax::V(Arr::V(v))) => index::take_selection(v, &sel),
-            X::A(Ax::M(Arr::V(m))) => index::take_selection(m, &sel),
-            _ => unreachable!("an array Var"),
-        })?
+        let element = sel.element();
+        record::apply_form(
+            "__getitem__",
+            &[a],
+            move |x| match &x[0] {
+                X::A(Ax::V(Arr::V(v))) => index::take_selection(v, &sel),
+                X::A(Ax::M(Arr::V(m))) => index::take_selection(m, &sel),
+                _ => unreachable!("an array Var"),
+            },
+            |x| x[0].element(element?).map(Form::Alias),
+        )?
         .into_py(py)
     }
 
@@ -644,10 +656,18 @@ operators! {
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let a = record::declared(|| self.x("__neg__"))?;
-        record::apply("__neg__", &[a], |x| match &x[0] {
-            X::S(Arg::V(v)) => Ok(Res::S(Out::V(-*v))),
-            a => elementwise(Op::Mul, (*a).clone(), X::S(Arg::F(-1.0))),
-        })?
+        record::apply_form(
+            "__neg__",
+            &[a],
+            |x| match &x[0] {
+                X::S(Arg::V(v)) => Ok(Res::S(Out::V(-*v))),
+                a => elementwise(Op::Mul, (*a).clone(), X::S(Arg::F(-1.0))),
+            },
+            |x| match x[0] {
+                Sc::Slot(a) => Some(Form::Instr(Instr::Neg(a))),
+                _ => None,
+            },
+        )?
         .into_py(py)
     }
     fn __pos__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {

@@ -6,6 +6,11 @@ use revad::program::scalar::{Elementary, Instr, ScalarProgram};
 use revad::testing::{check_gradient, finite_diff_gradient};
 use revad::{tape, Var};
 
+/// A function of the tape.
+type Taped<'a> = dyn Fn(&[Var]) -> Var + 'a;
+/// A unary function of a variable.
+type Unary = fn(Var) -> Var;
+
 /// Equal bit for bit, NaN equal to NaN.
 fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
@@ -23,7 +28,7 @@ fn run(p: &ScalarProgram, x: &[f64], seed: f64) -> (f64, Vec<f64>) {
 }
 
 /// The value and gradient of `f` on the tape at `x`, seeded with `seed`.
-fn taped(f: &dyn Fn(&[Var]) -> Var, x: &[f64], seed: f64) -> (f64, Vec<f64>) {
+fn taped(f: &Taped<'_>, x: &[f64], seed: f64) -> (f64, Vec<f64>) {
     let _scope = tape::nested();
     let vars: Vec<Var> = x.iter().map(|&v| Var::new(v)).collect();
     let y = f(&vars);
@@ -53,7 +58,7 @@ const POINTS: [f64; 10] = [
     -3.0,
 ];
 
-fn assert_agrees(p: &ScalarProgram, f: &dyn Fn(&[Var]) -> Var, what: &str) {
+fn assert_agrees(p: &ScalarProgram, f: &Taped<'_>, what: &str) {
     for &a in &POINTS {
         for &b in &POINTS {
             // A zero seed too: the nodes that skip a zero adjoint must be skipped alike.
@@ -77,7 +82,7 @@ fn assert_agrees(p: &ScalarProgram, f: &dyn Fn(&[Var]) -> Var, what: &str) {
 #[test]
 fn operators_agree_with_the_tape_bit_for_bit() {
     let c = 0.37;
-    let cases: Vec<(Instr, Box<dyn Fn(&[Var]) -> Var>, &str)> = vec![
+    let cases: Vec<(Instr, Box<Taped<'static>>, &str)> = vec![
         (Instr::Add(0, 1), Box::new(|x| x[0] + x[1]), "a + b"),
         (Instr::Sub(0, 1), Box::new(|x| x[0] - x[1]), "a - b"),
         (Instr::Mul(0, 1), Box::new(|x| x[0] * x[1]), "a * b"),
@@ -98,7 +103,7 @@ fn operators_agree_with_the_tape_bit_for_bit() {
 
 #[test]
 fn elementary_functions_agree_with_the_tape_bit_for_bit() {
-    let fns: [(&str, fn(Var) -> Var); 13] = [
+    let fns: [(&str, Unary); 13] = [
         ("exp", revad::exp),
         ("expm1", revad::expm1),
         ("log", revad::log),

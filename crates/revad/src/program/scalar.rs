@@ -43,13 +43,18 @@ use smallvec::SmallVec;
 
 use crate::scalar;
 
+/// The value of a unary function.
+type Value = fn(f64) -> f64;
+/// The partial derivative of a unary function, from `(x, f(x))`.
+type Partial = fn(f64, f64) -> f64;
+
 /// An elementary unary function: its value and its partial `d(x, f(x))`, the ones its `Var`
 /// form records.
 #[derive(Clone, Copy)]
 pub struct Elementary {
     name: &'static str,
-    value: fn(f64) -> f64,
-    partial: fn(f64, f64) -> f64,
+    value: Value,
+    partial: Partial,
 }
 
 impl fmt::Debug for Elementary {
@@ -62,8 +67,7 @@ impl Elementary {
     /// The function revad exports as `name`, if it has a scalar form: `exp`, `expm1`, `log`,
     /// `log1p`, `sqrt`, `square`, `inv`, `sin`, `cos`, `tan`, `tanh`, `lgamma`, `log1p_exp`.
     pub fn named(name: &str) -> Option<Elementary> {
-        let (name, value, partial): (&'static str, fn(f64) -> f64, fn(f64, f64) -> f64) = match name
-        {
+        let (name, value, partial): (&'static str, Value, Partial) = match name {
             "exp" => ("exp", scalar::exp::<f64>, scalar::d_exp),
             "expm1" => ("expm1", scalar::expm1::<f64>, scalar::d_expm1),
             "log" => ("log", scalar::log::<f64>, scalar::d_log),
@@ -294,6 +298,8 @@ impl ScalarProgram {
                 }
                 Instr::Neg(x) => adj[x as usize] -= g,
                 Instr::AddConst(x, _) | Instr::SubConst(x, _) => adj[x as usize] += g,
+                // `c − x` records ∂/∂x = −1 as a factor, as the tape does.
+                #[allow(clippy::neg_multiply)]
                 Instr::ConstSub(_, x) => adj[x as usize] += g * -1.0,
                 Instr::MulConst(x, c) => adj[x as usize] += g * c,
                 Instr::DivConst(x, c) => adj[x as usize] += g * (1.0 / c),

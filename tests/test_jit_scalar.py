@@ -1,0 +1,190 @@
+"""revad.jit's scalar form: a function made only of scalar arithmetic, elementary functions
+(exp, log, ...) and element reads, without branches, runs on floats without a tape. Its value
+and gradient must equal an eager call bit for bit at every point, its edges included, for
+every kind of point (a float, a list, 1-D and 2-D arrays) and every mode; a function with
+anything else (a branch, an array operation, pow) keeps the replay, with the same results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import revad
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal bit for bit: floats, arrays and tuples of them (NaN equal to NaN)."""
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(map(same, a, b))
+    return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+
+
+def scalar_programs(j: revad.Jit) -> int:
+    return j.stats()["scalar_programs"]
+
+
+def talk(v: Any) -> Any:
+    """The talk expression x·log(y) + log(x·y)·y."""
+    return v[0] * revad.log(v[1]) + revad.log(v[0] * v[1]) * v[1]
+
+
+def operators(v: Any) -> Any:
+    """Every operator with a scalar form, with Vars and floats on both sides."""
+    a, b, c = v[0], v[1], v[2]
+    return (
+        (a + b) * (a - c) / (b * c)
+        + (2.5 + a) * (3.0 - b) / (c / 1.5)
+        - 0.5 / a
+        + (-b) * 4.0
+        - (c - 0.25) * (a * 2.0)
+        + b / a
+    )
+
+
+POINTS_3 = [
+    [1.3, 2.4, 0.7],
+    [-0.7, 1e-8, 3.0],
+    [1e-300, 1e300, -2.0],
+    [0.0, 1.0, 2.0],
+    [np.inf, 1.0, 2.0],
+    [np.nan, 1.0, 2.0],
+]
+
+
+@pytest.mark.parametrize("f", [talk, operators])
+def test_arithmetic_equals_eager_bit_for_bit(f: Callable[[Any], Any]) -> None:
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    for p in POINTS_3 + POINTS_3[::-1]:
+        x = np.array(p)
+        assert same(jitted(x), vg(x)), p
+    assert scalar_programs(jitted) == 1
+    assert jitted.stats()["recordings"] == 1
+
+
+def test_the_talk_gradient_matches_finite_differences() -> None:
+    jitted = revad.jit(revad.value_and_grad(talk))
+    for x in [np.array([1.3, 2.4]), np.array([0.5, 0.01]), np.array([30.0, 1e-6])]:
+        value, grad = jitted(x)
+        x0, y0 = x
+        assert value == pytest.approx(x0 * math.log(y0) + math.log(x0 * y0) * y0, rel=1e-14)
+        np.testing.assert_allclose(grad, [math.log(y0) + y0 / x0, x0 / y0 + math.log(x0 * y0) + 1])
+        h = 1e-6 * x
+        fd = [(jitted(x + e)[0] - jitted(x - e)[0]) / (2 * e.sum()) for e in np.diag(h)]
+        np.testing.assert_allclose(grad, fd, rtol=1e-7)
+
+
+# Each elementary function with a scalar form, at points across its domain and at its edges.
+ELEMENTARY = {
+    "exp": [-745.0, -1.0, 0.0, 1.5, 709.0],
+    "expm1": [-40.0, -1.0, -1e-10, 0.0, 2.0],
+    "log": [1e-300, 0.5, 1.0, 1e300, -1.0, 0.0],
+    "log1p": [-1.0 + 1e-12, -0.5, 0.0, 3.0, -2.0],
+    "sqrt": [0.0, 1e-300, 2.0, 1e300, -1.0],
+    "square": [-3.0, 0.0, 1e200, 2.5],
+    "inv": [-2.0, 1e-300, 0.0, 4.0],
+    "sin": [-3.0, 0.0, 1.0, 1e6],
+    "cos": [-3.0, 0.0, 1.0, 1e6],
+    "tan": [-1.5, 0.0, 1.0, math.pi / 2],
+    "tanh": [-30.0, -0.5, 0.0, 0.3, 0.5001, 20.0],
+    "lgamma": [1e-300, 0.5, 1.0, 2.0, 170.0, -2.5],
+    "log1p_exp": [-800.0, -30.0, 0.0, 30.0, 800.0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTARY))
+def test_every_elementary_function_equals_eager_bit_for_bit(name: str) -> None:
+    fn = getattr(revad, name)
+
+    def f(x: Any) -> Any:
+        return fn(x) * x + fn(2.0 * x)
+
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    for x in ELEMENTARY[name]:
+        assert same(jitted(x), vg(x)), (name, x)
+    assert scalar_programs(jitted) == 1
+
+
+def test_every_kind_of_point_and_mode() -> None:
+    def f(x: Any, v: Any, m: Any, s: Any) -> Any:
+        return x * v[1] + revad.exp(m[1, 0]) * s[0] - m[0, 1] / v[0]
+
+    args = (0.7, np.array([1.5, -2.0]), np.array([[1.0, 2.0], [0.5, 3.0]]), [4.0, 5.0])
+    # (The arrays not differentiated would be revad.Data, which has no elements to read.)
+    for argnums in [(0, 1, 2, 3), (2, 1), (1, 2)]:
+        vg = revad.value_and_grad(f, argnums=argnums)
+        jitted = revad.jit(vg)
+        for _ in range(2):
+            got, expected = jitted(*args), vg(*args)
+            assert same(got, expected), argnums
+            grads = got[1] if isinstance(got[1], tuple) else (got[1],)
+            for g, i in zip(grads, argnums, strict=True):
+                assert np.shape(g) == np.shape(args[i])
+        assert scalar_programs(jitted) == 1
+    g = revad.jit(revad.grad(f, argnums=(1, 2, 3)))
+    assert same(g(*args), revad.grad(f, argnums=(1, 2, 3))(*args)) and scalar_programs(g) == 1
+    value = revad.jit(f)
+    assert value(*args) == f(*args) and scalar_programs(value) == 1
+
+
+def test_an_input_returned_as_it_is() -> None:
+    jitted = revad.jit(revad.value_and_grad(lambda v: v[1]))
+    value, grad = jitted(np.array([3.0, 4.0, 5.0]))
+    assert value == 4.0 and same(grad, np.array([0.0, 1.0, 0.0]))
+    assert scalar_programs(jitted) == 1
+
+
+def branchy(v: Any) -> Any:
+    return v[0] * 2.0 if v[0] > 0 else -v[0]
+
+
+def arrays(v: Any) -> Any:
+    return revad.sum(v * v) + v[0]
+
+
+def power(v: Any) -> Any:
+    return v[0] ** 2.5 + v[1]
+
+
+@pytest.mark.parametrize("f", [branchy, arrays, power])
+def test_anything_else_keeps_the_replay(f: Callable[[Any], Any]) -> None:
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    for p in [[1.5, 2.0], [-1.5, 2.0], [1.5, 2.0]]:
+        x = np.array(p)
+        assert same(jitted(x), vg(x))
+    assert scalar_programs(jitted) == 0
+
+
+def test_data_arguments_and_constants() -> None:
+    def f(v: Any, w: Any, k: int) -> Any:
+        return v[0] * float(k) + revad.sum(w * v)
+
+    # An array operation on a data argument: no scalar form, the same results.
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    args = (np.array([1.0, 2.0]), np.array([0.5, 0.25]), 3)
+    assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 0
+
+    # A data argument left unread, and a constant argument: the scalar form runs.
+    def g(v: Any, w: Any, k: int) -> Any:
+        return v[0] * float(k) + v[1]
+
+    vg = revad.value_and_grad(g)
+    jitted = revad.jit(vg)
+    assert same(jitted(*args), vg(*args))
+    assert same(jitted(args[0], args[1], 4), vg(args[0], args[1], 4))
+    assert jitted.stats()["recordings"] == 2 and scalar_programs(jitted) == 2
+
+
+def test_a_constant_result_has_no_scalar_form() -> None:
+    jitted = revad.jit(revad.value_and_grad(lambda v: 2.0, allow_constant=True))
+    assert same(jitted(np.array([1.0])), (2.0, np.array([0.0])))
+    assert scalar_programs(jitted) == 0
