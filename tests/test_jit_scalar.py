@@ -133,6 +133,19 @@ def test_every_kind_of_point_and_mode() -> None:
     assert value(*args) == f(*args) and scalar_programs(value) == 1
 
 
+def test_numpy_scalars_take_the_scalar_form() -> None:
+    # `np.float64 op Var` reaches the Var through NumPy's ufunc protocol.
+    def f(v: Any) -> Any:
+        return np.float64(2.0) * v[0] + v[1] / np.float64(3.0) - np.float64(0.5) - v[0]
+
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    for p in POINTS_3:
+        x = np.array(p)
+        assert same(jitted(x), vg(x)), p
+    assert scalar_programs(jitted) == 1
+
+
 def test_an_input_returned_as_it_is() -> None:
     jitted = revad.jit(revad.value_and_grad(lambda v: v[1]))
     value, grad = jitted(np.array([3.0, 4.0, 5.0]))

@@ -92,6 +92,22 @@ def test_replayed_lotka_volterra_equals_python_and_calls_f_a_few_times(method: s
     assert f.calls <= 3
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_a_solve_of_floats_equals_python(method: str) -> None:
+    # Parameters as a NumPy array (data): f reads NumPy floats, the states are floats.
+    solve = getattr(revad, f"ode_{method}")
+
+    def lv_array(t: Any, y: Any, th: Any) -> list[Any]:
+        return [(th[0] - th[1] * y[1]) * y[0], (-th[2] + th[3] * y[0]) * y[1]]
+
+    f = Counted(lv_array)
+    states = solve(f, LV_X[:2], 0.0, TS, LV_X[2:])
+    expected = solve(in_python(lv_array), LV_X[:2], 0.0, TS, LV_X[2:])
+    assert isinstance(states, np.ndarray)
+    np.testing.assert_array_equal(states, expected)
+    assert f.calls <= 2
+
+
 def forced(t: Any, y: Any, k: Any) -> list[Any]:
     """dy/dt = −k·y + sin(t)·y₁, dy₁/dt = −y₀ + cos(2t): the time enters through revad."""
     return [-k * y[0] + revad.sin(t) * y[1], -y[0] + revad.cos(2.0 * t)]

@@ -212,9 +212,12 @@ operators! {
                     Ok((try_x(&inputs.get_item(0)?, F)?, try_x(&inputs.get_item(1)?, F)?))
                 })?;
                 if let (Some(a), Some(b)) = (a, b) {
-                    return record::apply(F, &[a, b], move |x| {
-                        elementwise(op, x[0].clone(), x[1].clone())
-                    })?
+                    return record::apply_form(
+                        F,
+                        &[a, b],
+                        move |x| elementwise(op, x[0].clone(), x[1].clone()),
+                        |x| op.form(&x[0], &x[1]),
+                    )?
                     .into_py(py);
                 }
             }
