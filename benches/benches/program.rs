@@ -4,7 +4,9 @@
 //! Two functions: the talk expression f(x, y) = x·log(y) + log(x·y)·y (6 operations), and a
 //! chain of n = 100 steps `s ← s·xᵢ + log(xᵢ)` (3 operations a step). Each is timed as a
 //! gradient: inputs made, the function run (replayed or direct), the sweep, the adjoints read,
-//! the tape reset. Per-operation overhead = (replay − direct) / operations.
+//! the tape reset. Per-operation overhead = (replay − direct) / operations. Each also runs by
+//! its scalar form (`revad::program::scalar`, what `revad.jit` runs for a function of scalar
+//! operations alone): values forward and one reverse sweep on plain floats, no tape.
 //!
 //! `cargo bench -p revad-benches --bench program`
 
@@ -12,6 +14,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use revad::program::scalar::{Elementary, Instr, ScalarProgram};
 use revad::program::{Op, Program, Replay};
 use revad::{log, tape, Var};
 use revad_benches::talk;
@@ -60,6 +63,46 @@ fn chain_program(n: usize) -> Prog {
     p
 }
 
+/// The talk expression's scalar form.
+fn talk_scalar() -> ScalarProgram {
+    let log = Elementary::named("log").expect("log has a scalar form");
+    let mut p = ScalarProgram::new(2);
+    let log_y = p.push(Instr::Unary(1, log));
+    let t1 = p.push(Instr::Mul(0, log_y));
+    let xy = p.push(Instr::Mul(0, 1));
+    let lxy = p.push(Instr::Unary(xy, log));
+    let t2 = p.push(Instr::Mul(lxy, 1));
+    let f = p.push(Instr::Add(t1, t2));
+    p.set_outputs(&[f], true);
+    p
+}
+
+/// The chain's scalar form.
+fn chain_scalar(n: usize) -> ScalarProgram {
+    let log = Elementary::named("log").expect("log has a scalar form");
+    let mut p = ScalarProgram::new(n);
+    let mut s = 0u32;
+    for i in 1..n as u32 {
+        let m = p.push(Instr::Mul(s, i));
+        let l = p.push(Instr::Unary(i, log));
+        s = p.push(Instr::Add(m, l));
+    }
+    p.set_outputs(&[s], true);
+    p
+}
+
+/// Runs the scalar form `p` at `x` (value and one sweep); returns the first adjoint.
+fn scalar_run(p: &ScalarProgram, x: &[f64], values: &mut Vec<f64>, adj: &mut Vec<f64>) -> f64 {
+    values.clear();
+    values.extend_from_slice(x);
+    p.forward(values);
+    adj.clear();
+    adj.resize(values.len(), 0.0);
+    adj[p.outputs()[0] as usize] = 1.0;
+    p.reverse(values, adj);
+    adj[0]
+}
+
 /// Replays `p` at `x`; returns the first adjoint.
 fn replayed(p: &Prog, x: &[f64], frame: &mut Vec<Var>) -> f64 {
     let inputs: Vec<Var> = x.iter().map(|&v| Var::new(v)).collect();
@@ -91,6 +134,14 @@ fn programs(c: &mut Criterion) {
         b.iter(|| replayed(&p, black_box(&x), &mut frame))
     });
     group.bench_function("direct", |b| b.iter(|| direct(talk::<Var>, black_box(&x))));
+    let (s, mut values, mut adj) = (talk_scalar(), Vec::new(), Vec::new());
+    assert_eq!(
+        scalar_run(&s, &x, &mut values, &mut adj),
+        direct(talk::<Var>, &x)
+    );
+    group.bench_function("scalar_form", |b| {
+        b.iter(|| scalar_run(&s, black_box(&x), &mut values, &mut adj))
+    });
     group.finish();
 
     let mut group = c.benchmark_group("program_chain_100");
@@ -101,6 +152,11 @@ fn programs(c: &mut Criterion) {
         b.iter(|| replayed(&p, black_box(&x), &mut frame))
     });
     group.bench_function("direct", |b| b.iter(|| direct(chain, black_box(&x))));
+    let s = chain_scalar(x.len());
+    assert_eq!(scalar_run(&s, &x, &mut values, &mut adj), direct(chain, &x));
+    group.bench_function("scalar_form", |b| {
+        b.iter(|| scalar_run(&s, black_box(&x), &mut values, &mut adj))
+    });
     group.finish();
 }
 
