@@ -46,6 +46,15 @@ def operators(v: Any) -> Any:
     )
 
 
+def powers(v: Any) -> Any:
+    """Powers with Var and constant bases and exponents, Stan's specialised exponents too."""
+    a, b, c = v[0], v[1], v[2]
+    return (
+        a**2.0 + b**0.5 + c**-1.0 + a**-0.5 + b**-2.0 + c**3.7 + a**1.0 + b**0.0
+        + a**b + 2.0**c + 0.0**b + np.float64(1.5) ** a + c**c
+    )
+
+
 POINTS_3 = [
     [1.3, 2.4, 0.7],
     [-0.7, 1e-8, 3.0],
@@ -56,7 +65,7 @@ POINTS_3 = [
 ]
 
 
-@pytest.mark.parametrize("f", [talk, operators])
+@pytest.mark.parametrize("f", [talk, operators, powers])
 def test_arithmetic_equals_eager_bit_for_bit(f: Callable[[Any], Any]) -> None:
     vg = revad.value_and_grad(f)
     jitted = revad.jit(vg)
@@ -161,11 +170,11 @@ def arrays(v: Any) -> Any:
     return revad.sum(v * v) + v[0]
 
 
-def power(v: Any) -> Any:
-    return v[0] ** 2.5 + v[1]
+def other_function(v: Any) -> Any:
+    return revad.atan(v[0]) + v[1]
 
 
-@pytest.mark.parametrize("f", [branchy, arrays, power])
+@pytest.mark.parametrize("f", [branchy, arrays, other_function])
 def test_anything_else_keeps_the_replay(f: Callable[[Any], Any]) -> None:
     vg = revad.value_and_grad(f)
     jitted = revad.jit(vg)

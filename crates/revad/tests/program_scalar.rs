@@ -95,10 +95,49 @@ fn operators_agree_with_the_tape_bit_for_bit() {
         (Instr::MulConst(0, c), Box::new(move |x| x[0] * c), "a * c"),
         (Instr::DivConst(0, c), Box::new(move |x| x[0] / c), "a / c"),
         (Instr::ConstDiv(c, 1), Box::new(move |x| c / x[1]), "c / b"),
+        (
+            Instr::Pow(0, 1),
+            Box::new(|x| revad::pow(x[0], x[1])),
+            "a ^ b",
+        ),
+        (
+            Instr::Pow(0, 0),
+            Box::new(|x| revad::pow(x[0], x[0])),
+            "a ^ a",
+        ),
+        (
+            Instr::ConstPow(c, 1),
+            Box::new(move |x| revad::pow(c, x[1])),
+            "c ^ b",
+        ),
+        (
+            Instr::ConstPow(0.0, 1),
+            Box::new(|x| revad::pow(0.0, x[1])),
+            "0 ^ b",
+        ),
     ];
     for (instr, f, what) in &cases {
         assert_agrees(&one(*instr), f.as_ref(), what);
     }
+}
+
+#[test]
+fn constant_powers_agree_with_the_tape_bit_for_bit() {
+    // Stan's specialised exponents, and others.
+    for c in [2.0, 0.5, -1.0, -0.5, -2.0, 3.7, 0.0, -3.0, 1e-300] {
+        let what = format!("a ^ {c}");
+        assert_agrees(
+            &one(Instr::PowConst(0, c)),
+            &move |x| revad::pow(x[0], c),
+            &what,
+        );
+    }
+}
+
+#[test]
+#[should_panic(expected = "not an instruction")]
+fn the_first_power_is_no_instruction() {
+    ScalarProgram::new(1).push(Instr::PowConst(0, 1.0));
 }
 
 #[test]

@@ -126,6 +126,12 @@ pub enum Instr {
     ConstDiv(f64, u32),
     /// `f(x)`.
     Unary(u32, Elementary),
+    /// `aᵇ`.
+    Pow(u32, u32),
+    /// `xᶜ` (`c ≠ 1`: `x¹` is `x` itself, no instruction).
+    PowConst(u32, f64),
+    /// `cˣ`.
+    ConstPow(f64, u32),
 }
 
 impl Instr {
@@ -134,7 +140,9 @@ impl Instr {
         use Instr::*;
         match *self {
             Const(_) => SmallVec::new(),
-            Add(a, b) | Sub(a, b) | Mul(a, b) | Div(a, b) => SmallVec::from_slice(&[a, b]),
+            Add(a, b) | Sub(a, b) | Mul(a, b) | Div(a, b) | Pow(a, b) => {
+                SmallVec::from_slice(&[a, b])
+            }
             Neg(x)
             | AddConst(x, _)
             | SubConst(x, _)
@@ -142,7 +150,9 @@ impl Instr {
             | MulConst(x, _)
             | DivConst(x, _)
             | ConstDiv(_, x)
-            | Unary(x, _) => SmallVec::from_slice(&[x]),
+            | Unary(x, _)
+            | PowConst(x, _)
+            | ConstPow(_, x) => SmallVec::from_slice(&[x]),
         }
     }
 }
@@ -188,12 +198,16 @@ impl ScalarProgram {
     /// Appends `instr`; returns the slot of its result.
     ///
     /// # Panics
-    /// If an operand is not an earlier slot.
+    /// If an operand is not an earlier slot, or for `PowConst(x, 1.0)`.
     pub fn push(&mut self, instr: Instr) -> u32 {
         let slot = self.slots() as u32;
         assert!(
             instr.operands().iter().all(|&a| a < slot),
             "ScalarProgram::push: an operand after its use"
+        );
+        assert!(
+            !matches!(instr, Instr::PowConst(_, c) if c == 1.0),
+            "ScalarProgram::push: x¹ is x itself, not an instruction"
         );
         self.code.push(instr);
         slot
@@ -249,6 +263,10 @@ impl ScalarProgram {
                 Instr::DivConst(x, c) => v(x) / c,
                 Instr::ConstDiv(c, x) => c / v(x),
                 Instr::Unary(x, f) => (f.value)(v(x)),
+                // Two variables, or a constant base: `pow` does not specialise.
+                Instr::Pow(a, b) => v(a).powf(v(b)),
+                Instr::ConstPow(c, x) => c.powf(v(x)),
+                Instr::PowConst(x, c) => scalar::pow(v(x), c),
             };
             values.push(y);
         }
@@ -307,6 +325,23 @@ impl ScalarProgram {
                 Instr::Unary(x, f) => {
                     if g != 0.0 {
                         adj[x as usize] += g * (f.partial)(v(x), values[out]);
+                    }
+                }
+                Instr::Pow(a, b) => {
+                    if g != 0.0 {
+                        let (av, bv, y) = (v(a), v(b), values[out]);
+                        adj[a as usize] += g * scalar::pow_dx(av, bv, y);
+                        adj[b as usize] += g * scalar::pow_dy(av, bv, y);
+                    }
+                }
+                Instr::PowConst(x, c) => {
+                    if g != 0.0 {
+                        adj[x as usize] += g * scalar::d_pow_const(v(x), c, values[out]);
+                    }
+                }
+                Instr::ConstPow(c, x) => {
+                    if g != 0.0 {
+                        adj[x as usize] += g * scalar::pow_dy(c, v(x), values[out]);
                     }
                 }
             }

@@ -368,6 +368,25 @@ pub fn pow<A: Promote<B>, B: Real>(a: A, b: B) -> A::Output {
     binary(a, b, x.powf(y), pow_dx, pow_dy)
 }
 
+/// ∂xᶜ/∂x for a constant exponent c, as [`pow`] records it: its specialisations' partials,
+/// else [`pow_dx`]. (`c = 1` records no node.)
+#[inline]
+pub(crate) fn d_pow_const(x: f64, c: f64, v: f64) -> f64 {
+    if c == 2.0 {
+        d_square(x, v)
+    } else if c == 0.5 {
+        d_sqrt(x, v)
+    } else if c == -1.0 {
+        d_inv(x, v)
+    } else if c == -0.5 {
+        d_inv_sqrt(x, v)
+    } else if c == -2.0 {
+        d_inv_square(x, v)
+    } else {
+        pow_dx(x, c, v)
+    }
+}
+
 /// ∂xʸ/∂x = y·x^{y−1}, as y·xʸ/x when xʸ is a normal number (no second `pow`), else directly.
 #[inline(always)]
 pub(crate) fn pow_dx(x: f64, y: f64, v: f64) -> f64 {
