@@ -210,3 +210,12 @@ def test_a_constant_result_has_no_scalar_form() -> None:
     jitted = revad.jit(revad.value_and_grad(lambda v: 2.0, allow_constant=True))
     assert same(jitted(np.array([1.0])), (2.0, np.array([0.0])))
     assert scalar_programs(jitted) == 0
+
+
+def test_batches_run_the_scalar_form() -> None:
+    jitted = revad.jit(revad.value_and_grad(talk))
+    xs = np.random.default_rng(1).uniform(0.1, 3.0, size=(50, 2))
+    values, grads = jitted.value_and_grad_batch(xs, threads=2)
+    assert scalar_programs(jitted) == 1
+    for x, v, g in zip(xs, values, grads, strict=True):
+        assert same((v, g), revad.value_and_grad(talk)(x))

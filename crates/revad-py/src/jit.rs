@@ -163,6 +163,18 @@ thread_local! {
     static SCALAR: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
+/// Runs the scalar form `form` forward on `values` (which hold the inputs) and, when `sweep`,
+/// one reverse sweep from its output into `adj`.
+fn run_scalar(form: &ScalarProgram, values: &mut Vec<f64>, adj: &mut Vec<f64>, sweep: bool) {
+    form.forward(values);
+    if sweep {
+        adj.clear();
+        adj.resize(values.len(), 0.0);
+        adj[form.outputs()[0] as usize] = 1.0;
+        form.reverse(values, adj);
+    }
+}
+
 /// Scalar forms of at least this many instructions run with the GIL released (a few ns each:
 /// below this, releasing the GIL costs more than it frees).
 const SCALAR_DETACH: usize = 4096;
@@ -432,29 +444,15 @@ impl PyJit {
             for kind in kinds {
                 first.push(values.len());
                 if let Kind::Point(p) = kind {
-                    match p {
-                        Point::Scalar(x) => values.push(*x),
-                        Point::Sequence(xs) => values.extend_from_slice(xs),
-                        Point::Array1(v) => values.extend(v.iter()),
-                        Point::Array2(m) => values.extend(m.iter()),
-                    }
+                    p.values_into(values);
                 }
             }
             assert_eq!(values.len(), form.inputs(), "jit: the scalar form's inputs");
-            let detached = form.len() >= SCALAR_DETACH;
-            let run = |values: &mut Vec<f64>, adj: &mut Vec<f64>| {
-                form.forward(values);
-                if self.mode != Mode::Value {
-                    adj.clear();
-                    adj.resize(values.len(), 0.0);
-                    adj[form.outputs()[0] as usize] = 1.0;
-                    form.reverse(values, adj);
-                }
-            };
-            if detached {
-                py.detach(|| run(values, adj));
+            let sweep = self.mode != Mode::Value;
+            if form.len() >= SCALAR_DETACH {
+                py.detach(|| run_scalar(form, values, adj, sweep));
             } else {
-                run(values, adj);
+                run_scalar(form, values, adj, sweep);
             }
             let value = values[form.outputs()[0] as usize];
             if self.mode == Mode::Value {
@@ -773,6 +771,19 @@ fn batch_row(
     allow_constant: bool,
 ) -> RowOutcome {
     for program in programs {
+        let form = program.scalar_form();
+        if let Some(form) = form.filter(|f| f.scalar_output() && f.inputs() == row.len()) {
+            // No guards: the scalar form fits every point.
+            SCALAR.with(|buffers| {
+                let (values, adj) = &mut *buffers.borrow_mut();
+                values.clear();
+                row.values_into(values);
+                run_scalar(form, values, adj, true);
+                *value = values[form.outputs()[0] as usize];
+                grad.copy_from_slice(&adj[..grad.len()]);
+            });
+            return RowOutcome::Done;
+        }
         let _scope = tape::nested();
         let inp = row.vars();
         let mut xs = Operands::with_capacity(kinds.len() + 1);

@@ -142,6 +142,16 @@ impl Point {
         }
     }
 
+    /// Appends the values (row-major for a matrix) to `out`.
+    pub fn values_into(&self, out: &mut Vec<f64>) {
+        match self {
+            Point::Scalar(x) => out.push(*x),
+            Point::Sequence(xs) => out.extend_from_slice(xs),
+            Point::Array1(v) => out.extend(v.iter()),
+            Point::Array2(m) => out.extend(m.iter()),
+        }
+    }
+
     /// The input variables and the object `f` receives.
     pub fn make<'py>(&self, py: Python<'py>) -> PyResult<(Inputs, Bound<'py, PyAny>)> {
         let inputs = self.vars();
