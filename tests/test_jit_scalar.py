@@ -219,3 +219,51 @@ def test_batches_run_the_scalar_form() -> None:
     assert scalar_programs(jitted) == 1
     for x, v, g in zip(xs, values, grads, strict=True):
         assert same((v, g), revad.value_and_grad(talk)(x))
+
+
+def unpacked(v: Any) -> Any:
+    a, b, c = v
+    return a * revad.inv_logit(b) + revad.log_inv_logit(c) - revad.log1m_inv_logit(a * c)
+
+
+def sliced(v: Any) -> Any:
+    head, tail = v[:2], v[1::1]
+    # v[1] reaches the result through both slices and directly.
+    return head[0] * tail[0] + head[1] / tail[1] - v[1] * 3.0 + v[::2][1]
+
+
+def rows(m: Any) -> Any:
+    r0, r1 = m
+    return r0[0] * r1[1] - m[1:, :2][0, 0] * r0[1] + m[:, 1][0]
+
+
+@pytest.mark.parametrize("f", [unpacked, sliced])
+def test_iteration_and_slices_take_the_scalar_form(f: Callable[[Any], Any]) -> None:
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    for p in POINTS_3:
+        x = np.array(p)
+        assert same(jitted(x), vg(x)), p
+    assert scalar_programs(jitted) == 1 and jitted.stats()["eager"] is None
+
+
+def test_matrix_rows_and_blocks_take_the_scalar_form() -> None:
+    vg = revad.value_and_grad(rows)
+    jitted = revad.jit(vg)
+    edges = np.array([[1e-300, -2.0, 3.0], [4.0, np.inf, 0.0]])
+    points = [np.arange(6.0).reshape(2, 3) + 0.5, edges]
+    for m in points:
+        assert same(jitted(m), vg(m))
+    assert scalar_programs(jitted) == 1
+
+
+def test_a_repeated_index_keeps_the_replay() -> None:
+    def f(v: Any) -> Any:
+        w = v[np.array([0, 0, 1])]
+        return w[0] * w[1] + w[2]
+
+    vg = revad.value_and_grad(f)
+    jitted = revad.jit(vg)
+    x = np.array([1.5, -0.5])
+    assert same(jitted(x), vg(x)) and same(jitted(x + 1.0), vg(x + 1.0))
+    assert scalar_programs(jitted) == 0

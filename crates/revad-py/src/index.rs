@@ -369,6 +369,34 @@ impl Selection {
             _ => None,
         }
     }
+
+    /// The positions (row-major) of the elements an array selection takes, in the result's
+    /// order, when no element is taken twice (`None` for one element, or a repeated index).
+    pub fn positions(&self) -> Option<Vec<usize>> {
+        match self {
+            Selection::Positions(p, out) if !out.is_empty() => {
+                let mut sorted = p.clone();
+                sorted.sort_unstable();
+                sorted.windows(2).all(|w| w[0] != w[1]).then(|| p.clone())
+            }
+            Selection::Window {
+                start,
+                rows,
+                cols,
+                out,
+            } if !out.is_empty() => {
+                let at = |i: usize, j: usize| {
+                    (*start as isize + i as isize * rows.1 + j as isize * cols.1) as usize
+                };
+                Some(
+                    (0..rows.0)
+                        .flat_map(|i| (0..cols.0).map(move |j| at(i, j)))
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
+    }
 }
 
 /// One axis of a basic index: an integer (the axis goes) or a slice (start, length, step).

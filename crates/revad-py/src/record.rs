@@ -160,6 +160,8 @@ pub enum Form {
     Alias(u32),
     /// A vector of these scalars (outputs packed into one).
     Elements(Vec<Elem>),
+    /// An array of copies of these slots (a slice: one `Copy` instruction each).
+    Copies(Vec<u32>),
 }
 
 /// A scalar packed into a vector.
@@ -235,6 +237,12 @@ impl ScalarForm {
                         Elem::Slot(k) => k,
                         Elem::Const(c) => self.code.push(Instr::Const(c)),
                     })
+                    .collect(),
+            ),
+            Form::Copies(slots) => ScSlot::List(
+                slots
+                    .into_iter()
+                    .map(|k| self.code.push(Instr::Copy(k)))
                     .collect(),
             ),
         };

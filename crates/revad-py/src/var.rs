@@ -584,7 +584,7 @@ operators! {
             ));
         }
         let sel = index::select(key, &self.shape_vec())?;
-        let element = sel.element();
+        let (element, positions) = (sel.element(), sel.positions());
         record::apply_form(
             "__getitem__",
             &[a],
@@ -593,7 +593,15 @@ operators! {
                 X::A(Ax::M(Arr::V(m))) => index::take_selection(m, &sel),
                 _ => unreachable!("an array Var"),
             },
-            |x| x[0].element(element?).map(Form::Alias),
+            |x| match (element, positions) {
+                (Some(k), _) => x[0].element(k).map(Form::Alias),
+                (None, Some(ps)) => ps
+                    .iter()
+                    .map(|&p| x[0].element(p))
+                    .collect::<Option<Vec<u32>>>()
+                    .map(Form::Copies),
+                (None, None) => None,
+            },
         )?
         .into_py(py)
     }
@@ -628,20 +636,49 @@ operators! {
 
     /// Iterates over the elements of a 1-D array Var (scalar Vars) or the rows of a 2-D one.
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let items: Vec<Py<PyAny>> = match self.x("__iter__")? {
-            X::A(Ax::V(Arr::V(v))) => v
-                .to_vars()
-                .into_iter()
-                .map(|e| Ok(Py::new(py, PyVar::wrap(e))?.into_any()))
-                .collect::<PyResult<_>>()?,
-            X::A(Ax::M(Arr::V(m))) => (0..m.shape().0)
-                .map(|i| {
-                    let r = revad::matrix::row(&m, i).map_err(errors::to_py)?;
-                    let (val, key) = r.to_array_bits();
-                    let v = Var::from_array_bits(val.0, key);
-                    Ok(Py::new(py, PyVar::wrap_vector(&v))?.into_any())
+        // Each element (or row) is one declared operation, so that a recording follows it.
+        let a = record::declared(|| self.x("__iter__"))?;
+        let items: Vec<Py<PyAny>> = match &a {
+            X::A(Ax::V(Arr::V(v))) => (0..v.len())
+                .map(|k| {
+                    record::apply_form(
+                        "__iter__",
+                        std::slice::from_ref(&a),
+                        move |x| match x[0] {
+                            X::A(Ax::V(Arr::V(v))) => Ok(Res::S(Out::V(v.element(k)))),
+                            _ => unreachable!("a vector Var"),
+                        },
+                        |x| x[0].element(k).map(Form::Alias),
+                    )?
+                    .into_py(py)
                 })
                 .collect::<PyResult<_>>()?,
+            X::A(Ax::M(Arr::V(m))) => {
+                let c = m.shape().1;
+                (0..m.shape().0)
+                    .map(|i| {
+                        record::apply_form(
+                            "__iter__",
+                            std::slice::from_ref(&a),
+                            move |x| match x[0] {
+                                X::A(Ax::M(Arr::V(m))) => {
+                                    let r = revad::matrix::row(m, i).map_err(errors::to_py)?;
+                                    let (val, key) = r.to_array_bits();
+                                    Ok(Res::V(Arr::V(Var::from_array_bits(val.0, key))))
+                                }
+                                _ => unreachable!("a matrix Var"),
+                            },
+                            |x| {
+                                (i * c..(i + 1) * c)
+                                    .map(|p| x[0].element(p))
+                                    .collect::<Option<Vec<u32>>>()
+                                    .map(Form::Copies)
+                            },
+                        )?
+                        .into_py(py)
+                    })
+                    .collect::<PyResult<_>>()?
+            }
             _ => return Err(PyTypeError::new_err("iteration over a scalar revad.Var")),
         };
         PyList::new(py, items)?

@@ -84,6 +84,7 @@ fn operators_agree_with_the_tape_bit_for_bit() {
     let c = 0.37;
     let cases: Vec<(Instr, Box<Taped<'static>>, &str)> = vec![
         (Instr::Add(0, 1), Box::new(|x| x[0] + x[1]), "a + b"),
+        (Instr::Copy(1), Box::new(|x| x[1]), "b"),
         (Instr::Sub(0, 1), Box::new(|x| x[0] - x[1]), "a - b"),
         (Instr::Mul(0, 1), Box::new(|x| x[0] * x[1]), "a * b"),
         (Instr::Div(0, 1), Box::new(|x| x[0] / x[1]), "a / b"),
@@ -142,7 +143,7 @@ fn the_first_power_is_no_instruction() {
 
 #[test]
 fn elementary_functions_agree_with_the_tape_bit_for_bit() {
-    let fns: [(&str, Unary); 13] = [
+    let fns: [(&str, Unary); 16] = [
         ("exp", revad::exp),
         ("expm1", revad::expm1),
         ("log", revad::log),
@@ -156,6 +157,9 @@ fn elementary_functions_agree_with_the_tape_bit_for_bit() {
         ("tanh", revad::tanh),
         ("lgamma", revad::lgamma),
         ("log1p_exp", revad::log1p_exp),
+        ("inv_logit", revad::inv_logit),
+        ("log_inv_logit", revad::log_inv_logit),
+        ("log1m_inv_logit", revad::log1m_inv_logit),
     ];
     for (name, f) in fns {
         let e = Elementary::named(name).expect("a scalar form");

@@ -42,6 +42,7 @@ use std::fmt;
 use smallvec::SmallVec;
 
 use crate::scalar;
+use crate::special::log_exp as sp;
 
 /// The value of a unary function.
 type Value = fn(f64) -> f64;
@@ -65,7 +66,8 @@ impl fmt::Debug for Elementary {
 
 impl Elementary {
     /// The function revad exports as `name`, if it has a scalar form: `exp`, `expm1`, `log`,
-    /// `log1p`, `sqrt`, `square`, `inv`, `sin`, `cos`, `tan`, `tanh`, `lgamma`, `log1p_exp`.
+    /// `log1p`, `sqrt`, `square`, `inv`, `sin`, `cos`, `tan`, `tanh`, `lgamma`, `log1p_exp`,
+    /// `inv_logit`, `log_inv_logit`, `log1m_inv_logit`.
     pub fn named(name: &str) -> Option<Elementary> {
         let (name, value, partial): (&'static str, Value, Partial) = match name {
             "exp" => ("exp", scalar::exp::<f64>, scalar::d_exp),
@@ -81,6 +83,21 @@ impl Elementary {
             "tanh" => ("tanh", scalar::tanh::<f64>, scalar::d_tanh),
             "lgamma" => ("lgamma", scalar::lgamma::<f64>, scalar::d_lgamma),
             "log1p_exp" => ("log1p_exp", scalar::log1p_exp::<f64>, scalar::d_log1p_exp),
+            "inv_logit" => (
+                "inv_logit",
+                scalar::inv_logit::<f64>,
+                sp::inv_logit_derivative,
+            ),
+            "log_inv_logit" => (
+                "log_inv_logit",
+                scalar::log_inv_logit::<f64>,
+                scalar::d_log_inv_logit,
+            ),
+            "log1m_inv_logit" => (
+                "log1m_inv_logit",
+                scalar::log1m_inv_logit::<f64>,
+                scalar::d_log1m_inv_logit,
+            ),
             _ => return None,
         };
         Some(Elementary {
@@ -102,6 +119,9 @@ impl Elementary {
 pub enum Instr {
     /// A constant (no partial).
     Const(f64),
+    /// A copy of `x` (an element of a slice: its adjoint goes back to `x` at this point of the
+    /// sweep, as a slice's node adds its adjoints into its source).
+    Copy(u32),
     /// `a + b`.
     Add(u32, u32),
     /// `a − b`.
@@ -143,7 +163,8 @@ impl Instr {
             Add(a, b) | Sub(a, b) | Mul(a, b) | Div(a, b) | Pow(a, b) => {
                 SmallVec::from_slice(&[a, b])
             }
-            Neg(x)
+            Copy(x)
+            | Neg(x)
             | AddConst(x, _)
             | SubConst(x, _)
             | ConstSub(_, x)
@@ -251,6 +272,7 @@ impl ScalarProgram {
             let v = |s: u32| values[s as usize];
             let y = match *instr {
                 Instr::Const(c) => c,
+                Instr::Copy(x) => v(x),
                 Instr::Add(a, b) => v(a) + v(b),
                 Instr::Sub(a, b) => v(a) - v(b),
                 Instr::Mul(a, b) => v(a) * v(b),
@@ -291,6 +313,7 @@ impl ScalarProgram {
             // The arithmetic of each operator's node in the tape, term for term.
             match *instr {
                 Instr::Const(_) => {}
+                Instr::Copy(x) => adj[x as usize] += g,
                 Instr::Add(a, b) => {
                     adj[a as usize] += g;
                     adj[b as usize] += g;

@@ -307,7 +307,13 @@ pub fn inv_logit<T: Real>(x: T) -> T {
 /// ```
 #[inline]
 pub fn log_inv_logit<T: Real>(x: T) -> T {
-    unary(x, sp::log_inv_logit(x.value()), |x, _| sp::inv_logit(-x))
+    unary(x, sp::log_inv_logit(x.value()), d_log_inv_logit)
+}
+
+/// d/dx log inv_logit(x) = inv_logit(−x).
+#[inline(always)]
+pub(crate) fn d_log_inv_logit(x: f64, _: f64) -> f64 {
+    sp::inv_logit(-x)
 }
 
 /// `log(1 − inv_logit(x))`; d/dx = `−inv_logit(x)`.
@@ -319,7 +325,13 @@ pub fn log_inv_logit<T: Real>(x: T) -> T {
 /// ```
 #[inline]
 pub fn log1m_inv_logit<T: Real>(x: T) -> T {
-    unary(x, sp::log1m_inv_logit(x.value()), |x, _| -sp::inv_logit(x))
+    unary(x, sp::log1m_inv_logit(x.value()), d_log1m_inv_logit)
+}
+
+/// d/dx log(1 − inv_logit(x)) = −inv_logit(x).
+#[inline(always)]
+pub(crate) fn d_log1m_inv_logit(x: f64, _: f64) -> f64 {
+    -sp::inv_logit(x)
 }
 
 /// The inverse complementary log-log `1 − exp(−eˣ)`; d/dx = `exp(x − eˣ)`.
