@@ -60,7 +60,7 @@ impl Op {
             (Op::Div, Sc::Const(c), Sc::Slot(x)) => ConstDiv(c, x),
             (Op::Pow, Sc::Slot(a), Sc::Slot(b)) => Pow(a, b),
             // `pow(x, 1)` is `x` itself.
-            (Op::Pow, Sc::Slot(x), Sc::Const(c)) if c == 1.0 => return Some(Form::Alias(x)),
+            (Op::Pow, Sc::Slot(x), Sc::Const(1.0)) => return Some(Form::Alias(x)),
             (Op::Pow, Sc::Slot(x), Sc::Const(c)) => PowConst(x, c),
             (Op::Pow, Sc::Const(c), Sc::Slot(x)) => ConstPow(c, x),
             _ => return None,
