@@ -13,15 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_jit import same
 
 import revad
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal bit for bit: floats, arrays and tuples of them (NaN equal to NaN)."""
-    if isinstance(a, tuple):
-        return isinstance(b, tuple) and len(a) == len(b) and all(map(same, a, b))
-    return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
 
 
 def scalar_programs(j: revad.Jit) -> int:

@@ -472,16 +472,7 @@ impl PyJit {
                         .into_any(),
                 });
             }
-            let grad = match self.argnums {
-                Some(Argnums::One(_)) => grads.pop().expect("one gradient"),
-                _ => PyTuple::new(py, grads)?.into_any(),
-            };
-            Ok(match self.mode {
-                Mode::Grad => grad.unbind(),
-                _ => PyTuple::new(py, [value.into_pyobject(py)?.into_any(), grad])?
-                    .into_any()
-                    .unbind(),
-            })
+            self.value_and_grads(py, value, grads)
         })
     }
 
@@ -496,9 +487,20 @@ impl PyJit {
         for g in grads {
             objects.push(g.into_py(py)?);
         }
+        self.value_and_grads(py, value, objects)
+    }
+
+    /// What a differentiating call returns, from the value and each differentiated argument's
+    /// gradient: the gradient (one, or a tuple), or `(value, gradient)`.
+    fn value_and_grads<'py>(
+        &self,
+        py: Python<'py>,
+        value: f64,
+        mut grads: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let grad = match self.argnums {
-            Some(Argnums::One(_)) => objects.pop().expect("one gradient"),
-            _ => PyTuple::new(py, objects)?.into_any(),
+            Some(Argnums::One(_)) => grads.pop().expect("one gradient"),
+            _ => PyTuple::new(py, grads)?.into_any(),
         };
         Ok(match self.mode {
             Mode::Grad => grad.unbind(),
