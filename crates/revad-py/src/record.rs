@@ -190,24 +190,25 @@ impl ScalarForm {
     /// variable a run of them (its elements, row-major).
     fn new(inputs: &[X]) -> ScalarForm {
         let mut n = 0u32;
-        let mut run = |len: usize| {
-            let first = n;
-            n += len as u32;
-            ScSlot::Range(first, len as u32)
-        };
-        let slots: Vec<ScSlot> = inputs
-            .iter()
-            .map(|x| match x {
-                X::S(Arg::V(_)) => match run(1) {
-                    ScSlot::Range(first, _) => ScSlot::Slot(first),
-                    _ => unreachable!("a run"),
-                },
-                X::A(Ax::V(Arr::V(v))) => run(v.len()),
-                X::A(Ax::M(Arr::V(m))) => run(m.len()),
+        let mut slots = Vec::with_capacity(inputs.len());
+        for x in inputs {
+            slots.push(match x {
+                X::S(Arg::V(_)) => {
+                    n += 1;
+                    ScSlot::Slot(n - 1)
+                }
+                X::A(Ax::V(Arr::V(v))) => {
+                    n += v.len() as u32;
+                    ScSlot::Range(n - v.len() as u32, v.len() as u32)
+                }
+                X::A(Ax::M(Arr::V(m))) => {
+                    n += m.len() as u32;
+                    ScSlot::Range(n - m.len() as u32, m.len() as u32)
+                }
                 X::S(Arg::F(c)) => ScSlot::Const(*c),
                 _ => ScSlot::Other,
-            })
-            .collect();
+            });
+        }
         ScalarForm {
             code: ScalarProgram::new(n as usize),
             slots,
