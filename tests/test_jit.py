@@ -493,3 +493,53 @@ def test_numpy_shape_functions_of_a_var_are_recorded() -> None:
     value2, _ = j(np.array([3.0, -1.0]))
     assert j.stats()["replays"] == 1
     assert value2 == pytest.approx(7.0 * float(np.sum(m @ np.array([3.0, -1.0]))))
+
+
+# ---------------------------------------------------------------------------------------------
+# a jitted function called with Vars: inside a gradient, or inside another jit's recording
+
+
+def test_a_value_jit_inside_a_gradient_passes_the_gradient_through() -> None:
+    inner = revad.jit(lambda v: v[0] * revad.log(v[1]))
+
+    def outer(v: Any) -> Any:
+        return inner(v) + v[0] * v[1]
+
+    x = np.array([2.0, 3.0])
+    expected = revad.value_and_grad(lambda v: v[0] * revad.log(v[1]) + v[0] * v[1])(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", revad.RevadWarning)
+        assert same(revad.value_and_grad(outer)(x), expected)
+        assert same(revad.gradient(inner, x)[1], np.array([math.log(3.0), 2.0 / 3.0]))
+        # Recorded into the outer program: replays give the same.
+        jitted = revad.jit(revad.value_and_grad(outer))
+        for k in range(3):
+            assert same(jitted(x + k), revad.value_and_grad(outer)(x + k))
+    assert jitted.stats()["replays"] == 2
+    assert inner.stats()["eager"] is None
+    # The inner jit still records and replays on floats.
+    assert inner(x) == inner(x) == 2.0 * math.log(3.0)
+    assert inner.stats()["recordings"] == 1 and inner.stats()["replays"] == 1
+
+
+def test_vars_inside_a_list_argument_pass_through() -> None:
+    inner = revad.jit(lambda xs, k: xs[0] * xs[1] * k)
+    grad = revad.grad(lambda v: inner([v[0], v[1]], 2.0))
+    assert same(grad(np.array([2.0, 5.0])), np.array([10.0, 4.0]))
+    assert inner.stats()["eager"] is None
+
+
+def test_a_gradient_jit_called_with_a_var_runs_that_call_eagerly() -> None:
+    f = revad.jit(revad.value_and_grad(lambda x, a: a * x * x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", revad.RevadWarning)
+
+        def outer(a: Any) -> Any:
+            value, _ = f(3.0, a)
+            return a * value
+
+        # The inner gradient is nested: its value is a float, as without jit.
+        assert same(revad.value_and_grad(outer)(2.0), revad.value_and_grad(
+            lambda a: a * revad.value_and_grad(lambda x, b: b * x * x)(3.0, a)[0])(2.0))
+    assert f.stats()["eager"] is None
+    assert same(f(3.0, 2.0), (18.0, 12.0))

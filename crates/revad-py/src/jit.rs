@@ -367,6 +367,17 @@ impl PyJit {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
+        if holds_var(args.as_any(), 0) || kwargs.is_some_and(|k| holds_var(k.as_any(), 0)) {
+            // Called with Vars (inside a gradient, or another jitted function's recording):
+            // `f` runs as it is, on this call only. A value-mode jit returns `f`'s result,
+            // Vars and all, so the gradient flows through it.
+            if self.mode == Mode::Value {
+                return Ok(self.f.bind(py).call(args, kwargs)?.unbind());
+            }
+            let positions = self.positions(args)?;
+            let (kinds, _) = self.classify(args, &positions)?;
+            return self.run_python(py, args, kwargs, &kinds, &positions, None);
+        }
         let positions = self.positions(args)?;
         let (kinds, sig) = self.classify(args, &positions)?;
         let kw: Vec<(String, Py<PyAny>)> = match kwargs {
@@ -596,6 +607,27 @@ impl PyJit {
         self.eager.store(true, Ordering::Relaxed);
         errors::warn(py, &message)
     }
+}
+
+/// Whether `obj` is a `revad.Var`, or a list, tuple or dict (the values) holding one, down to
+/// a few levels.
+fn holds_var(obj: &Bound<'_, PyAny>, depth: u32) -> bool {
+    if obj.cast::<crate::handle::PyVar>().is_ok() {
+        return true;
+    }
+    if depth > 3 {
+        return false;
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t.iter().any(|x| holds_var(&x, depth + 1));
+    }
+    if let Ok(l) = obj.cast::<pyo3::types::PyList>() {
+        return l.iter().any(|x| holds_var(&x, depth + 1));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        return d.values().iter().any(|x| holds_var(&x, depth + 1));
+    }
+    false
 }
 
 /// Whether `a` is a float or a float NumPy array / `revad.Data` (traced by a value-mode
