@@ -108,6 +108,25 @@ def test_a_solve_of_floats_equals_python(method: str) -> None:
     assert f.calls <= 2
 
 
+@pytest.mark.parametrize("method", ["rk45", "bdf"])
+def test_unpacked_states_and_parameters_replay(method: str) -> None:
+    # `u, v = y` and `a, b, c, d = theta` (a vector Var argument), then scalar arithmetic.
+    def lv_unpacked(t: Any, y: Any, theta: Any) -> list[Any]:
+        u, v = y
+        a, b, c, d = theta
+        return [(a - b * v) * u, (-c + d * u) * v]
+
+    def unpack(v: Any) -> tuple[Any, ...]:
+        return (v[0:2], v[2:6])
+
+    f = Counted(lv_unpacked)
+    value, grad = solve_and_grad(method, f, LV_X[:2], LV_X, unpack)
+    ref_value, ref_grad = solve_and_grad(method, in_python(lv_unpacked), LV_X[:2], LV_X, unpack)
+    assert value == ref_value
+    np.testing.assert_array_equal(grad, ref_grad)
+    assert f.calls <= 3
+
+
 def forced(t: Any, y: Any, k: Any) -> list[Any]:
     """dy/dt = −k·y + sin(t)·y₁, dy₁/dt = −y₀ + cos(2t): the time enters through revad."""
     return [-k * y[0] + revad.sin(t) * y[1], -y[0] + revad.cos(2.0 * t)]
