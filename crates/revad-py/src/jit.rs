@@ -367,19 +367,23 @@ impl PyJit {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        if holds_var(args.as_any(), 0) || kwargs.is_some_and(|k| holds_var(k.as_any(), 0)) {
+        let positions = self.positions(args)?;
+        let (kinds, sig) = self.classify(args, &positions)?;
+        // A Var is never a point or data: it is among the constants, if anywhere.
+        let static_var = |(i, k): (usize, &Kind)| {
+            matches!(k, Kind::Static) && args.get_item(i).is_ok_and(|a| holds_var(&a, 0))
+        };
+        if kinds.iter().enumerate().any(static_var)
+            || kwargs.is_some_and(|k| holds_var(k.as_any(), 0))
+        {
             // Called with Vars (inside a gradient, or another jitted function's recording):
             // `f` runs as it is, on this call only. A value-mode jit returns `f`'s result,
             // Vars and all, so the gradient flows through it.
             if self.mode == Mode::Value {
                 return Ok(self.f.bind(py).call(args, kwargs)?.unbind());
             }
-            let positions = self.positions(args)?;
-            let (kinds, _) = self.classify(args, &positions)?;
             return self.run_python(py, args, kwargs, &kinds, &positions, None);
         }
-        let positions = self.positions(args)?;
-        let (kinds, sig) = self.classify(args, &positions)?;
         let kw: Vec<(String, Py<PyAny>)> = match kwargs {
             Some(d) => d
                 .iter()
