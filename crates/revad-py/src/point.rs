@@ -66,6 +66,16 @@ impl Point {
         if let Ok(f) = x.cast::<PyFloat>() {
             return Ok(Point::Scalar(f.value()));
         }
+        // A list of floats, the common sequence, without the general sequence protocol.
+        if let Ok(l) = x.cast::<PyList>() {
+            let floats: Option<Vec<f64>> = l
+                .iter()
+                .map(|item| item.cast::<PyFloat>().ok().map(|f| f.value()))
+                .collect();
+            if let Some(v) = floats {
+                return Ok(Point::Sequence(v));
+            }
+        }
         if x.is_instance_of::<PyString>()
             || x.is_instance_of::<PyBytes>()
             || x.cast::<PyVar>().is_ok()
