@@ -395,7 +395,15 @@ impl PyJit {
             return self.run_python(py, args, kwargs, &kinds, &positions, None);
         }
         for (k, program) in self.candidates(py, &sig, &kw).into_iter().enumerate() {
-            if let Some(form) = program.scalar_form().filter(|f| f.scalar_output()) {
+            let elements: usize = kinds
+                .iter()
+                .map(|k| match k {
+                    Kind::Point(p) => p.len(),
+                    _ => 0,
+                })
+                .sum();
+            let scalar = program.scalar_form();
+            if let Some(form) = scalar.filter(|f| f.scalar_output() && f.inputs() == elements) {
                 // Scalar operations alone, without guards: run on floats, no tape.
                 let out = self.scalar_call(py, form, &kinds, &positions)?;
                 self.replays.fetch_add(1, Ordering::Relaxed);
@@ -443,7 +451,8 @@ impl PyJit {
     }
 
     /// A call by the scalar form of its program: the value (and gradient) at the points of
-    /// `kinds`, computed on floats; bit for bit what a replay gives.
+    /// `kinds` (whose elements are the form's inputs), computed on floats; bit for bit what a
+    /// replay gives.
     fn scalar_call(
         &self,
         py: Python<'_>,
@@ -462,7 +471,6 @@ impl PyJit {
                     p.values_into(values);
                 }
             }
-            assert_eq!(values.len(), form.inputs(), "jit: the scalar form's inputs");
             let sweep = self.mode != Mode::Value;
             if form.len() >= SCALAR_DETACH {
                 py.detach(|| run_scalar(form, values, adj, sweep));
