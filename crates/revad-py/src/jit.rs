@@ -394,14 +394,15 @@ impl PyJit {
         if self.eager.load(Ordering::Relaxed) || record::recording() {
             return self.run_python(py, args, kwargs, &kinds, &positions, None);
         }
+        // The points' elements: a scalar form's inputs.
+        let elements: usize = kinds
+            .iter()
+            .map(|k| match k {
+                Kind::Point(p) => p.len(),
+                _ => 0,
+            })
+            .sum();
         for (k, program) in self.candidates(py, &sig, &kw).into_iter().enumerate() {
-            let elements: usize = kinds
-                .iter()
-                .map(|k| match k {
-                    Kind::Point(p) => p.len(),
-                    _ => 0,
-                })
-                .sum();
             let scalar = program.scalar_form();
             if let Some(form) = scalar.filter(|f| f.scalar_output() && f.inputs() == elements) {
                 // Scalar operations alone, without guards: run on floats, no tape.

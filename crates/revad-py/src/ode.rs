@@ -17,8 +17,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyList, PyString, PyTuple};
 use revad::ode::{check_ode_args, solve_ode, OdeMethod, OdeOptions, OdeSystem};
 use revad::program::Replay;
+use revad::program::scalar::ScalarProgram;
 use revad::{tape, Matrix, Var, Vector};
-use smallvec::SmallVec;
 
 use crate::args::{Arg, Arr, Ax, Res, X};
 use crate::convert::{array_arg, try_arg, try_x, type_name, vector_arg};
@@ -165,13 +165,7 @@ struct VarCall {
 
 impl<'py> PySystem<'py> {
     fn size_error(&self, expected: usize, found: usize) -> PyOdeError {
-        revad::Error::Size {
-            function: self.function,
-            what: "dy_dt (the output of f)",
-            expected,
-            found,
-        }
-        .into()
+        size_error(self.function, expected, found)
     }
 
     /// Calls `f(t, y, *args)` with the arguments made by `arg` for each trailing argument.
@@ -237,8 +231,9 @@ impl<'py> OdeSystem for PySystem<'py> {
         theta: &[f64],
         dydt: &mut [f64],
     ) -> Result<(), PyOdeError> {
-        if self.scalar_run(t, y, theta)? {
-            for (d, o) in dydt.iter_mut().zip(self.scalar_outputs()) {
+        if let Some(form) = scalar_form(&self.programs, self.python_only, self.function, y, theta)? {
+            run_forward(form, &mut self.values, t, y, theta);
+            for (d, &o) in dydt.iter_mut().zip(form.outputs()) {
                 *d = self.values[o as usize];
             }
             return Ok(());
@@ -295,13 +290,13 @@ impl<'py> OdeSystem for PySystem<'py> {
         dydt: &mut [f64],
         jac: &mut [f64],
     ) -> Result<(), PyOdeError> {
-        if self.scalar_run(t, y, theta)? {
+        if let Some(form) = scalar_form(&self.programs, self.python_only, self.function, y, theta)? {
             // One forward run, then one sweep per output: row i is ∂f_i/∂(y, θ).
+            run_forward(form, &mut self.values, t, y, theta);
             let m = y.len() + theta.len();
-            let outputs = self.scalar_outputs();
-            let form = self.programs[0].scalar_form().expect("a scalar form");
-            for (i, (d, row)) in dydt.iter_mut().zip(jac.chunks_exact_mut(m)).enumerate() {
-                let out = outputs[i] as usize;
+            let rows = dydt.iter_mut().zip(jac.chunks_exact_mut(m));
+            for ((d, row), &out) in rows.zip(form.outputs()) {
+                let out = out as usize;
                 *d = self.values[out];
                 self.adj.clear();
                 self.adj.resize(self.values.len(), 0.0);
@@ -320,36 +315,6 @@ impl<'py> OdeSystem for PySystem<'py> {
 }
 
 impl<'py> PySystem<'py> {
-    /// Runs the scalar form of `f` forward at `(t, y, θ)` into `self.values`, when its latest
-    /// program has one (scalar operations alone, no guards); `false` otherwise.
-    fn scalar_run(&mut self, t: f64, y: &[f64], theta: &[f64]) -> Result<bool, PyOdeError> {
-        if self.python_only {
-            return Ok(false);
-        }
-        let Some(form) = self.programs.first().and_then(|p| p.scalar_form()) else {
-            return Ok(false);
-        };
-        // Its inputs are t, y and θ's elements.
-        if form.inputs() != 1 + y.len() + theta.len() {
-            return Ok(false);
-        }
-        if form.outputs().len() != y.len() {
-            return Err(self.size_error(y.len(), form.outputs().len()));
-        }
-        self.values.clear();
-        self.values.push(t);
-        self.values.extend_from_slice(y);
-        self.values.extend_from_slice(theta);
-        form.forward(&mut self.values);
-        Ok(true)
-    }
-
-    /// The output slots of the scalar form [`PySystem::scalar_run`] ran.
-    fn scalar_outputs(&self) -> SmallVec<[u32; 4]> {
-        let form = self.programs[0].scalar_form().expect("a scalar form");
-        SmallVec::from_slice(form.outputs())
-    }
-
     /// [`OdeSystem::jacobian`] in a scope of its own; `false` when a replay diverged.
     fn jacobian_once(
         &mut self,
@@ -563,6 +528,49 @@ fn pack(outs: &[&X]) -> PyResult<Res> {
         .collect();
     let v = Var::from_vars(&Vector::from(values), &vars).map_err(to_py)?;
     Ok(Res::V(Arr::V(v)))
+}
+
+/// The error of `f` returning `found` values for `expected` states.
+fn size_error(function: &'static str, expected: usize, found: usize) -> PyOdeError {
+    revad::Error::Size {
+        function,
+        what: "dy_dt (the output of f)",
+        expected,
+        found,
+    }
+    .into()
+}
+
+/// The scalar form of the latest of `programs` (a system's, called in Python only when
+/// `python_only`), when it has one (scalar operations alone, no guards) whose inputs are t, y
+/// and θ's elements; a size error when its outputs are not as many as the states. (A function
+/// of the system's fields, so that the form runs into the system's buffers while borrowed.)
+fn scalar_form<'a>(
+    programs: &'a [Prog],
+    python_only: bool,
+    function: &'static str,
+    y: &[f64],
+    theta: &[f64],
+) -> Result<Option<&'a ScalarProgram>, PyOdeError> {
+    if python_only {
+        return Ok(None);
+    }
+    let form = programs.first().and_then(|p| p.scalar_form());
+    match form.filter(|f| f.inputs() == 1 + y.len() + theta.len()) {
+        Some(f) if f.outputs().len() != y.len() => {
+            Err(size_error(function, y.len(), f.outputs().len()))
+        }
+        form => Ok(form),
+    }
+}
+
+/// Runs `form` forward at `(t, y, θ)`, its inputs, into `values`.
+fn run_forward(form: &ScalarProgram, values: &mut Vec<f64>, t: f64, y: &[f64], theta: &[f64]) {
+    values.clear();
+    values.push(t);
+    values.extend_from_slice(y);
+    values.extend_from_slice(theta);
+    form.forward(values);
 }
 
 /// The scalar form of [`pack`]: the vector of its scalar operands.
