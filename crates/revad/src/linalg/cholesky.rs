@@ -1,13 +1,16 @@
 //! The Cholesky factor of a symmetric positive-definite matrix, and the column-major factor
 //! the other SPD functions (`log_determinant_spd`, `mdivide_left_spd`, ...) reuse.
 //!
-//! Up to n = 35 the forward pass is a row-by-row loop on the row-major value and the reverse
-//! pass Giles's (2008) unblocked loop, as in Stan Math. Above that the forward pass is faer's
-//! blocked Cholesky (`cholesky_in_place`, sequential) on a column-major copy of the lower
-//! triangle (on one core 2–5× as fast as nalgebra's for n ≥ 100), and the reverse pass the
-//! blocked algorithm of Murray (2016), "Differentiation of the Cholesky decomposition"
-//! (arXiv:1602.07527), with Stan Math's block size clamp(n/8, 8, 128) and faer's triangular
-//! solves and products.
+//! By size:
+//! - up to n = 35 the forward pass is a row-by-row loop on the row-major value;
+//! - up to n = 100 it is a left-looking factorisation whose column stays in vector
+//!   registers ([`LeftLooking`]); above, faer's blocked Cholesky (`cholesky_in_place`,
+//!   sequential), on one core 2–5× as fast as nalgebra's for n ≥ 100. Both work on a
+//!   column-major copy of the lower triangle.
+//! - The reverse pass up to n = 100 is Murray's (2016) unblocked algorithm arranged for vectors
+//!   on the row-major factor ([`row_reverse`]); above, his blocked algorithm, "Differentiation
+//!   of the Cholesky decomposition" (arXiv:1602.07527), with Stan Math's block size
+//!   clamp(n/8, 8, 128) and faer's triangular solves and products.
 
 use std::cell::Cell;
 
@@ -23,6 +26,7 @@ use faer::linalg::triangular_solve::{
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{Array2, ArrayView2, ShapeBuilder};
+use pulp::{Arch, Simd, WithSimd};
 
 use super::check;
 use super::node::{arg, node};
@@ -53,8 +57,13 @@ fn give_work(i: usize, v: Vec<f64>) {
     }
 }
 
-/// Up to this size the reverse pass is the unblocked loop (Stan Math's switch).
+/// Up to this size the forward pass is [`small_cholesky`] on the row-major value.
 const UNBLOCKED_MAX: usize = 35;
+
+/// Up to this size the reverse pass is [`row_reverse`]; above it, Murray's blocked algorithm,
+/// whose matrix products pay off once the rows no longer fit in the L1 cache (at n = 128
+/// `row_reverse` took twice as long).
+const ROW_REVERSE_MAX: usize = 100;
 
 /// Up to this size a node keeps its column-major factor for the reverse pass (at most 80 KiB,
 /// below the size from which the allocator maps fresh pages for each allocation).
@@ -70,9 +79,9 @@ const KEEP_MAX: usize = 96;
 /// lower triangle of `A` alone, and an off-diagonal `Āᵢⱼ` (`i > j`) is the derivative with
 /// respect to the pair `Aᵢⱼ = Aⱼᵢ` moved together. The symmetric gradient (each of the pair
 /// moved alone, as a function of a symmetric matrix sees it) is `½Āᵢⱼ` in both places.
-/// Matrices of size up to 35 use the unblocked loop of Giles (2008), larger ones Murray's
-/// blocked algorithm with blocks of clamp(n/8, 8, 128) rows; both give the same adjoint. NaN
-/// or infinite elements of `L̄` propagate into `Ā`.
+/// Matrices of size up to 100 use Murray's unblocked algorithm, larger ones his blocked
+/// algorithm with blocks of clamp(n/8, 8, 128) rows; both give the same adjoint. NaN or
+/// infinite elements of `L̄` propagate into `Ā`.
 ///
 /// # Errors
 /// As Stan: [`Error::Size`](crate::Error::Size) if `a` is not square, and
@@ -111,7 +120,22 @@ pub fn cholesky_decompose(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
         let l = value.clone();
         Ok(node(value, [arg(a)], move |g, bars| {
             if let Some(a_bar) = bars.run(0) {
-                unblocked_reverse(l.as_slice().expect("standard"), g, a_bar, n);
+                row_reverse(l.as_slice().expect("standard"), g, a_bar, n);
+            }
+        }))
+    } else if n <= ROW_REVERSE_MAX {
+        let factor = checked_factor(F, "columns of m", "m", &av, false, take_work(0))?;
+        let factor = factor.expect("n > 35").0;
+        let mut out = Vec::new();
+        factor.lower_to_row_major(&mut out);
+        give_work(0, factor.data);
+        let value: Matrix = Array2::from_shape_vec((n, n), out)
+            .expect("n×n")
+            .into_shared();
+        let l = value.clone();
+        Ok(node(value, [arg(a)], move |g, bars| {
+            if let Some(a_bar) = bars.run(0) {
+                row_reverse(l.as_slice().expect("standard"), g, a_bar, n);
             }
         }))
     } else {
@@ -261,9 +285,11 @@ pub(crate) fn check_spd_input(
     check::not_nan(function, argument, a)
 }
 
-/// Giles's (2008) reverse pass of the Cholesky factorisation, row by row from the last:
+/// Giles's (2008) reverse pass of the Cholesky factorisation, row by row from the last (the
+/// scalar reference the vectorised passes are tested against):
 /// `Ā += ` the adjoint of the lower triangle for the result adjoint `g` (row-major, only its
 /// lower triangle read) of the row-major factor `l`.
+#[cfg(test)]
 fn unblocked_reverse(l: &[f64], g: &[f64], a_bar: &mut [f64], n: usize) {
     // The working copy of L̄ (lower triangle), updated as rows are finished.
     let mut w = vec![0.0; n * n];
@@ -299,6 +325,188 @@ fn unblocked_reverse(l: &[f64], g: &[f64], a_bar: &mut [f64], n: usize) {
                 }
             }
         }
+    }
+}
+
+/// Murray's (2016) unblocked reverse pass (his level-2 algorithm) on row-major matrices:
+/// `Ā += ` the adjoint of the lower triangle for the result adjoint `g` (only its lower
+/// triangle read) of the row-major factor `l`, with the same arithmetic as [`unblocked_reverse`]
+/// arranged for vectors. From the last column `j` to the first:
+///
+/// - `W_jj ← (W_jj − Σ_{i>j} W_ij L_ij / L_jj) / L_jj` and `W_ij ← W_ij / L_jj` for `i > j`;
+/// - `W_j,:j −= Σ_{i≥j} W_ij L_i,:j` and `W_i,:j −= W_ij L_j,:j` for `i > j`;
+/// - `W_jj ← W_jj / 2`,
+///
+/// where `W` starts as `L̄`. The second step is the whole cost: row `j` of `W` stays in vector
+/// registers while the rows below stream past, two multiply-adds per element and no
+/// horizontal sums. Both matrices are copied into rows padded to a multiple of 8 elements, so
+/// every row segment is whole vectors; the lanes past column `j` hold zeros in the copy of
+/// `L_j,:` and leave the rows below unchanged.
+fn row_reverse(l: &[f64], g: &[f64], a_bar: &mut [f64], n: usize) {
+    row_reverse_on(l, g, a_bar, n, |k| Arch::new().dispatch(k));
+}
+
+/// [`row_reverse`] with the loop run by `run` (on one instruction set, for tests).
+fn row_reverse_on(
+    l: &[f64],
+    g: &[f64],
+    a_bar: &mut [f64],
+    n: usize,
+    run: impl FnOnce(RowReverse<'_>),
+) {
+    let ld = n.next_multiple_of(8);
+    let lower_rows = |src: &[f64], mut dst: Vec<f64>| {
+        dst.clear();
+        dst.resize(ld * n, 0.0);
+        for i in 0..n {
+            dst[i * ld..i * ld + i + 1].copy_from_slice(&src[i * n..i * n + i + 1]);
+        }
+        dst
+    };
+    let mut lp = lower_rows(l, take_work(0));
+    let mut w = lower_rows(g, take_work(1));
+    run(RowReverse {
+        l: &mut lp,
+        w: &mut w,
+        n,
+        ld,
+    });
+    for i in 0..n {
+        let row = &mut a_bar[i * n..i * n + i + 1];
+        for (y, x) in row.iter_mut().zip(&w[i * ld..]) {
+            *y += x;
+        }
+    }
+    give_work(0, lp);
+    give_work(1, w);
+}
+
+/// The loop of [`row_reverse`] on its padded copies (`l`'s diagonal element `j` is zeroed
+/// while column `j` is processed, and restored).
+struct RowReverse<'a> {
+    l: &'a mut [f64],
+    w: &'a mut [f64],
+    n: usize,
+    ld: usize,
+}
+
+impl WithSimd for RowReverse<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let (n, ld) = (self.n, self.ld);
+        let (l, w) = (self.l, self.w);
+        let lanes = size_of::<S::f64s>() / size_of::<f64>();
+        for j in (0..n).rev() {
+            let ljj = l[j * ld + j];
+            let inv = 1.0 / ljj;
+            // W_ij ← W_ij / L_jj and Σ W_ij L_ij in one pass, in four partial sums.
+            let mut below = [0.0; 4];
+            for i in j + 1..n {
+                let x = w[i * ld + j] * inv;
+                w[i * ld + j] = x;
+                below[i % 4] += x * l[i * ld + j];
+            }
+            let below = (below[0] + below[1]) + (below[2] + below[3]);
+            let wjj = (w[j * ld + j] - below) * inv;
+            if j > 0 {
+                l[j * ld + j] = 0.0;
+                w[j * ld + j] = wjj;
+                let width = j.div_ceil(lanes);
+                let mut v = 0;
+                while v < width {
+                    let cols = v * lanes;
+                    let rows = Rows { l, w, j, ld, cols };
+                    v += match width - v {
+                        8.. => rows.update::<S, 8>(simd),
+                        4..=7 => rows.update::<S, 4>(simd),
+                        2 | 3 => rows.update::<S, 2>(simd),
+                        _ => rows.update::<S, 1>(simd),
+                    };
+                }
+                l[j * ld + j] = ljj;
+            }
+            w[j * ld + j] = 0.5 * wjj;
+        }
+    }
+}
+
+/// The vectors of columns `cols..` of row `j` and of the rows below it, in [`RowReverse`].
+struct Rows<'a> {
+    l: &'a [f64],
+    w: &'a mut [f64],
+    j: usize,
+    ld: usize,
+    cols: usize,
+}
+
+impl Rows<'_> {
+    /// `W_j,c −= Σ_{i≥j} W_ij L_i,c` and `W_i,c −= W_ij L_j,c` (`i > j`) for the `N` vectors
+    /// of columns `c` from `cols`; returns `N`.
+    #[inline(always)]
+    fn update<S: Simd, const N: usize>(self, simd: S) -> usize {
+        let lanes = size_of::<S::f64s>() / size_of::<f64>();
+        let (j, ld, span) = (self.j, self.ld, self.cols..self.cols + N * lanes);
+        let cols = self.cols;
+        let (above, below) = self.w.split_at_mut((j + 1) * ld);
+        let row_j = &mut above[j * ld..];
+        let lj = vectors::<S, N>(&self.l[j * ld + cols..]);
+        let mut acc = vectors::<S, N>(&row_j[cols..]);
+        let c = simd.splat_f64s(row_j[j]);
+        for k in 0..N {
+            acc[k] = simd.negate_mul_add_e_f64s(c, lj[k], acc[k]);
+        }
+        // Rows in pairs, each with its own sums: one chain of dependent multiply-adds per
+        // vector would wait on the latency when N is small.
+        let mut acc2 = [simd.splat_f64s(0.0); N];
+        let l_below = &self.l[(j + 1) * ld..(j + 1) * ld + below.len()];
+        let pairs = below.len() / (2 * ld) * (2 * ld);
+        let (w_pairs, w_last) = below.split_at_mut(pairs);
+        let (l_pairs, l_last) = l_below.split_at(pairs);
+        for (wp, lp) in w_pairs
+            .chunks_exact_mut(2 * ld)
+            .zip(l_pairs.chunks_exact(2 * ld))
+        {
+            let (w0, w1) = wp.split_at_mut(ld);
+            row_step(simd, &mut acc, &lj, w0, &lp[..ld], j, cols);
+            row_step(simd, &mut acc2, &lj, w1, &lp[ld..], j, cols);
+        }
+        if !w_last.is_empty() {
+            row_step(simd, &mut acc, &lj, w_last, l_last, j, cols);
+        }
+        let (out, _) = S::as_mut_simd_f64s(&mut row_j[span]);
+        for k in 0..N {
+            out[k] = simd.add_f64s(acc[k], acc2[k]);
+        }
+        N
+    }
+}
+
+/// The first `N` vectors of `row`.
+#[inline(always)]
+fn vectors<S: Simd, const N: usize>(row: &[f64]) -> [S::f64s; N] {
+    let (x, _) = S::as_simd_f64s(&row[..N * size_of::<S::f64s>() / size_of::<f64>()]);
+    std::array::from_fn(|k| x[k])
+}
+
+/// One row `i` below row `j` in [`Rows::update`]: `acc −= W_ij L_i,c` and
+/// `W_i,c −= W_ij L_j,c` for the `N` vectors of columns `c` from `cols`.
+#[inline(always)]
+fn row_step<S: Simd, const N: usize>(
+    simd: S,
+    acc: &mut [S::f64s; N],
+    lj: &[S::f64s; N],
+    wi: &mut [f64],
+    li: &[f64],
+    j: usize,
+    cols: usize,
+) {
+    let c = simd.splat_f64s(wi[j]);
+    let li = vectors::<S, N>(&li[cols..]);
+    let (wv, _) = S::as_mut_simd_f64s(&mut wi[cols..]);
+    for k in 0..N {
+        acc[k] = simd.negate_mul_add_e_f64s(c, li[k], acc[k]);
+        wv[k] = simd.negate_mul_add_e_f64s(c, lj[k], wv[k]);
     }
 }
 
@@ -548,7 +756,22 @@ pub(crate) struct Cholesky(Square);
 impl Cholesky {
     /// Factors `l` (its lower triangle) in place. `None` if the matrix is not positive
     /// definite: a pivot is not positive, or a diagonal element of `L` is not finite.
-    pub(crate) fn factor(mut l: Square) -> Option<Cholesky> {
+    pub(crate) fn factor(l: Square) -> Option<Cholesky> {
+        if l.n <= SMALL_FACTOR_MAX {
+            return Self::left_looking(l, |k| Arch::new().dispatch(k));
+        }
+        Self::blocked(l)
+    }
+
+    /// [`Cholesky::factor`] by [`LeftLooking`], run by `run` (on one instruction set, for
+    /// tests).
+    fn left_looking(mut l: Square, run: impl FnOnce(LeftLooking<'_>) -> bool) -> Option<Cholesky> {
+        let (n, ld, data) = (l.n, l.ld, &mut l.data[..]);
+        run(LeftLooking { data, n, ld }).then_some(Cholesky(l))
+    }
+
+    /// [`Cholesky::factor`] by faer's blocked factorisation.
+    fn blocked(mut l: Square) -> Option<Cholesky> {
         let n = l.n;
         let scratch = cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default());
         let mut mem = MemBuffer::new(scratch);
@@ -601,6 +824,107 @@ impl Cholesky {
     }
 }
 
+/// One earlier column in [`subtract_columns`]: `sum −= L_jk L_k[row..]` (`N` vectors).
+#[inline(always)]
+fn column_step<S: Simd, const N: usize>(
+    simd: S,
+    sum: &mut [S::f64s; N],
+    col: &[f64],
+    j: usize,
+    row: usize,
+) {
+    let l_jk = simd.splat_f64s(col[j]);
+    let x = vectors::<S, N>(&col[row..]);
+    for i in 0..N {
+        sum[i] = simd.negate_mul_add_e_f64s(l_jk, x[i], sum[i]);
+    }
+}
+
+/// Up to this size [`Cholesky::factor`] runs [`LeftLooking`] rather than faer's blocked
+/// factorisation, whose recursion costs more than the arithmetic on matrices this small (at
+/// n = 50 it took 1.6 µs against faer's 3.2; at n = 128 faer is faster, as the earlier
+/// columns no longer fit in the L1 cache).
+const SMALL_FACTOR_MAX: usize = 100;
+
+/// The left-looking Cholesky factorisation of the lower triangle of a column-major matrix
+/// (columns `ld` apart, `ld` a multiple of 8), in place, column by column: column `j` is
+/// `(a_j − Σ_{k<j} L_{jk} L_k) / L_jj`, with `L_jj` the square root of its pivot. The
+/// column's rows stay in vector registers while the earlier columns stream past, so every
+/// multiply-add costs one load. Each column is updated from the vector boundary at or above
+/// its diagonal: the rows above the diagonal receive values that are never read (the strict
+/// upper triangle is not part of the factor), the zero padding below row `n` stays zero.
+/// False if a pivot is not positive or not finite.
+struct LeftLooking<'a> {
+    data: &'a mut [f64],
+    n: usize,
+    ld: usize,
+}
+
+impl WithSimd for LeftLooking<'_> {
+    type Output = bool;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> bool {
+        let (n, ld) = (self.n, self.ld);
+        let lanes = size_of::<S::f64s>() / size_of::<f64>();
+        for j in 0..n {
+            let top = j / lanes * lanes;
+            let (done, rest) = self.data.split_at_mut(j * ld);
+            let (col, _) = S::as_mut_simd_f64s(&mut rest[top..ld]);
+            let mut v = 0;
+            while v < col.len() {
+                let row = top + v * lanes;
+                v += match col.len() - v {
+                    8.. => subtract_columns::<S, 8>(simd, &mut col[v..], done, j, ld, row),
+                    4..=7 => subtract_columns::<S, 4>(simd, &mut col[v..], done, j, ld, row),
+                    2 | 3 => subtract_columns::<S, 2>(simd, &mut col[v..], done, j, ld, row),
+                    _ => subtract_columns::<S, 1>(simd, &mut col[v..], done, j, ld, row),
+                };
+            }
+            let d = rest[j];
+            if !(d > 0.0 && d.is_finite()) {
+                return false;
+            }
+            let ljj = d.sqrt();
+            // A multiply by the reciprocal: a vector division costs ~16 cycles.
+            let s = simd.splat_f64s(1.0 / ljj);
+            for x in S::as_mut_simd_f64s(&mut rest[top..ld]).0 {
+                *x = simd.mul_f64s(*x, s);
+            }
+            rest[j] = ljj;
+        }
+        true
+    }
+}
+
+/// `acc −= Σ_{k<j} L_{jk} L_k[row..]` for the first `N` vectors of `acc` (rows `row..` of
+/// column `j`), the earlier columns read from `done`; returns `N`.
+#[inline(always)]
+fn subtract_columns<S: Simd, const N: usize>(
+    simd: S,
+    acc: &mut [S::f64s],
+    done: &[f64],
+    j: usize,
+    ld: usize,
+    row: usize,
+) -> usize {
+    let mut sum: [S::f64s; N] = std::array::from_fn(|i| acc[i]);
+    // Columns in pairs, each with its own sums (see `Rows::update`).
+    let mut sum2 = [simd.splat_f64s(0.0); N];
+    let pairs = done.chunks_exact(2 * ld);
+    let last = pairs.remainder();
+    for pair in pairs {
+        column_step(simd, &mut sum, &pair[..ld], j, row);
+        column_step(simd, &mut sum2, &pair[ld..], j, row);
+    }
+    if !last.is_empty() {
+        column_step(simd, &mut sum, last, j, row);
+    }
+    for i in 0..N {
+        acc[i] = simd.add_f64s(sum[i], sum2[i]);
+    }
+    N
+}
+
 /// The inverse of the lower triangle of `l` (lower triangle; strict upper triangle zero).
 pub(crate) fn lower_inverse(l: &Square) -> Square {
     let mut li = Square::zeros(l.n);
@@ -645,9 +969,9 @@ mod tests {
     }
 
     #[test]
-    fn blocked_and_unblocked_reverse_passes_agree() {
-        // Across the switch (35) and past one block of 16 rows (n = 130).
-        for n in [1, 2, 9, 30, 36, 130] {
+    fn blocked_row_and_unblocked_reverse_passes_agree() {
+        // Every width of a row segment up to 3 vectors of 8, past a block of 16 rows (n = 130).
+        for n in (1..=26).chain([36, 50, 64, 65, 130]) {
             let a = spd(n, 3);
             let f = Cholesky::factor(Square::lower_of(&a, n, false, Vec::new()).0).unwrap();
             let mut l = Vec::new();
@@ -659,22 +983,108 @@ mod tests {
             blocked_reverse(f.l(), w.as_mut());
             let mut blocked = vec![0.0; n * n];
             w.add_lower_to_row_major(&mut blocked);
+            let mut row = vec![0.0; n * n];
+            row_reverse(&l, &g, &mut row, n);
             let scale = unblocked.iter().fold(0.0f64, |m, x| m.max(x.abs()));
             for k in 0..n * n {
                 let (i, j) = (k / n, k % n);
-                if j > i {
-                    assert_eq!(unblocked[k], 0.0);
-                    assert_eq!(blocked[k], 0.0);
-                } else {
-                    let d = (unblocked[k] - blocked[k]).abs();
-                    assert!(
-                        d <= 1e-12 * scale,
-                        "n = {n}, [{i},{j}]: {} vs {}",
-                        unblocked[k],
-                        blocked[k]
-                    );
+                for (name, other) in [("blocked", &blocked), ("row", &row)] {
+                    if j > i {
+                        assert_eq!(other[k], 0.0, "{name}, n = {n}, [{i},{j}]");
+                        assert_eq!(unblocked[k], 0.0);
+                    } else {
+                        let d = (unblocked[k] - other[k]).abs();
+                        assert!(
+                            d <= 1e-12 * scale,
+                            "{name}, n = {n}, [{i},{j}]: {} vs {}",
+                            unblocked[k],
+                            other[k]
+                        );
+                    }
                 }
             }
+        }
+    }
+
+    /// The left-looking factor against faer's, and the row-major reverse pass against the
+    /// scalar reference, on every instruction set this CPU has (1, 4 and 8 lanes), at every
+    /// size up to 3 vectors of 8 and around the switches; non-positive pivots in the first,
+    /// a middle and the last column.
+    #[test]
+    fn simd_passes_agree_on_every_instruction_set() {
+        check_simd_passes(pulp::Scalar::new());
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(simd) = pulp::x86::V3::try_new() {
+                check_simd_passes(simd);
+            }
+            if let Some(simd) = pulp::x86::V4::try_new() {
+                check_simd_passes(simd);
+            }
+        }
+    }
+
+    fn check_simd_passes<S: Simd>(simd: S) {
+        for n in (1..=26).chain([35, 36, 50, 64, 65, 99, 100]) {
+            let a = spd(n, 5);
+            let square = || Square::lower_of(&a, n, false, Vec::new()).0;
+            let ours = Cholesky::left_looking(square(), |k| k.with_simd(simd)).unwrap();
+            let faer = Cholesky::blocked(square()).unwrap();
+            let (mut l, mut l_faer) = (Vec::new(), Vec::new());
+            ours.0.lower_to_row_major(&mut l);
+            faer.0.lower_to_row_major(&mut l_faer);
+            for k in 0..n * n {
+                let tol = 1e-13 * (n as f64).sqrt() * l_faer[k].abs().max(1.0);
+                assert!(
+                    (l[k] - l_faer[k]).abs() <= tol,
+                    "n = {n}, {k}: {} vs {}",
+                    l[k],
+                    l_faer[k]
+                );
+            }
+            let g = test_points(n * n, 17);
+            let mut reference = vec![0.0; n * n];
+            unblocked_reverse(&l, &g, &mut reference, n);
+            let mut row = vec![0.5; n * n];
+            row_reverse_on(&l, &g, &mut row, n, |k| k.with_simd(simd));
+            let scale = reference.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            for k in 0..n * n {
+                let (i, j) = (k / n, k % n);
+                // `row` started at 0.5: the pass adds into the lower triangle only.
+                let want = reference[k] + 0.5;
+                if j > i {
+                    assert_eq!(row[k], 0.5, "n = {n}, [{i},{j}]");
+                } else {
+                    assert!((row[k] - want).abs() <= 1e-12 * scale, "n = {n}, [{i},{j}]");
+                }
+            }
+            for bad in [0, n / 2, n - 1] {
+                // Pivot `bad` zero: A with row and column `bad` replaced by those of a
+                // combination of the earlier columns' factor (or zero for the first).
+                let mut b = a.clone();
+                for i in 0..n {
+                    let v = if bad == 0 {
+                        0.0
+                    } else {
+                        a[i * n] * a[bad * n] / a[0]
+                    };
+                    b[i * n + bad] = v;
+                    b[bad * n + i] = v;
+                }
+                if bad > 0 {
+                    b[bad * n + bad] = a[bad * n] * a[bad * n] / a[0] - 1.0;
+                }
+                let sq = Square::lower_of(&b, n, false, Vec::new()).0;
+                let run = |k: LeftLooking<'_>| k.with_simd(simd);
+                assert!(
+                    Cholesky::left_looking(sq, run).is_none(),
+                    "n = {n}, bad = {bad}"
+                );
+            }
+            let mut nan = a.clone();
+            nan[(n - 1) * n + n - 1] = f64::NAN;
+            let sq = Square::lower_of(&nan, n, false, Vec::new()).0;
+            assert!(Cholesky::left_looking(sq, |k| k.with_simd(simd)).is_none());
         }
     }
 
