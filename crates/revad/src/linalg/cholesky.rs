@@ -337,11 +337,12 @@ fn unblocked_reverse(l: &[f64], g: &[f64], a_bar: &mut [f64], n: usize) {
 /// - `W_j,:j −= Σ_{i≥j} W_ij L_i,:j` and `W_i,:j −= W_ij L_j,:j` for `i > j`;
 /// - `W_jj ← W_jj / 2`,
 ///
-/// where `W` starts as `L̄`. The second step is the whole cost: row `j` of `W` stays in vector
-/// registers while the rows below stream past, two multiply-adds per element and no
-/// horizontal sums. Both matrices are copied into rows padded to a multiple of 8 elements, so
-/// every row segment is whole vectors; the lanes past column `j` hold zeros in the copy of
-/// `L_j,:` and leave the rows below unchanged.
+/// where `W` starts as `L̄`. The second step is the whole cost. It runs for two columns at a
+/// time ([`column_pair`]): rows `j − 1` and `j` of `W` stay in vector registers while the rows
+/// below stream past once, four multiply-adds per element loaded and no horizontal sums. Both
+/// matrices are copied into rows padded to a multiple of 8 elements, so every row segment is
+/// whole vectors; the lanes from column `j − 1` on hold zeros in the copies of `L_j,:` and
+/// `L_{j−1},:` and leave the rows below unchanged.
 fn row_reverse(l: &[f64], g: &[f64], a_bar: &mut [f64], n: usize) {
     row_reverse_on(l, g, a_bar, n, |k| Arch::new().dispatch(k));
 }
@@ -355,16 +356,21 @@ fn row_reverse_on(
     run: impl FnOnce(RowReverse<'_>),
 ) {
     let ld = n.next_multiple_of(8);
-    let lower_rows = |src: &[f64], mut dst: Vec<f64>| {
-        dst.clear();
+    // Each row's lower part copied, and in L's copy zeros up to the end of the vector holding
+    // its diagonal. The other elements keep what the working memory held: the loop writes
+    // them, or reads them only into elements above the diagonal, which it never reads back.
+    let lower_rows = |src: &[f64], mut dst: Vec<f64>, zeros: bool| {
         dst.resize(ld * n, 0.0);
-        for i in 0..n {
-            dst[i * ld..i * ld + i + 1].copy_from_slice(&src[i * n..i * n + i + 1]);
+        for (i, row) in dst.chunks_exact_mut(ld).enumerate() {
+            row[..=i].copy_from_slice(&src[i * n..=i * n + i]);
+            if zeros {
+                row[i + 1..(i + 1).next_multiple_of(8)].fill(0.0);
+            }
         }
         dst
     };
-    let mut lp = lower_rows(l, take_work(0));
-    let mut w = lower_rows(g, take_work(1));
+    let mut lp = lower_rows(l, take_work(0), true);
+    let mut w = lower_rows(g, take_work(1), false);
     run(RowReverse {
         l: &mut lp,
         w: &mut w,
@@ -381,8 +387,7 @@ fn row_reverse_on(
     give_work(1, w);
 }
 
-/// The loop of [`row_reverse`] on its padded copies (`l`'s diagonal element `j` is zeroed
-/// while column `j` is processed, and restored).
+/// The loop of [`row_reverse`] on its padded copies.
 struct RowReverse<'a> {
     l: &'a mut [f64],
     w: &'a mut [f64],
@@ -396,90 +401,144 @@ impl WithSimd for RowReverse<'_> {
     fn with_simd<S: Simd>(self, simd: S) {
         let (n, ld) = (self.n, self.ld);
         let (l, w) = (self.l, self.w);
-        let lanes = size_of::<S::f64s>() / size_of::<f64>();
-        for j in (0..n).rev() {
-            let ljj = l[j * ld + j];
-            let inv = 1.0 / ljj;
-            // W_ij ← W_ij / L_jj and Σ W_ij L_ij in one pass, in four partial sums.
-            let mut below = [0.0; 4];
-            for i in j + 1..n {
-                let x = w[i * ld + j] * inv;
-                w[i * ld + j] = x;
-                below[i % 4] += x * l[i * ld + j];
+        // Columns two at a time (j and p = j − 1), so that each row below streams past once
+        // for both; the first column alone when n is odd.
+        let mut j = n;
+        while j >= 2 {
+            column_pair(simd, l, w, j - 1, ld, n);
+            j -= 2;
+        }
+        if j == 1 {
+            // Column 0: its scalar steps only (no columns to its left).
+            let inv = 1.0 / l[0];
+            let mut below = 0.0;
+            for i in 1..n {
+                let x = w[i * ld] * inv;
+                w[i * ld] = x;
+                below += x * l[i * ld];
             }
-            let below = (below[0] + below[1]) + (below[2] + below[3]);
-            let wjj = (w[j * ld + j] - below) * inv;
-            if j > 0 {
-                l[j * ld + j] = 0.0;
-                w[j * ld + j] = wjj;
-                let width = j.div_ceil(lanes);
-                let mut v = 0;
-                while v < width {
-                    let cols = v * lanes;
-                    let rows = Rows { l, w, j, ld, cols };
-                    v += match width - v {
-                        8.. => rows.update::<S, 8>(simd),
-                        4..=7 => rows.update::<S, 4>(simd),
-                        2 | 3 => rows.update::<S, 2>(simd),
-                        _ => rows.update::<S, 1>(simd),
-                    };
-                }
-                l[j * ld + j] = ljj;
-            }
-            w[j * ld + j] = 0.5 * wjj;
+            w[0] = 0.5 * (w[0] - below) * inv;
         }
     }
 }
 
-/// The vectors of columns `cols..` of row `j` and of the rows below it, in [`RowReverse`].
-struct Rows<'a> {
+/// Columns `j` and `p = j − 1` of [`RowReverse`]. The scalar steps of column `j`, with its
+/// contribution to column `p` (`W_ip −= W_ij L_jp` below row `j`, and row `j`'s own element);
+/// then those of column `p`; then one pass over the rows below `j` for the columns left of
+/// `p`: `W_j,: −= W_jj L_j,: + W_jp L_p,: + Σ_i W_ij L_i,:`, `W_p,: −= W_pp L_p,: + W_jp
+/// L_j,: + Σ_i W_ip L_i,:` and `W_i,: −= W_ij L_j,: + W_ip L_p,:`, with `L_jp`, `L_jj` and
+/// `L_pp` zeroed in the copy meanwhile so that the lanes from column `p` on are left alone.
+#[inline(always)]
+fn column_pair<S: Simd>(simd: S, l: &mut [f64], w: &mut [f64], j: usize, ld: usize, n: usize) {
+    let lanes = lanes_of::<S>();
+    let p = j - 1;
+    let (ljj, ljp, lpp) = (l[j * ld + j], l[j * ld + p], l[p * ld + p]);
+    let inv = 1.0 / ljj;
+    let (mut below, mut cross) = ([0.0; 4], [0.0; 4]);
+    for i in j + 1..n {
+        let x = w[i * ld + j] * inv;
+        w[i * ld + j] = x;
+        below[i % 4] += x * l[i * ld + j];
+        cross[i % 4] += x * l[i * ld + p];
+        w[i * ld + p] -= x * ljp;
+    }
+    let sum4 = |a: [f64; 4]| (a[0] + a[1]) + (a[2] + a[3]);
+    let wjj = (w[j * ld + j] - sum4(below)) * inv;
+    w[j * ld + p] -= wjj * ljp + sum4(cross);
+    let inv_p = 1.0 / lpp;
+    let mut below_p = [0.0; 4];
+    for i in j..n {
+        let x = w[i * ld + p] * inv_p;
+        w[i * ld + p] = x;
+        below_p[i % 4] += x * l[i * ld + p];
+    }
+    let wpp = (w[p * ld + p] - sum4(below_p)) * inv_p;
+    if p > 0 {
+        let wjp = w[j * ld + p];
+        l[j * ld + p] = 0.0;
+        l[j * ld + j] = 0.0;
+        l[p * ld + p] = 0.0;
+        let width = p.div_ceil(lanes);
+        let mut v = 0;
+        while v < width {
+            let rows = PairRows {
+                l,
+                w,
+                j,
+                ld,
+                cols: v * lanes,
+                c: [wjj, wjp, wpp],
+            };
+            v += match width - v {
+                4.. => rows.update::<S, 4>(simd),
+                2 | 3 => rows.update::<S, 2>(simd),
+                _ => rows.update::<S, 1>(simd),
+            };
+        }
+        (l[j * ld + p], l[j * ld + j], l[p * ld + p]) = (ljp, ljj, lpp);
+        w[j * ld + p] = wjp;
+    }
+    w[j * ld + j] = 0.5 * wjj;
+    w[p * ld + p] = 0.5 * wpp;
+}
+
+/// The vectors of columns `cols..` of rows `p = j − 1` and `j` and of the rows below, in
+/// [`column_pair`]; `c` holds `W_jj`, `W_jp` and `W_pp`.
+struct PairRows<'a> {
     l: &'a [f64],
     w: &'a mut [f64],
     j: usize,
     ld: usize,
     cols: usize,
+    c: [f64; 3],
 }
 
-impl Rows<'_> {
-    /// `W_j,c −= Σ_{i≥j} W_ij L_i,c` and `W_i,c −= W_ij L_j,c` (`i > j`) for the `N` vectors
-    /// of columns `c` from `cols`; returns `N`.
+impl PairRows<'_> {
+    /// The pass of [`column_pair`] for the `N` vectors of columns from `cols`; returns `N`.
     #[inline(always)]
     fn update<S: Simd, const N: usize>(self, simd: S) -> usize {
-        let lanes = size_of::<S::f64s>() / size_of::<f64>();
-        let (j, ld, span) = (self.j, self.ld, self.cols..self.cols + N * lanes);
-        let cols = self.cols;
+        let (j, ld, cols) = (self.j, self.ld, self.cols);
+        let p = j - 1;
         let (above, below) = self.w.split_at_mut((j + 1) * ld);
-        let row_j = &mut above[j * ld..];
+        let (row_p, row_j) = above[p * ld..].split_at_mut(ld);
         let lj = vectors::<S, N>(&self.l[j * ld + cols..]);
-        let mut acc = vectors::<S, N>(&row_j[cols..]);
-        let c = simd.splat_f64s(row_j[j]);
+        let lp = vectors::<S, N>(&self.l[p * ld + cols..]);
+        let mut acc_j = vectors::<S, N>(&row_j[cols..]);
+        let mut acc_p = vectors::<S, N>(&row_p[cols..]);
+        let [wjj, wjp, wpp] = self.c.map(|x| simd.splat_f64s(x));
         for k in 0..N {
-            acc[k] = simd.negate_mul_add_e_f64s(c, lj[k], acc[k]);
+            acc_j[k] = simd.negate_mul_add_e_f64s(wjj, lj[k], acc_j[k]);
+            acc_j[k] = simd.negate_mul_add_e_f64s(wjp, lp[k], acc_j[k]);
+            acc_p[k] = simd.negate_mul_add_e_f64s(wpp, lp[k], acc_p[k]);
+            acc_p[k] = simd.negate_mul_add_e_f64s(wjp, lj[k], acc_p[k]);
         }
-        // Rows in pairs, each with its own sums: one chain of dependent multiply-adds per
-        // vector would wait on the latency when N is small.
-        let mut acc2 = [simd.splat_f64s(0.0); N];
         let l_below = &self.l[(j + 1) * ld..(j + 1) * ld + below.len()];
-        let pairs = below.len() / (2 * ld) * (2 * ld);
-        let (w_pairs, w_last) = below.split_at_mut(pairs);
-        let (l_pairs, l_last) = l_below.split_at(pairs);
-        for (wp, lp) in w_pairs
-            .chunks_exact_mut(2 * ld)
-            .zip(l_pairs.chunks_exact(2 * ld))
-        {
-            let (w0, w1) = wp.split_at_mut(ld);
-            row_step(simd, &mut acc, &lj, w0, &lp[..ld], j, cols);
-            row_step(simd, &mut acc2, &lj, w1, &lp[ld..], j, cols);
+        for (wi, li) in below.chunks_exact_mut(ld).zip(l_below.chunks_exact(ld)) {
+            let (c1, c2) = (simd.splat_f64s(wi[j]), simd.splat_f64s(wi[p]));
+            let li = vectors::<S, N>(&li[cols..]);
+            let (wv, _) = S::as_mut_simd_f64s(&mut wi[cols..cols + N * lanes_of::<S>()]);
+            for k in 0..N {
+                acc_j[k] = simd.negate_mul_add_e_f64s(c1, li[k], acc_j[k]);
+                acc_p[k] = simd.negate_mul_add_e_f64s(c2, li[k], acc_p[k]);
+                let t = simd.negate_mul_add_e_f64s(c1, lj[k], wv[k]);
+                wv[k] = simd.negate_mul_add_e_f64s(c2, lp[k], t);
+            }
         }
-        if !w_last.is_empty() {
-            row_step(simd, &mut acc, &lj, w_last, l_last, j, cols);
-        }
-        let (out, _) = S::as_mut_simd_f64s(&mut row_j[span]);
-        for k in 0..N {
-            out[k] = simd.add_f64s(acc[k], acc2[k]);
-        }
+        let span = cols..cols + N * lanes_of::<S>();
+        S::as_mut_simd_f64s(&mut row_j[span.clone()])
+            .0
+            .copy_from_slice(&acc_j);
+        S::as_mut_simd_f64s(&mut row_p[span])
+            .0
+            .copy_from_slice(&acc_p);
         N
     }
+}
+
+/// The number of `f64` lanes of `S`.
+#[inline(always)]
+fn lanes_of<S: Simd>() -> usize {
+    size_of::<S::f64s>() / size_of::<f64>()
 }
 
 /// The first `N` vectors of `row`.
@@ -487,27 +546,6 @@ impl Rows<'_> {
 fn vectors<S: Simd, const N: usize>(row: &[f64]) -> [S::f64s; N] {
     let (x, _) = S::as_simd_f64s(&row[..N * size_of::<S::f64s>() / size_of::<f64>()]);
     std::array::from_fn(|k| x[k])
-}
-
-/// One row `i` below row `j` in [`Rows::update`]: `acc −= W_ij L_i,c` and
-/// `W_i,c −= W_ij L_j,c` for the `N` vectors of columns `c` from `cols`.
-#[inline(always)]
-fn row_step<S: Simd, const N: usize>(
-    simd: S,
-    acc: &mut [S::f64s; N],
-    lj: &[S::f64s; N],
-    wi: &mut [f64],
-    li: &[f64],
-    j: usize,
-    cols: usize,
-) {
-    let c = simd.splat_f64s(wi[j]);
-    let li = vectors::<S, N>(&li[cols..]);
-    let (wv, _) = S::as_mut_simd_f64s(&mut wi[cols..]);
-    for k in 0..N {
-        acc[k] = simd.negate_mul_add_e_f64s(c, li[k], acc[k]);
-        wv[k] = simd.negate_mul_add_e_f64s(c, lj[k], wv[k]);
-    }
 }
 
 /// Murray's (2016) blocked reverse pass, as Stan Math arranges it: `w` holds L̄ in its lower
@@ -865,7 +903,7 @@ impl WithSimd for LeftLooking<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) -> bool {
         let (n, ld) = (self.n, self.ld);
-        let lanes = size_of::<S::f64s>() / size_of::<f64>();
+        let lanes = lanes_of::<S>();
         for j in 0..n {
             let top = j / lanes * lanes;
             let (done, rest) = self.data.split_at_mut(j * ld);
@@ -908,7 +946,8 @@ fn subtract_columns<S: Simd, const N: usize>(
     row: usize,
 ) -> usize {
     let mut sum: [S::f64s; N] = std::array::from_fn(|i| acc[i]);
-    // Columns in pairs, each with its own sums (see `Rows::update`).
+    // Columns in pairs, each with its own sums: one chain of dependent multiply-adds per
+    // vector would wait on their latency when N is small.
     let mut sum2 = [simd.splat_f64s(0.0); N];
     let pairs = done.chunks_exact(2 * ld);
     let last = pairs.remainder();
@@ -1046,6 +1085,9 @@ mod tests {
             let mut reference = vec![0.0; n * n];
             unblocked_reverse(&l, &g, &mut reference, n);
             let mut row = vec![0.5; n * n];
+            // Working memory full of NaN: none of it may reach the result.
+            give_work(0, vec![f64::NAN; 2 * n * n + 64]);
+            give_work(1, vec![f64::NAN; 2 * n * n + 64]);
             row_reverse_on(&l, &g, &mut row, n, |k| k.with_simd(simd));
             let scale = reference.iter().fold(0.0f64, |m, x| m.max(x.abs()));
             for k in 0..n * n {
