@@ -885,10 +885,10 @@ fn column_step<S: Simd, const N: usize>(
 const SMALL_FACTOR_MAX: usize = 100;
 
 /// The left-looking Cholesky factorisation of the lower triangle of a column-major matrix
-/// (columns `ld` apart, `ld` a multiple of 8), in place, column by column: column `j` is
-/// `(a_j − Σ_{k<j} L_{jk} L_k) / L_jj`, with `L_jj` the square root of its pivot. The
-/// column's rows stay in vector registers while the earlier columns stream past, so every
-/// multiply-add costs one load. Each column is updated from the vector boundary at or above
+/// (columns `ld` apart, `ld` a multiple of 8), in place, two columns at a time: column `j` is
+/// `(a_j − Σ_{k<j} L_{jk} L_k) / L_jj`, with `L_jj` the square root of its pivot. The rows of
+/// columns `j` and `j + 1` stay in vector registers while the earlier columns stream past, so
+/// every element loaded serves two multiply-adds. Each column is updated from the vector boundary at or above
 /// its diagonal: the rows above the diagonal receive values that are never read (the strict
 /// upper triangle is not part of the factor), the zero padding below row `n` stays zero.
 /// False if a pivot is not positive or not finite.
@@ -904,34 +904,104 @@ impl WithSimd for LeftLooking<'_> {
     fn with_simd<S: Simd>(self, simd: S) -> bool {
         let (n, ld) = (self.n, self.ld);
         let lanes = lanes_of::<S>();
-        for j in 0..n {
+        // Columns two at a time, so that each earlier column streams past once for both (two
+        // multiply-adds per element loaded); the last one alone when n is odd.
+        let mut j = 0;
+        while j < n {
             let top = j / lanes * lanes;
             let (done, rest) = self.data.split_at_mut(j * ld);
-            let (col, _) = S::as_mut_simd_f64s(&mut rest[top..ld]);
-            let mut v = 0;
-            while v < col.len() {
-                let row = top + v * lanes;
-                v += match col.len() - v {
-                    8.. => subtract_columns::<S, 8>(simd, &mut col[v..], done, j, ld, row),
-                    4..=7 => subtract_columns::<S, 4>(simd, &mut col[v..], done, j, ld, row),
-                    2 | 3 => subtract_columns::<S, 2>(simd, &mut col[v..], done, j, ld, row),
-                    _ => subtract_columns::<S, 1>(simd, &mut col[v..], done, j, ld, row),
-                };
+            if j + 1 == n {
+                let (col, _) = S::as_mut_simd_f64s(&mut rest[top..ld]);
+                let mut v = 0;
+                while v < col.len() {
+                    let (row, left) = (top + v * lanes, col.len() - v);
+                    let acc = &mut col[v..];
+                    v += match left {
+                        8.. => subtract_columns::<S, 8>(simd, acc, done, j, ld, row),
+                        4..=7 => subtract_columns::<S, 4>(simd, acc, done, j, ld, row),
+                        2 | 3 => subtract_columns::<S, 2>(simd, acc, done, j, ld, row),
+                        _ => subtract_columns::<S, 1>(simd, acc, done, j, ld, row),
+                    };
+                }
+                return finish_column(simd, &mut rest[..ld], j, top);
             }
-            let d = rest[j];
-            if !(d > 0.0 && d.is_finite()) {
+            let (col_j, rest) = rest.split_at_mut(ld);
+            let col_q = &mut rest[..ld];
+            {
+                let (acc_j, _) = S::as_mut_simd_f64s(&mut col_j[top..]);
+                let (acc_q, _) = S::as_mut_simd_f64s(&mut col_q[top..]);
+                let mut v = 0;
+                while v < acc_j.len() {
+                    let (row, left) = (top + v * lanes, acc_j.len() - v);
+                    let (a, b) = (&mut acc_j[v..], &mut acc_q[v..]);
+                    v += match left {
+                        4.. => subtract_columns_pair::<S, 4>(simd, a, b, done, j, ld, row),
+                        2 | 3 => subtract_columns_pair::<S, 2>(simd, a, b, done, j, ld, row),
+                        _ => subtract_columns_pair::<S, 1>(simd, a, b, done, j, ld, row),
+                    };
+                }
+            }
+            if !finish_column(simd, col_j, j, top) {
                 return false;
             }
-            let ljj = d.sqrt();
-            // A multiply by the reciprocal: a vector division costs ~16 cycles.
-            let s = simd.splat_f64s(1.0 / ljj);
-            for x in S::as_mut_simd_f64s(&mut rest[top..ld]).0 {
-                *x = simd.mul_f64s(*x, s);
+            // The term of column j in column j + 1.
+            let l_qj = simd.splat_f64s(col_j[j + 1]);
+            let (xj, _) = S::as_simd_f64s(&col_j[top..]);
+            for (y, &x) in S::as_mut_simd_f64s(&mut col_q[top..]).0.iter_mut().zip(xj) {
+                *y = simd.negate_mul_add_e_f64s(l_qj, x, *y);
             }
-            rest[j] = ljj;
+            if !finish_column(simd, col_q, j + 1, top) {
+                return false;
+            }
+            j += 2;
         }
         true
     }
+}
+
+/// Column `j`'s pivot checked, its square root on the diagonal and the rest of the column
+/// (from row `top`) divided by it; false if the pivot is not positive or not finite.
+#[inline(always)]
+fn finish_column<S: Simd>(simd: S, col: &mut [f64], j: usize, top: usize) -> bool {
+    let d = col[j];
+    if !(d > 0.0 && d.is_finite()) {
+        return false;
+    }
+    let ljj = d.sqrt();
+    // A multiply by the reciprocal: a vector division costs ~16 cycles.
+    let s = simd.splat_f64s(1.0 / ljj);
+    for x in S::as_mut_simd_f64s(&mut col[top..]).0 {
+        *x = simd.mul_f64s(*x, s);
+    }
+    col[j] = ljj;
+    true
+}
+
+/// [`subtract_columns`] for columns `j` and `j + 1` at once (`acc_j`, `acc_q`), over the
+/// columns left of `j`; returns `N`.
+#[inline(always)]
+fn subtract_columns_pair<S: Simd, const N: usize>(
+    simd: S,
+    acc_j: &mut [S::f64s],
+    acc_q: &mut [S::f64s],
+    done: &[f64],
+    j: usize,
+    ld: usize,
+    row: usize,
+) -> usize {
+    let mut sum_j: [S::f64s; N] = std::array::from_fn(|i| acc_j[i]);
+    let mut sum_q: [S::f64s; N] = std::array::from_fn(|i| acc_q[i]);
+    for col in done.chunks_exact(ld) {
+        let (l_jk, l_qk) = (simd.splat_f64s(col[j]), simd.splat_f64s(col[j + 1]));
+        let x = vectors::<S, N>(&col[row..]);
+        for i in 0..N {
+            sum_j[i] = simd.negate_mul_add_e_f64s(l_jk, x[i], sum_j[i]);
+            sum_q[i] = simd.negate_mul_add_e_f64s(l_qk, x[i], sum_q[i]);
+        }
+    }
+    acc_j[..N].copy_from_slice(&sum_j);
+    acc_q[..N].copy_from_slice(&sum_q);
+    N
 }
 
 /// `acc −= Σ_{k<j} L_{jk} L_k[row..]` for the first `N` vectors of `acc` (rows `row..` of
