@@ -544,7 +544,7 @@ fn lanes_of<S: Simd>() -> usize {
 /// The first `N` vectors of `row`.
 #[inline(always)]
 fn vectors<S: Simd, const N: usize>(row: &[f64]) -> [S::f64s; N] {
-    let (x, _) = S::as_simd_f64s(&row[..N * size_of::<S::f64s>() / size_of::<f64>()]);
+    let (x, _) = S::as_simd_f64s(&row[..N * lanes_of::<S>()]);
     std::array::from_fn(|k| x[k])
 }
 
@@ -888,10 +888,10 @@ const SMALL_FACTOR_MAX: usize = 100;
 /// (columns `ld` apart, `ld` a multiple of 8), in place, two columns at a time: column `j` is
 /// `(a_j − Σ_{k<j} L_{jk} L_k) / L_jj`, with `L_jj` the square root of its pivot. The rows of
 /// columns `j` and `j + 1` stay in vector registers while the earlier columns stream past, so
-/// every element loaded serves two multiply-adds. Each column is updated from the vector boundary at or above
-/// its diagonal: the rows above the diagonal receive values that are never read (the strict
-/// upper triangle is not part of the factor), the zero padding below row `n` stays zero.
-/// False if a pivot is not positive or not finite.
+/// every element loaded serves two multiply-adds. Each column is updated from the vector
+/// boundary at or above its diagonal: the rows above the diagonal receive values that are
+/// never read (the strict upper triangle is not part of the factor), the zero padding below
+/// row `n` stays zero. False if a pivot is not positive or not finite.
 struct LeftLooking<'a> {
     data: &'a mut [f64],
     n: usize,
