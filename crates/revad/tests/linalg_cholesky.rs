@@ -35,7 +35,7 @@ fn lower(a: &DMatrix<f64>) -> Vec<f64> {
 
 #[test]
 fn values_reconstruct_the_matrix_and_match_nalgebra() {
-    for k in [1, 2, 5, 30, 36, 130] {
+    for k in [1, 2, 5, 30, 36, 37, 100, 101, 130] {
         let a = spd(k, 1);
         let l = linalg::cholesky_decompose(&linalg::from_nalgebra(&a)).unwrap();
         let l = linalg::to_nalgebra(l.value());
@@ -94,8 +94,10 @@ fn gradient_matches_finite_differences() {
 
 #[test]
 fn random_directions_across_the_block_switch() {
-    // 35 and below: unblocked; 36 and 130: blocked (blocks of 8 and 16 rows).
-    for k in [1, 2, 5, 30, 36, 130] {
+    // Up to 35: the row-by-row factorisation; up to 100: the left-looking one; both with
+    // Murray's unblocked reverse pass in pairs of columns (odd and even sizes). 101 and 130:
+    // faer's factorisation and the blocked reverse pass (blocks of 12 and 16 rows).
+    for k in [1, 2, 5, 30, 36, 37, 100, 101, 130] {
         let f =
             move |v: &[Var]| weighted_sum(&linalg::cholesky_decompose(&spd_from(k, v)).unwrap(), 9);
         check_directional(f, &test_points(k * k, 6), 2, Default::default());
@@ -107,7 +109,7 @@ fn random_directions_across_the_block_switch() {
 fn log_determinant_gradient_is_the_inverse() {
     // d/dA of Σ log Lᵢᵢ = ½ log|A| is ½A⁻¹: on the lower triangle, ½(A⁻¹)ᵢᵢ on the diagonal and
     // (A⁻¹)ᵢⱼ below it (the pair Aᵢⱼ = Aⱼᵢ); nothing above.
-    for k in [3, 36, 130] {
+    for k in [3, 36, 100, 101, 130] {
         let a = spd(k, 8);
         let av = Var::array(linalg::from_nalgebra(&a));
         let l = linalg::cholesky_decompose(&av).unwrap();

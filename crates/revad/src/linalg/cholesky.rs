@@ -65,10 +65,6 @@ const UNBLOCKED_MAX: usize = 35;
 /// `row_reverse` took twice as long).
 const ROW_REVERSE_MAX: usize = 100;
 
-/// Up to this size a node keeps its column-major factor for the reverse pass (at most 80 KiB,
-/// below the size from which the allocator maps fresh pages for each allocation).
-const KEEP_MAX: usize = 96;
-
 /// The lower-triangular Cholesky factor `L` of a symmetric positive-definite matrix `A`,
 /// `A = LLᵀ` (Stan's `cholesky_decompose`). Only the lower triangle of `A` is read; the
 /// strict upper triangle of `L` is zero.
@@ -109,73 +105,43 @@ pub fn cholesky_decompose(a: &impl Operand<Matrix>) -> Result<Var<Matrix>> {
     const F: &str = "cholesky_decompose";
     let av = a.value();
     let n = av.nrows();
-    if n <= UNBLOCKED_MAX {
+    let value: Matrix = if n <= UNBLOCKED_MAX {
         check_spd_input(F, "columns of m", "m", &av.view())?;
         let mut value = Array2::zeros((n, n));
         let a_rows = av.as_slice().expect("standard layout");
         if !small_cholesky(a_rows, n, value.as_slice_mut().expect("standard")) {
             return Err(check::not_positive_definite(F, "m"));
         }
-        let value: Matrix = value.into_shared();
-        let l = value.clone();
-        Ok(node(value, [arg(a)], move |g, bars| {
-            if let Some(a_bar) = bars.run(0) {
-                row_reverse(l.as_slice().expect("standard"), g, a_bar, n);
-            }
-        }))
-    } else if n <= ROW_REVERSE_MAX {
+        value.into_shared()
+    } else {
         let factor = checked_factor(F, "columns of m", "m", &av, false, take_work(0))?;
         let factor = factor.expect("n > 35").0;
         let mut out = Vec::new();
         factor.lower_to_row_major(&mut out);
         give_work(0, factor.data);
-        let value: Matrix = Array2::from_shape_vec((n, n), out)
+        Array2::from_shape_vec((n, n), out)
             .expect("n×n")
-            .into_shared();
-        let l = value.clone();
-        Ok(node(value, [arg(a)], move |g, bars| {
-            if let Some(a_bar) = bars.run(0) {
-                row_reverse(l.as_slice().expect("standard"), g, a_bar, n);
-            }
-        }))
-    } else {
-        // Up to KEEP_MAX the node keeps the column-major factor for its reverse pass; above,
-        // the reverse pass rebuilds it from the value (a copy, against keeping a second n×n
-        // matrix alive per node, when the O(n³) pass dwarfs the copy).
-        let keep = n <= KEEP_MAX;
-        let storage = if keep { Vec::new() } else { take_work(0) };
-        let factor = checked_factor(F, "columns of m", "m", &av, false, storage)?;
-        let mut factor = factor.expect("n > 35").0;
-        let mut out = Vec::new();
-        factor.lower_to_row_major(&mut out);
-        let kept = if keep {
-            factor.zero_upper();
-            Some(factor)
-        } else {
-            give_work(0, factor.data);
-            None
+            .into_shared()
+    };
+    let l = value.clone();
+    Ok(node(value, [arg(a)], move |g, bars| {
+        let Some(a_bar) = bars.run(0) else {
+            return;
         };
-        let value: Matrix = Array2::from_shape_vec((n, n), out)
-            .expect("n×n")
-            .into_shared();
-        let l = value.clone();
-        Ok(node(value, [arg(a)], move |g, bars| {
-            if let Some(a_bar) = bars.run(0) {
-                let mut w = Square::lower_copy(g, n, take_work(1));
-                match &kept {
-                    Some(lc) => blocked_reverse(lc.as_ref(), w.as_mut()),
-                    None => {
-                        let lc =
-                            Square::lower_copy(l.as_slice().expect("standard"), n, take_work(0));
-                        blocked_reverse(lc.as_ref(), w.as_mut());
-                        give_work(0, lc.data);
-                    }
-                }
-                w.add_lower_to_row_major(a_bar);
-                give_work(1, w.data);
-            }
-        }))
-    }
+        let l = l.as_slice().expect("standard");
+        if n <= ROW_REVERSE_MAX {
+            row_reverse(l, g, a_bar, n);
+        } else {
+            // The column-major factor is rebuilt from the value: a copy, against keeping a
+            // second n×n matrix alive per node, when the O(n³) pass dwarfs the copy.
+            let mut w = Square::lower_copy(g, n, take_work(1));
+            let lc = Square::lower_copy(l, n, take_work(0));
+            blocked_reverse(lc.as_ref(), w.as_mut());
+            give_work(0, lc.data);
+            w.add_lower_to_row_major(a_bar);
+            give_work(1, w.data);
+        }
+    }))
 }
 
 /// The Cholesky factor of the row-major n×n `a` (its lower triangle) into the lower triangle
@@ -760,13 +726,6 @@ impl Square {
             for (y, x) in row.iter_mut().zip(self.data[i..].iter().step_by(ld)) {
                 *y += x;
             }
-        }
-    }
-
-    /// Zeroes the strict upper triangle.
-    pub(crate) fn zero_upper(&mut self) {
-        for j in 0..self.n {
-            self.data[j * self.ld..j * self.ld + j].fill(0.0);
         }
     }
 
