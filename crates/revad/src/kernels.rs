@@ -635,7 +635,7 @@ impl WithSimd for Dot<'_> {
 
 /// The number of `f64` lanes of a vector of `S`.
 #[inline(always)]
-fn lanes<S: Simd>() -> usize {
+pub(crate) fn lanes<S: Simd>() -> usize {
     std::mem::size_of::<S::f64s>() / std::mem::size_of::<f64>()
 }
 

@@ -31,6 +31,7 @@ use pulp::{Arch, Simd, WithSimd};
 use super::check;
 use super::node::{arg, node};
 use crate::error::Result;
+use crate::kernels::lanes;
 use crate::matrix::Operand;
 use crate::var::{Matrix, Var};
 
@@ -396,7 +397,7 @@ impl WithSimd for RowReverse<'_> {
 /// `L_pp` zeroed in the copy meanwhile so that the lanes from column `p` on are left alone.
 #[inline(always)]
 fn column_pair<S: Simd>(simd: S, l: &mut [f64], w: &mut [f64], j: usize, ld: usize, n: usize) {
-    let lanes = lanes_of::<S>();
+    let lanes = lanes::<S>();
     let p = j - 1;
     let (ljj, ljp, lpp) = (l[j * ld + j], l[j * ld + p], l[p * ld + p]);
     let inv = 1.0 / ljj;
@@ -482,7 +483,7 @@ impl PairRows<'_> {
         for (wi, li) in below.chunks_exact_mut(ld).zip(l_below.chunks_exact(ld)) {
             let (c1, c2) = (simd.splat_f64s(wi[j]), simd.splat_f64s(wi[p]));
             let li = vectors::<S, N>(&li[cols..]);
-            let (wv, _) = S::as_mut_simd_f64s(&mut wi[cols..cols + N * lanes_of::<S>()]);
+            let (wv, _) = S::as_mut_simd_f64s(&mut wi[cols..cols + N * lanes::<S>()]);
             for k in 0..N {
                 acc_j[k] = simd.negate_mul_add_e_f64s(c1, li[k], acc_j[k]);
                 acc_p[k] = simd.negate_mul_add_e_f64s(c2, li[k], acc_p[k]);
@@ -490,7 +491,7 @@ impl PairRows<'_> {
                 wv[k] = simd.negate_mul_add_e_f64s(c2, lp[k], t);
             }
         }
-        let span = cols..cols + N * lanes_of::<S>();
+        let span = cols..cols + N * lanes::<S>();
         S::as_mut_simd_f64s(&mut row_j[span.clone()])
             .0
             .copy_from_slice(&acc_j);
@@ -501,16 +502,10 @@ impl PairRows<'_> {
     }
 }
 
-/// The number of `f64` lanes of `S`.
-#[inline(always)]
-fn lanes_of<S: Simd>() -> usize {
-    size_of::<S::f64s>() / size_of::<f64>()
-}
-
 /// The first `N` vectors of `row`.
 #[inline(always)]
 fn vectors<S: Simd, const N: usize>(row: &[f64]) -> [S::f64s; N] {
-    let (x, _) = S::as_simd_f64s(&row[..N * lanes_of::<S>()]);
+    let (x, _) = S::as_simd_f64s(&row[..N * lanes::<S>()]);
     std::array::from_fn(|k| x[k])
 }
 
@@ -862,7 +857,7 @@ impl WithSimd for LeftLooking<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) -> bool {
         let (n, ld) = (self.n, self.ld);
-        let lanes = lanes_of::<S>();
+        let lanes = lanes::<S>();
         // Columns two at a time, so that each earlier column streams past once for both (two
         // multiply-adds per element loaded); the last one alone when n is odd.
         let mut j = 0;
