@@ -187,6 +187,34 @@ pub(crate) fn lane_sum(n: usize, f: impl Fn(usize) -> f64) -> f64 {
     ((s[0] + s[1]) + (s[2] + s[3])) + rest
 }
 
+/// `Σᵢ f(aᵢ, bᵢ, cᵢ)` over three slices of one length, in four independent partial sums as
+/// [`lane_sum`]; zipped slices carry no bounds checks, so the compiler vectorises the loop.
+#[inline(always)]
+pub(crate) fn zip3_lane_sum(
+    a: &[f64],
+    b: &[f64],
+    c: &[f64],
+    f: impl Fn(f64, f64, f64) -> f64,
+) -> f64 {
+    let n = a.len().min(b.len()).min(c.len());
+    let (a, b, c) = (&a[..n], &b[..n], &c[..n]);
+    let mut s = [0.0; 4];
+    let (a4, b4, c4) = (a.chunks_exact(4), b.chunks_exact(4), c.chunks_exact(4));
+    let rest: f64 = a4
+        .remainder()
+        .iter()
+        .zip(b4.remainder())
+        .zip(c4.remainder())
+        .map(|((&x, &y), &z)| f(x, y, z))
+        .sum();
+    for ((x, y), z) in a4.zip(b4).zip(c4) {
+        for k in 0..4 {
+            s[k] += f(x[k], y[k], z[k]);
+        }
+    }
+    ((s[0] + s[1]) + (s[2] + s[3])) + rest
+}
+
 /// The sum of four vector accumulators.
 #[inline(always)]
 fn total<S: Simd>(simd: S, acc: [S::f64s; 4]) -> f64 {

@@ -18,7 +18,8 @@ use super::check;
 use super::node::{node, scalar_arg, Arg, Bars};
 use crate::elementary::{self, Function};
 use crate::error::{require, Error, Result};
-use crate::kernels::{dot, lane_sum};
+use crate::kernels::{dot, zip3_lane_sum};
+pub(crate) use crate::matrix::mirror_upper;
 use crate::var::{Matrix, Var, Vector};
 use crate::Real;
 
@@ -390,6 +391,13 @@ trait Metric {
     /// The scaled difference `zₖ = (xᵢₖ − x′ⱼₖ)/ℓₖ` and `1/ℓₖ` (1 without per-dimension
     /// length scales).
     fn diff(&self, i: usize, j: usize, k: usize) -> (f64, f64);
+    /// `r²` of point `i` of the first set and every point of the second, into `out`.
+    #[inline(always)]
+    fn row(&self, i: usize, out: &mut [f64]) {
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = self.r2(i, j);
+        }
+    }
 }
 
 struct Numbers<'a> {
@@ -405,6 +413,13 @@ impl Metric for Numbers<'_> {
     #[inline(always)]
     fn diff(&self, i: usize, j: usize, _: usize) -> (f64, f64) {
         (self.a[i] - self.b[j], 1.0)
+    }
+    #[inline(always)]
+    fn row(&self, i: usize, out: &mut [f64]) {
+        let a = self.a[i];
+        for (o, b) in out.iter_mut().zip(self.b) {
+            *o = (a - b) * (a - b);
+        }
     }
 }
 
@@ -470,20 +485,6 @@ fn with_metric<R>(
 /// A function generic over the [`Metric`] (a closure cannot be).
 trait MetricFn<R> {
     fn call(self, m: &impl Metric) -> R;
-}
-
-/// Copies the upper triangle of the row-major n×n `a` onto the lower one, in tiles.
-pub(crate) fn mirror_upper(n: usize, a: &mut [f64]) {
-    const B: usize = 32;
-    for ib in (0..n).step_by(B) {
-        for jb in (ib..n).step_by(B) {
-            for i in ib..(ib + B).min(n) {
-                for j in (jb.max(i + 1))..(jb + B).min(n) {
-                    a[j * n + i] = a[i * n + j];
-                }
-            }
-        }
-    }
 }
 
 /// The forward pass: `Kᵢⱼ = σ²κ(r²ᵢⱼ)` for every pair (for one set, `i < j` then mirrored,
@@ -669,16 +670,26 @@ impl<K: Kernel> MetricFn<Sums> for Pass<'_, K> {
         let (g, kv) = (self.g, self.k);
         if !through_r2 && K::CHEAP_PARTIALS {
             // Only σ and θ: Σ ḡ·∂K/∂θ over every entry (for one set both triangles, each
-            // pair twice with its own ḡ; on the diagonal r = 0 and the partials are 0).
+            // pair twice with its own ḡ; on the diagonal r = 0 and the partials are 0), a row
+            // of r² at a time.
+            let mut r2 = vec![0.0; n2];
+            let part = |k: usize| {
+                move |g: f64, kij: f64, r: f64| -> f64 {
+                    g * self.kernel.partials(r, kij).d_theta[k]
+                }
+            };
             for i in 0..n1 {
                 let (gr, kr) = (&g[i * n2..(i + 1) * n2], &kv[i * n2..(i + 1) * n2]);
                 s.gk += dot(gr, kr);
-                let part = |j: usize| self.kernel.partials(m.r2(i, j), kr[j]);
+                if !(scalar_l || wp) {
+                    continue;
+                }
+                m.row(i, &mut r2);
                 if scalar_l {
-                    s.theta[0] += lane_sum(n2, |j| gr[j] * part(j).d_theta[0]);
+                    s.theta[0] += zip3_lane_sum(gr, kr, &r2, part(0));
                 }
                 if wp {
-                    s.theta[1] += lane_sum(n2, |j| gr[j] * part(j).d_theta[1]);
+                    s.theta[1] += zip3_lane_sum(gr, kr, &r2, part(1));
                 }
             }
             return s;

@@ -132,10 +132,13 @@ pub fn add_diag(a: &impl Operand<Matrix>, d: impl DiagonalAddend) -> Result<Var<
     if !scalar {
         check::size("add_diag", "number of elements of to_add", len, dv.len())?;
     }
-    let mut value = av.into_owned();
+    // One copy into memory of our own, the diagonal then updated through a slice (indexing
+    // the shared array would check its reference count at every element).
+    let mut data = av.as_slice().to_vec();
     for i in 0..len {
-        value[[i, i]] += if scalar { dv[0] } else { dv[i] };
+        data[i * c + i] += if scalar { dv[0] } else { dv[i] };
     }
+    let value = Matrix::from_shape_vec((r, c), data).expect("r·c values");
     let args = [arg(a), d.key().map(|k| (k, dv.len()))];
     Ok(node(value, args, move |g, bars| {
         if let Some(a_bar) = bars.run(0) {

@@ -103,55 +103,11 @@ fn tiles_v4(
     add: bool,
 ) {
     let a = v4.avx512f;
-    let idx = |i: [i64; 8]| a._mm512_setr_epi64(i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]);
-    // Pairs of 128-bit lanes of two registers, then their 256-bit halves.
-    let (lo2, hi2) = (
-        idx([0, 1, 8, 9, 4, 5, 12, 13]),
-        idx([2, 3, 10, 11, 6, 7, 14, 15]),
-    );
-    let (lo4, hi4) = (
-        idx([0, 1, 2, 3, 8, 9, 10, 11]),
-        idx([4, 5, 6, 7, 12, 13, 14, 15]),
-    );
-    // Column j of a tile comes from u[k] and u[k + 4], low or high halves.
-    const FROM: [(usize, bool); TILE] = [
-        (0, false),
-        (2, false),
-        (1, false),
-        (3, false),
-        (0, true),
-        (2, true),
-        (1, true),
-        (3, true),
-    ];
+    let transpose = TileTranspose::new(v4);
     for j0 in (0..full_c).step_by(TILE) {
         for i0 in (0..full_r).step_by(TILE) {
-            let r: [__m512d; TILE] = std::array::from_fn(|k| {
-                let s = (i0 + k) * cols + j0;
-                let row: [f64; TILE] = src[s..s + TILE].try_into().expect("a tile row");
-                cast(row)
-            });
-            // t[2m] and t[2m+1]: the even and the odd columns of rows 2m and 2m + 1, paired.
-            let t: [__m512d; TILE] = std::array::from_fn(|k| {
-                let (x, y) = (r[k & !1], r[k | 1]);
-                if k % 2 == 0 {
-                    a._mm512_unpacklo_pd(x, y)
-                } else {
-                    a._mm512_unpackhi_pd(x, y)
-                }
-            });
-            // u[0..4] from rows 0-3, u[4..8] from rows 4-7: columns {0,4}, {2,6}, {1,5},
-            // {3,7} of four rows each.
-            let u: [__m512d; TILE] = std::array::from_fn(|k| {
-                let base = if k < 4 { 0 } else { 4 };
-                let (x, y) = match k % 4 {
-                    0 | 1 => (t[base], t[base + 2]),
-                    _ => (t[base + 1], t[base + 3]),
-                };
-                a._mm512_permutex2var_pd(x, if k % 2 == 0 { lo2 } else { hi2 }, y)
-            });
-            for (j, &(k, high)) in FROM.iter().enumerate() {
-                let col = a._mm512_permutex2var_pd(u[k], if high { hi4 } else { lo4 }, u[k + 4]);
+            let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(src, (i0 + k) * cols + j0));
+            for (j, col) in transpose.apply(r).into_iter().enumerate() {
                 let d = (j0 + j) * rows + i0;
                 let out: &mut [f64; TILE] = (&mut dst[d..d + TILE]).try_into().expect("a tile row");
                 let col = if add {
@@ -161,6 +117,145 @@ fn tiles_v4(
                 };
                 *out = cast(col);
             }
+        }
+    }
+}
+
+/// Eight `f64` from `s[at..]` as a register.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn load_row(s: &[f64], at: usize) -> __m512d {
+    let row: [f64; TILE] = s[at..at + TILE].try_into().expect("a tile row");
+    cast(row)
+}
+
+/// The transpose of an 8×8 tile held as 8 row registers, on AVX-512: 8 unpacks and 16
+/// two-register permutes (pairs, then 128-bit halves, then 256-bit halves).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct TileTranspose {
+    v4: V4,
+    lo2: core::arch::x86_64::__m512i,
+    hi2: core::arch::x86_64::__m512i,
+    lo4: core::arch::x86_64::__m512i,
+    hi4: core::arch::x86_64::__m512i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl TileTranspose {
+    #[inline(always)]
+    fn new(v4: V4) -> Self {
+        let a = v4.avx512f;
+        let idx = |i: [i64; 8]| a._mm512_setr_epi64(i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]);
+        // Pairs of 128-bit lanes of two registers, then their 256-bit halves.
+        TileTranspose {
+            v4,
+            lo2: idx([0, 1, 8, 9, 4, 5, 12, 13]),
+            hi2: idx([2, 3, 10, 11, 6, 7, 14, 15]),
+            lo4: idx([0, 1, 2, 3, 8, 9, 10, 11]),
+            hi4: idx([4, 5, 6, 7, 12, 13, 14, 15]),
+        }
+    }
+
+    /// The columns of the tile whose rows are `r`.
+    #[inline(always)]
+    fn apply(self, r: [__m512d; TILE]) -> [__m512d; TILE] {
+        let a = self.v4.avx512f;
+        // Column j of a tile comes from u[k] and u[k + 4], low or high halves.
+        const FROM: [(usize, bool); TILE] = [
+            (0, false),
+            (2, false),
+            (1, false),
+            (3, false),
+            (0, true),
+            (2, true),
+            (1, true),
+            (3, true),
+        ];
+        // t[2m] and t[2m+1]: the even and the odd columns of rows 2m and 2m + 1, paired.
+        let t: [__m512d; TILE] = std::array::from_fn(|k| {
+            let (x, y) = (r[k & !1], r[k | 1]);
+            if k % 2 == 0 {
+                a._mm512_unpacklo_pd(x, y)
+            } else {
+                a._mm512_unpackhi_pd(x, y)
+            }
+        });
+        // u[0..4] from rows 0-3, u[4..8] from rows 4-7: columns {0,4}, {2,6}, {1,5},
+        // {3,7} of four rows each.
+        let u: [__m512d; TILE] = std::array::from_fn(|k| {
+            let base = if k < 4 { 0 } else { 4 };
+            let (x, y) = match k % 4 {
+                0 | 1 => (t[base], t[base + 2]),
+                _ => (t[base + 1], t[base + 3]),
+            };
+            a._mm512_permutex2var_pd(x, if k % 2 == 0 { self.lo2 } else { self.hi2 }, y)
+        });
+        std::array::from_fn(|j| {
+            let (k, high) = FROM[j];
+            a._mm512_permutex2var_pd(u[k], if high { self.hi4 } else { self.lo4 }, u[k + 4])
+        })
+    }
+}
+
+/// Copies the upper triangle of the row-major n×n `a` onto its lower one (`aⱼᵢ = aᵢⱼ` for
+/// `i < j`): on AVX-512 the 8×8 tiles above the diagonal are transposed in registers, the
+/// tiles on it and the edges element by element; elsewhere by tiles of 32.
+pub(crate) fn mirror_upper(n: usize, a: &mut [f64]) {
+    let a = &mut a[..n * n];
+    #[cfg(target_arch = "x86_64")]
+    if let Some(v4) = V4::try_new() {
+        v4.vectorize(|| mirror_upper_v4(v4, n, a));
+        return;
+    }
+    mirror_upper_blocks(n, a);
+}
+
+/// The portable [`mirror_upper`].
+fn mirror_upper_blocks(n: usize, a: &mut [f64]) {
+    const B: usize = 32;
+    for ib in (0..n).step_by(B) {
+        for jb in (ib..n).step_by(B) {
+            for i in ib..(ib + B).min(n) {
+                for j in (jb.max(i + 1))..(jb + B).min(n) {
+                    a[j * n + i] = a[i * n + j];
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
+    let transpose = TileTranspose::new(v4);
+    let full = n - n % TILE;
+    for i0 in (0..full).step_by(TILE) {
+        // The tile on the diagonal.
+        for i in i0..i0 + TILE {
+            for j in i + 1..i0 + TILE {
+                a[j * n + i] = a[i * n + j];
+            }
+        }
+        for j0 in (i0 + TILE..full).step_by(TILE) {
+            let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(a, (i0 + k) * n + j0));
+            for (j, col) in transpose.apply(r).into_iter().enumerate() {
+                let d = (j0 + j) * n + i0;
+                let out: &mut [f64; TILE] = (&mut a[d..d + TILE]).try_into().expect("a tile row");
+                *out = cast(col);
+            }
+        }
+        // The columns right of the last full tile.
+        for i in i0..i0 + TILE {
+            for j in full..n {
+                a[j * n + i] = a[i * n + j];
+            }
+        }
+    }
+    // The corner past the last full tile.
+    for i in full..n {
+        for j in i + 1..n {
+            a[j * n + i] = a[i * n + j];
         }
     }
 }
@@ -312,6 +407,25 @@ mod tests {
                 v4.vectorize(|| tiles_v4(v4, &src, r, c, &mut b, full, add));
                 assert_eq!(a, b, "{r}×{c}, add = {add}");
             }
+        }
+    }
+
+    #[test]
+    fn mirrors_agree_with_the_definition() {
+        // Every size around the tile's side, by the path this machine takes and the portable one.
+        for n in (0..=26).chain([31, 32, 33, 50, 64, 65, 100]) {
+            let a: Vec<f64> = (0..n * n).map(|k| (k as f64).sin()).collect();
+            let mut want = a.clone();
+            for i in 0..n {
+                for j in 0..i {
+                    want[i * n + j] = a[j * n + i];
+                }
+            }
+            let (mut b, mut c) = (a.clone(), a.clone());
+            mirror_upper(n, &mut b);
+            mirror_upper_blocks(n, &mut c);
+            assert_eq!(b, want, "n = {n}");
+            assert_eq!(c, want, "n = {n}, portable");
         }
     }
 

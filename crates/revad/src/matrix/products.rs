@@ -45,6 +45,7 @@
 use ndarray::linalg::general_mat_mul;
 use ndarray::{Array1, Array2, ArrayView2, ArrayViewMut2};
 
+use super::layout::mirror_upper;
 use super::operand::{slot_of, Operand};
 use crate::error::{check, Error, Result};
 use crate::tape::{self, Adjoints};
@@ -74,16 +75,6 @@ fn product(x: ArrayView2<'_, f64>, y: ArrayView2<'_, f64>) -> Array2<f64> {
     let mut c = Array2::zeros((x.nrows(), y.ncols()));
     general_mat_mul(1.0, &x, &y, 0.0, &mut c);
     c
-}
-
-/// Copies the upper triangle of a square matrix onto its lower triangle.
-fn mirror_upper(c: &mut Array2<f64>) {
-    let n = c.nrows();
-    for i in 0..n {
-        for j in 0..i {
-            c[[i, j]] = c[[j, i]];
-        }
-    }
 }
 
 /// `G + Gᵀ` of a square n×n row-major slice.
@@ -289,7 +280,7 @@ pub fn crossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
     let av = a.value().into_owned();
     let (r, c) = av.dim();
     let mut value = product(av.t(), av.view());
-    mirror_upper(&mut value);
+    mirror_upper(value.nrows(), value.as_slice_mut().expect("standard"));
     let ka = a.key();
     let saved = ka.map(|k| (k, av));
     let key = tape::record_run(c * c, &keys_of(&[ka]), move |out| {
@@ -320,7 +311,7 @@ pub fn tcrossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
     let av = a.value().into_owned();
     let (r, c) = av.dim();
     let mut value = product(av.view(), av.t());
-    mirror_upper(&mut value);
+    mirror_upper(value.nrows(), value.as_slice_mut().expect("standard"));
     let ka = a.key();
     let saved = ka.map(|k| (k, av));
     let key = tape::record_run(r * r, &keys_of(&[ka]), move |out| {
@@ -359,7 +350,7 @@ pub fn multiply_lower_tri_self_transpose(a: &impl Operand<Matrix>) -> Var<Matrix
         }
     }
     let mut value = product(lower.view(), lower.t());
-    mirror_upper(&mut value);
+    mirror_upper(value.nrows(), value.as_slice_mut().expect("standard"));
     let ka = a.key();
     let lower = ka.map(|_| lower);
     let key = tape::record_run(r * r, &keys_of(&[ka]), move |out| {
