@@ -32,7 +32,7 @@ use super::check;
 use super::node::{arg, node};
 use crate::error::Result;
 use crate::kernels::lanes;
-use crate::matrix::Operand;
+use crate::matrix::{transpose_triangle, Operand};
 use crate::var::{Matrix, Var};
 
 thread_local! {
@@ -665,6 +665,11 @@ impl Square {
         // per element folded with `&` (a NaN difference is not within the tolerance): a
         // running maximum, with its NaN rule, made a chain of dependent instructions that cost
         // ~2 ns an element.
+        if !symmetrise {
+            let tol = Some(check::SYMMETRY_TOLERANCE);
+            let symmetric = transpose_triangle(a, n, &mut data, ld, n, true, tol);
+            return (Square { n, ld, data }, symmetric);
+        }
         let mut symmetric = true;
         for j0 in (0..n).step_by(8) {
             let j1 = (j0 + 8).min(n);
@@ -688,16 +693,7 @@ impl Square {
         let mut data = storage;
         data.clear();
         data.resize(ld * n, 0.0);
-        // By blocks of 8 columns, row by row: one contiguous read, 8 sequential writes.
-        for j0 in (0..n).step_by(8) {
-            let j1 = (j0 + 8).min(n);
-            for i in j0..n {
-                let lower = &a[i * n + j0..i * n + j1.min(i + 1)];
-                for (c, &x) in lower.iter().enumerate() {
-                    data[(j0 + c) * ld + i] = x;
-                }
-            }
-        }
+        transpose_triangle(a, n, &mut data, ld, n, true, None);
         Square { n, ld, data }
     }
 
@@ -705,11 +701,9 @@ impl Square {
     pub(crate) fn lower_to_row_major(&self, out: &mut Vec<f64>) {
         let (n, ld) = (self.n, self.ld);
         out.clear();
-        out.reserve(n * n);
-        for i in 0..n {
-            out.extend(self.data[i..].iter().step_by(ld).take(i + 1));
-            out.resize((i + 1) * n, 0.0);
-        }
+        out.resize(n * n, 0.0);
+        // Column j of the factor (its rows i ≥ j) is row j of `data` from element j on.
+        transpose_triangle(&self.data, ld, out, n, n, false, None);
     }
 
     /// Adds the lower triangle into the row-major n×n `out`, leaving its strict upper triangle

@@ -260,6 +260,109 @@ fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
     }
 }
 
+/// Transposes a triangle of the n×n `src` (rows `src_ld` apart) into `dst` (rows `dst_ld`
+/// apart): `dst[j·dst_ld + i] = src[i·src_ld + j]` for every `i ≥ j` (`lower`, the lower
+/// triangle with its diagonal) or every `i ≤ j`; the rest of `dst` is left alone. With
+/// `tolerance`, it also tells whether each moved element is within it of its mirror
+/// `src[j·src_ld + i]` (false at a NaN): the symmetry check of a matrix read for its lower
+/// triangle. On AVX-512 the 8×8 tiles off the diagonal are transposed (and compared) in
+/// registers; the rest element by element.
+pub(crate) fn transpose_triangle(
+    src: &[f64],
+    src_ld: usize,
+    dst: &mut [f64],
+    dst_ld: usize,
+    n: usize,
+    lower: bool,
+    tolerance: Option<f64>,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(v4) = V4::try_new() {
+        return v4.vectorize(|| {
+            triangle_tiles_v4(v4, src, src_ld, dst, dst_ld, n, lower, tolerance)
+                & triangle_elements(src, src_ld, dst, dst_ld, n, lower, tolerance, true)
+        });
+    }
+    triangle_elements(src, src_ld, dst, dst_ld, n, lower, tolerance, false)
+}
+
+/// The elements of [`transpose_triangle`] one by one: all of them, or (`rest`) those outside
+/// the full 8×8 tiles off the diagonal.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn triangle_elements(
+    src: &[f64],
+    src_ld: usize,
+    dst: &mut [f64],
+    dst_ld: usize,
+    n: usize,
+    lower: bool,
+    tolerance: Option<f64>,
+    rest: bool,
+) -> bool {
+    let full = n - n % TILE;
+    let mut within = true;
+    let mut step = |i: usize, j: usize| {
+        let x = src[i * src_ld + j];
+        dst[j * dst_ld + i] = x;
+        if let Some(tol) = tolerance {
+            within &= (x - src[j * src_ld + i]).abs() <= tol;
+        }
+    };
+    for i in 0..n {
+        // The row's elements, less those of the tiles off the diagonal (in the registers).
+        let tile = i / TILE * TILE;
+        let in_tiles = rest && i < full;
+        let (from, to) = if lower { (0, i + 1) } else { (i, n) };
+        match (in_tiles, lower) {
+            (false, _) => (from..to).for_each(|j| step(i, j)),
+            (true, true) => (tile..to).for_each(|j| step(i, j)),
+            (true, false) => (from..tile + TILE).chain(full..to).for_each(|j| step(i, j)),
+        }
+    }
+    within
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn triangle_tiles_v4(
+    v4: V4,
+    src: &[f64],
+    src_ld: usize,
+    dst: &mut [f64],
+    dst_ld: usize,
+    n: usize,
+    lower: bool,
+    tolerance: Option<f64>,
+) -> bool {
+    use core::arch::x86_64::_CMP_LE_OQ;
+    let a = v4.avx512f;
+    let transpose = TileTranspose::new(v4);
+    let tiles = n / TILE;
+    let tol = a._mm512_set1_pd(tolerance.unwrap_or(0.0));
+    let mut within: u8 = 0xff;
+    for bi in 0..tiles {
+        let (from, to) = if lower { (0, bi) } else { (bi + 1, tiles) };
+        for bj in from..to {
+            let (i0, j0) = (bi * TILE, bj * TILE);
+            let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(src, (i0 + k) * src_ld + j0));
+            for (c, col) in transpose.apply(r).into_iter().enumerate() {
+                // Column c of the tile: src[(i0 + k)·src_ld + j0 + c] for k < 8.
+                let d = (j0 + c) * dst_ld + i0;
+                let out: &mut [f64; TILE] = (&mut dst[d..d + TILE]).try_into().expect("a tile row");
+                *out = cast(col);
+                if tolerance.is_some() {
+                    let mirror = load_row(src, (j0 + c) * src_ld + i0);
+                    let diff = a._mm512_abs_pd(a._mm512_sub_pd(col, mirror));
+                    within &= a._mm512_cmp_pd_mask::<_CMP_LE_OQ>(diff, tol);
+                }
+            }
+        }
+    }
+    within == 0xff
+}
+
 /// `dst = srcᵀ`: `src` is `rows × cols` row-major, `dst` is `cols × rows` row-major
 /// (`dst[j·rows + i] = src[i·cols + j]`).
 pub(crate) fn transpose_into(src: &[f64], rows: usize, cols: usize, dst: &mut [f64]) {
@@ -426,6 +529,54 @@ mod tests {
             mirror_upper_blocks(n, &mut c);
             assert_eq!(b, want, "n = {n}");
             assert_eq!(c, want, "n = {n}, portable");
+        }
+    }
+
+    #[test]
+    fn triangles_agree_with_the_definition() {
+        // Both triangles, each size around the tile's side, padded strides, the symmetry
+        // verdict with a pair out of tolerance and a NaN in a register tile and at an edge.
+        for n in (0..=26usize).chain([31, 32, 33, 50, 64, 65]) {
+            let (sl, dl) = (n + 3, n.next_multiple_of(8));
+            let mut src = vec![0.0; n * sl];
+            for i in 0..n {
+                for j in 0..n {
+                    src[i * sl + j] = ((i.min(j) * 31 + i.max(j)) as f64).sin();
+                }
+            }
+            for lower in [true, false] {
+                let run = |src: &[f64], tol: Option<f64>| {
+                    let mut dst = vec![-7.0; n * dl];
+                    let within = transpose_triangle(src, sl, &mut dst, dl, n, lower, tol);
+                    let mut want = vec![-7.0; n * dl];
+                    let plain = triangle_elements(src, sl, &mut want, dl, n, lower, tol, false);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&dst), bits(&want), "n = {n}, lower = {lower}");
+                    for i in 0..n {
+                        for j in 0..n {
+                            let moved = if lower { i >= j } else { i <= j };
+                            let expect = if moved { src[i * sl + j] } else { -7.0 };
+                            assert_eq!(dst[j * dl + i].to_bits(), expect.to_bits());
+                        }
+                    }
+                    assert_eq!(within, plain);
+                    within
+                };
+                assert!(run(&src, Some(1e-8)));
+                assert!(run(&src, None));
+                for (i, j) in [(n.saturating_sub(1), 0), (n / 2, 1), (9, 1)] {
+                    if i <= j || i >= n {
+                        continue;
+                    }
+                    let (a, b) = if lower { (i, j) } else { (j, i) };
+                    for bad in [1e-6, f64::NAN] {
+                        let mut s2 = src.clone();
+                        s2[a * sl + b] += bad;
+                        assert!(!run(&s2, Some(1e-8)), "n = {n} ({i}, {j}) + {bad}");
+                        assert!(run(&s2, None));
+                    }
+                }
+            }
         }
     }
 

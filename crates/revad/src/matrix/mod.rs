@@ -66,7 +66,7 @@ pub use axis::{
 };
 pub use concat::concatenate;
 pub use gather::{gather, ravel, reshape, scatter_add, strided, take};
-pub(crate) use layout::mirror_upper;
+pub(crate) use layout::{mirror_upper, transpose_triangle};
 pub use multiply::{dot_product, multiply, multiply_values, Multiply};
 pub use operand::Operand;
 pub use reduce::{dot_self, mean, sum};
