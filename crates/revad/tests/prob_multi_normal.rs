@@ -136,7 +136,8 @@ fn a_two_dimensional_value_by_hand() {
 /// (Σ = XXᵀ + kI) or lower triangular (L with an exp diagonal).
 #[test]
 fn gradients_match_finite_differences() {
-    for (k, n) in [(1, 1), (2, 3), (3, 2)] {
+    // (5, 1) and (7, 2): few terms against K, where L's adjoint is summed term by term.
+    for (k, n) in [(1, 1), (2, 3), (3, 2), (5, 1), (7, 2)] {
         let split = |v: &[Var]| {
             let (y, rest) = v.split_at(n * k);
             let (mu, m) = rest.split_at(k);
@@ -271,7 +272,7 @@ fn every_mix_of_data_and_variables() {
 /// The directional check at larger sizes, every operand a variable.
 #[test]
 fn directional_checks_at_larger_sizes() {
-    for (k, n) in [(5, 10), (30, 6)] {
+    for (k, n) in [(5, 10), (30, 6), (30, 1), (30, 3)] {
         let mut x = test_points(n * k + k + k * k, 9);
         x.iter_mut().for_each(|v| *v *= 0.3);
         let f = |v: &[Var]| {

@@ -173,6 +173,10 @@ fn adjoint_directions(l: ArrayView2<'_, f64>, z: &[f64], n: usize, need: Need) -
     }
 }
 
+/// Below this many terms (and for K over three times as many), the adjoint of `L` is summed
+/// term by term rather than through the K×K product `WZᵀ`.
+const FEW_TERMS: usize = 4;
+
 /// The n×k row-major transpose of the k×n row-major `a`.
 fn transpose(a: &[f64], k: usize, n: usize) -> Vec<f64> {
     let mut t = vec![0.0; n * k];
@@ -233,6 +237,25 @@ pub fn multi_normal_cholesky_lpdf(
             // L̄ += ḡ (tril(WZᵀ) − n diag(1/Lⱼⱼ)) with W = L⁻ᵀZ. For many terms (3n ≥ K) from
             // the K×K S = ZZᵀ as tril(L⁻ᵀS), one K×K solve, which spares the K×n solve for W
             // when only single vectors are variables; for few terms from W.
+            if n < FEW_TERMS && 3 * n < k {
+                // A few terms: each row of tril(WZᵀ) summed term by term straight into L̄ (a
+                // K×K product for one or two observations cost more than its arithmetic).
+                let w = adjoint_directions(l.view(), &z, n, Need::Columns);
+                let (wt, zt) = (transpose(&w, k, n), transpose(&z, k, n));
+                for a in 0..k {
+                    let row = &mut l_bar[a * k..a * k + a + 1];
+                    let mut diag = -(n as f64) / l[[a, a]];
+                    for (wi, zi) in wt.chunks_exact(k).zip(zt.chunks_exact(k)) {
+                        let c = g * wi[a];
+                        for (x, zb) in row[..a].iter_mut().zip(&zi[..a]) {
+                            *x += c * zb;
+                        }
+                        diag += wi[a] * zi[a];
+                    }
+                    row[a] += g * diag;
+                }
+                return as_needed(w, n, Need::Columns, need);
+            }
             let zv = ArrayView2::from_shape((k, n), &z).expect("K×n");
             let mut s = Array2::zeros((k, k));
             let (w, have) = if 3 * n >= k {
