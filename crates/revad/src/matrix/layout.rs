@@ -265,8 +265,8 @@ fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
 /// triangle with its diagonal) or every `i ≤ j`; the rest of `dst` is left alone. With
 /// `tolerance`, it also tells whether each moved element is within it of its mirror
 /// `src[j·src_ld + i]` (false at a NaN): the symmetry check of a matrix read for its lower
-/// triangle. On AVX-512 the 8×8 tiles off the diagonal are transposed (and compared) in
-/// registers; the rest element by element.
+/// triangle. On AVX-512 the full 8×8 tiles are transposed (and compared) in registers, those
+/// on the diagonal blended into `dst` by a lane mask; the edges element by element.
 pub(crate) fn transpose_triangle(
     src: &[f64],
     src_ld: usize,
@@ -287,7 +287,7 @@ pub(crate) fn transpose_triangle(
 }
 
 /// The elements of [`transpose_triangle`] one by one: all of them, or (`rest`) those outside
-/// the full 8×8 tiles off the diagonal.
+/// the full 8×8 tiles.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn triangle_elements(
@@ -310,14 +310,13 @@ fn triangle_elements(
         }
     };
     for i in 0..n {
-        // The row's elements, less those of the tiles off the diagonal (in the registers).
-        let tile = i / TILE * TILE;
+        // The row's elements, less those of the full tiles (moved in the registers).
         let in_tiles = rest && i < full;
         let (from, to) = if lower { (0, i + 1) } else { (i, n) };
         match (in_tiles, lower) {
             (false, _) => (from..to).for_each(|j| step(i, j)),
-            (true, true) => (tile..to).for_each(|j| step(i, j)),
-            (true, false) => (from..tile + TILE).chain(full..to).for_each(|j| step(i, j)),
+            (true, true) => {}
+            (true, false) => (full..to).for_each(|j| step(i, j)),
         }
     }
     within
@@ -343,19 +342,26 @@ fn triangle_tiles_v4(
     let tol = a._mm512_set1_pd(tolerance.unwrap_or(0.0));
     let mut within: u8 = 0xff;
     for bi in 0..tiles {
-        let (from, to) = if lower { (0, bi) } else { (bi + 1, tiles) };
+        // The tiles off the diagonal, then the one on it (bj = bi), whose column c moves only
+        // its lanes k ≥ c (lower) or k ≤ c: the others are blended back from `dst`.
+        let (from, to) = if lower { (0, bi + 1) } else { (bi, tiles) };
         for bj in from..to {
             let (i0, j0) = (bi * TILE, bj * TILE);
             let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(src, (i0 + k) * src_ld + j0));
             for (c, col) in transpose.apply(r).into_iter().enumerate() {
                 // Column c of the tile: src[(i0 + k)·src_ld + j0 + c] for k < 8.
+                let lanes: u8 = match (bi == bj, lower) {
+                    (false, _) => 0xff,
+                    (true, true) => 0xff << c,
+                    (true, false) => 0xff >> (TILE - 1 - c),
+                };
                 let d = (j0 + c) * dst_ld + i0;
                 let out: &mut [f64; TILE] = (&mut dst[d..d + TILE]).try_into().expect("a tile row");
-                *out = cast(col);
+                *out = cast(a._mm512_mask_blend_pd(lanes, cast(*out), col));
                 if tolerance.is_some() {
                     let mirror = load_row(src, (j0 + c) * src_ld + i0);
                     let diff = a._mm512_abs_pd(a._mm512_sub_pd(col, mirror));
-                    within &= a._mm512_cmp_pd_mask::<_CMP_LE_OQ>(diff, tol);
+                    within &= a._mm512_cmp_pd_mask::<_CMP_LE_OQ>(diff, tol) | !lanes;
                 }
             }
         }
@@ -564,7 +570,13 @@ mod tests {
                 };
                 assert!(run(&src, Some(1e-8)));
                 assert!(run(&src, None));
-                for (i, j) in [(n.saturating_sub(1), 0), (n / 2, 1), (9, 1)] {
+                for (i, j) in [
+                    (n.saturating_sub(1), 0),
+                    (n / 2, 1),
+                    (9, 1),
+                    (5, 2),
+                    (14, 9),
+                ] {
                     if i <= j || i >= n {
                         continue;
                     }
