@@ -244,9 +244,9 @@ impl WithSimd for LowerSolve<'_> {
                         d[q] = simd.reduce_sum_f64s(acc[q]) + tail;
                     }
                 }
-                for q in 0..m {
+                for (q, dq) in d.iter().enumerate().take(m) {
                     let r = r0 + q;
-                    let mut s = x[r] - d[q];
+                    let mut s = x[r] - dq;
                     for p in 0..q {
                         s -= t[r * n + r0 + p] * x[r0 + p];
                     }
