@@ -391,11 +391,12 @@ trait Metric {
     /// The scaled difference `zₖ = (xᵢₖ − x′ⱼₖ)/ℓₖ` and `1/ℓₖ` (1 without per-dimension
     /// length scales).
     fn diff(&self, i: usize, j: usize, k: usize) -> (f64, f64);
-    /// `r²` of point `i` of the first set and every point of the second, into `out`.
+    /// `r²` of point `i` of the first set and points `from..` of the second, into `out` (one
+    /// per element of `out`).
     #[inline(always)]
-    fn row(&self, i: usize, out: &mut [f64]) {
+    fn row(&self, i: usize, from: usize, out: &mut [f64]) {
         for (j, o) in out.iter_mut().enumerate() {
-            *o = self.r2(i, j);
+            *o = self.r2(i, from + j);
         }
     }
 }
@@ -415,9 +416,9 @@ impl Metric for Numbers<'_> {
         (self.a[i] - self.b[j], 1.0)
     }
     #[inline(always)]
-    fn row(&self, i: usize, out: &mut [f64]) {
+    fn row(&self, i: usize, from: usize, out: &mut [f64]) {
         let a = self.a[i];
-        for (o, b) in out.iter_mut().zip(self.b) {
+        for (o, b) in out.iter_mut().zip(&self.b[from..]) {
             *o = (a - b) * (a - b);
         }
     }
@@ -505,9 +506,7 @@ impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
             // Every r², then κ of all of them in one call of the kernel.
             let mut r2 = vec![0.0; n1 * n2];
             for (i, row) in r2.chunks_exact_mut(n2).enumerate() {
-                for (j, r) in row.iter_mut().enumerate() {
-                    *r = m.r2(i, j);
-                }
+                m.row(i, 0, row);
             }
             self.kernel.values(&mut r2, &mut value);
             value.iter_mut().for_each(|v| *v *= s2);
@@ -517,9 +516,12 @@ impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
         // per row spent more on short rows and their tails than on the exponentials), then
         // each row placed right of the diagonal, σ² on it, and the upper triangle mirrored.
         let pairs = n1 * (n1 - 1) / 2;
-        let (mut r2, mut kappa) = (Vec::with_capacity(pairs), vec![0.0; pairs]);
+        let (mut r2, mut kappa) = (vec![0.0; pairs], vec![0.0; pairs]);
+        let mut rest = &mut r2[..];
         for i in 0..n1 {
-            r2.extend((i + 1..n1).map(|j| m.r2(i, j)));
+            let (now, later) = rest.split_at_mut(n1 - i - 1);
+            m.row(i, i + 1, now);
+            rest = later;
         }
         self.kernel.values(&mut r2, &mut kappa);
         let mut rest = &kappa[..];
@@ -684,7 +686,7 @@ impl<K: Kernel> MetricFn<Sums> for Pass<'_, K> {
                 if !(scalar_l || wp) {
                     continue;
                 }
-                m.row(i, &mut r2);
+                m.row(i, 0, &mut r2);
                 if scalar_l {
                     s.theta[0] += zip3_lane_sum(gr, kr, &r2, part(0));
                 }

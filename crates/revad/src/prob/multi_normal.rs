@@ -15,6 +15,7 @@ use crate::linalg::cholesky::checked_factor;
 use crate::linalg::node::{arg, record_args, Arg, Bars};
 use crate::linalg::triangular::{tri_solve_rows, Tri};
 use crate::matrix::Operand;
+use crate::special::log_exp::sum_log;
 use crate::var::{Matrix, Var};
 
 /// ½ log 2π.
@@ -222,7 +223,7 @@ pub fn multi_normal_cholesky_lpdf(
     let quad = kernels::dot(&z, &z);
     let mut lp = terms.constant(propto) - 0.5 * quad;
     if !propto || l_var {
-        lp -= n as f64 * lv.diag().iter().map(|d| d.ln()).sum::<f64>();
+        lp -= n as f64 * sum_log(lv.diag().iter().copied());
     }
     let l_arg = arg(l);
     let l = lv.into_owned();
