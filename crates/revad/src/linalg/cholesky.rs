@@ -12,8 +12,6 @@
 //!   of the Cholesky decomposition" (arXiv:1602.07527), with Stan Math's block size
 //!   clamp(n/8, 8, 128) and faer's triangular solves and products.
 
-use std::cell::Cell;
-
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{
     cholesky_in_place, cholesky_in_place_scratch, LltRegularization,
@@ -30,33 +28,11 @@ use pulp::{Arch, Simd, WithSimd};
 
 use super::check;
 use super::node::{arg, node};
+use super::work::{give_work, take_work};
 use crate::error::Result;
 use crate::kernels::lanes;
 use crate::matrix::{transpose_triangle, Operand};
 use crate::var::{Matrix, Var};
-
-thread_local! {
-    /// Working matrices of the blocked passes, kept between calls (a column-major copy of `L`,
-    /// the adjoint being transformed): a fresh allocation of that size per call, freed at
-    /// once, makes the allocator hand the memory back to the system and fault it in again
-    /// each time, which cost up to a third of the gradient at n = 100.
-    static WORK: [Cell<Vec<f64>>; 2] = const { [Cell::new(Vec::new()), Cell::new(Vec::new())] };
-}
-
-/// The largest working matrix kept between calls (4 MiB, n ≈ 720).
-const WORK_MAX: usize = 1 << 19;
-
-/// Working matrix `i` (0 or 1) of this thread, empty if it is in use or was never made.
-fn take_work(i: usize) -> Vec<f64> {
-    WORK.with(|w| w[i].take())
-}
-
-/// Returns working matrix `i` for the next call, unless it is too large to keep.
-fn give_work(i: usize, v: Vec<f64>) {
-    if v.capacity() <= WORK_MAX {
-        WORK.with(|w| w[i].set(v));
-    }
-}
 
 /// Up to this size the forward pass is [`small_cholesky`] on the row-major value.
 const UNBLOCKED_MAX: usize = 35;

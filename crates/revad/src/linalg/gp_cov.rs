@@ -16,6 +16,7 @@ use std::borrow::Cow;
 
 use super::check;
 use super::node::{node, scalar_arg, Arg, Bars};
+use super::work::{give_work, take_work_len};
 use crate::elementary::{self, Function};
 use crate::error::{require, Error, Result};
 use crate::kernels::{dot, zip3_lane_sum};
@@ -501,8 +502,8 @@ impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
     fn call(self, m: &impl Metric) -> Vec<f64> {
         let (n1, n2) = self.shape;
         let s2 = self.s2;
-        let mut value = vec![0.0; n1 * n2];
         if !self.sym {
+            let mut value = vec![0.0; n1 * n2];
             // Every r², then κ of all of them in one call of the kernel.
             let mut r2 = vec![0.0; n1 * n2];
             for (i, row) in r2.chunks_exact_mut(n2).enumerate() {
@@ -515,24 +516,29 @@ impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
         // One set: the pairs i < j packed row by row, κ of all of them in one call (a call
         // per row spent more on short rows and their tails than on the exponentials), then
         // each row placed right of the diagonal, σ² on it, and the upper triangle mirrored.
+        // (Both in this thread's working memory: written before they are read.)
         let pairs = n1 * (n1 - 1) / 2;
-        let (mut r2, mut kappa) = (vec![0.0; pairs], vec![0.0; pairs]);
+        let (mut r2_work, mut kappa_work) = (take_work_len(2, pairs), take_work_len(3, pairs));
+        let (r2, kappa) = (&mut r2_work[..pairs], &mut kappa_work[..pairs]);
         let mut rest = &mut r2[..];
         for i in 0..n1 {
             let (now, later) = rest.split_at_mut(n1 - i - 1);
             m.row(i, i + 1, now);
             rest = later;
         }
-        self.kernel.values(&mut r2, &mut kappa);
+        self.kernel.values(r2, kappa);
+        // Each row: zeros left of the diagonal (the mirror's), σ², then σ²κ.
+        let mut value = Vec::with_capacity(n1 * n2);
         let mut rest = &kappa[..];
-        for (i, row) in value.chunks_exact_mut(n2).enumerate() {
-            row[i] = s2;
+        for i in 0..n1 {
+            value.resize(i * n2 + i, 0.0);
+            value.push(s2);
             let (now, later) = rest.split_at(n1 - i - 1);
-            for (v, k) in row[i + 1..].iter_mut().zip(now) {
-                *v = s2 * k;
-            }
+            value.extend(now.iter().map(|k| s2 * k));
             rest = later;
         }
+        give_work(2, r2_work);
+        give_work(3, kappa_work);
         mirror_upper(n1, &mut value);
         value
     }

@@ -42,6 +42,7 @@ mod structure;
 pub mod svd;
 mod trace;
 pub(crate) mod triangular;
+mod work;
 
 pub use cholesky::cholesky_decompose;
 pub use convert::{from_nalgebra, to_nalgebra, vector_from_nalgebra, vector_to_nalgebra};
