@@ -215,7 +215,17 @@ impl WithSimd for LowerSolve<'_> {
             unit,
             trans,
         } = self;
-        let diag = |r: usize| if unit { 1.0 } else { t[r * n + r] };
+        // The reciprocals of a block's diagonal, computed apart from the substitution so that
+        // the divisions overlap instead of each waiting on the last row's result.
+        let inverses = |r0: usize, m: usize| -> [f64; R] {
+            std::array::from_fn(|q| {
+                if unit || q >= m {
+                    1.0
+                } else {
+                    1.0 / t[(r0 + q) * n + r0 + q]
+                }
+            })
+        };
         // The blocks (start, rows): the short one first, so that every block with a part of
         // x before it has R rows.
         let first = n % R;
@@ -227,6 +237,7 @@ impl WithSimd for LowerSolve<'_> {
         };
         if !trans {
             for (r0, m) in short.into_iter().chain(full) {
+                let inv = inverses(r0, m);
                 let mut d = [0.0; R];
                 if r0 > 0 {
                     let rows = rows(r0);
@@ -250,15 +261,16 @@ impl WithSimd for LowerSolve<'_> {
                     for p in 0..q {
                         s -= t[r * n + r0 + p] * x[r0 + p];
                     }
-                    x[r] = s / diag(r);
+                    x[r] = s * inv[q];
                 }
             }
             return;
         }
         for (r0, m) in full.rev().chain(short) {
+            let inv = inverses(r0, m);
             for q in (0..m).rev() {
                 let r = r0 + q;
-                x[r] /= diag(r);
+                x[r] *= inv[q];
                 let xr = x[r];
                 for p in 0..q {
                     x[r0 + p] -= xr * t[r * n + r0 + p];
