@@ -376,26 +376,29 @@ fn column_pair<S: Simd>(simd: S, l: &mut [f64], w: &mut [f64], j: usize, ld: usi
     let lanes = lanes::<S>();
     let p = j - 1;
     let (ljj, ljp, lpp) = (l[j * ld + j], l[j * ld + p], l[p * ld + p]);
-    let inv = 1.0 / ljj;
-    let (mut below, mut cross) = ([0.0; 4], [0.0; 4]);
-    for i in j + 1..n {
-        let x = w[i * ld + j] * inv;
-        w[i * ld + j] = x;
-        below[i % 4] += x * l[i * ld + j];
-        cross[i % 4] += x * l[i * ld + p];
-        w[i * ld + p] -= x * ljp;
+    let (inv, inv_p) = (1.0 / ljj, 1.0 / lpp);
+    // Rows j + 1.. in one pass for both columns (row i's W_ip is final once column j's step
+    // has updated it), each sum in four partial sums.
+    let (mut below, mut cross, mut below_p) = ([0.0; 4], [0.0; 4], [0.0; 4]);
+    let rows_below = w[(j + 1) * ld..n * ld]
+        .chunks_exact_mut(ld)
+        .zip(l[(j + 1) * ld..n * ld].chunks_exact(ld));
+    for (k, (wi, li)) in rows_below.enumerate() {
+        let x = wi[j] * inv;
+        wi[j] = x;
+        below[k % 4] += x * li[j];
+        cross[k % 4] += x * li[p];
+        let xp = (wi[p] - x * ljp) * inv_p;
+        wi[p] = xp;
+        below_p[k % 4] += xp * li[p];
     }
     let sum4 = |a: [f64; 4]| (a[0] + a[1]) + (a[2] + a[3]);
     let wjj = (w[j * ld + j] - sum4(below)) * inv;
     w[j * ld + p] -= wjj * ljp + sum4(cross);
-    let inv_p = 1.0 / lpp;
-    let mut below_p = [0.0; 4];
-    for i in j..n {
-        let x = w[i * ld + p] * inv_p;
-        w[i * ld + p] = x;
-        below_p[i % 4] += x * l[i * ld + p];
-    }
-    let wpp = (w[p * ld + p] - sum4(below_p)) * inv_p;
+    // Row j's element of column p, then the diagonal.
+    let x = w[j * ld + p] * inv_p;
+    w[j * ld + p] = x;
+    let wpp = (w[p * ld + p] - (x * l[j * ld + p] + sum4(below_p))) * inv_p;
     if p > 0 {
         let wjp = w[j * ld + p];
         l[j * ld + p] = 0.0;
