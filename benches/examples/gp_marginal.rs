@@ -46,6 +46,26 @@ fn main() {
             black_box(th.map(|v| v.adj()));
             tape::reset();
         };
+        let kernel_value = || {
+            let th = theta.map(Var::new);
+            black_box(matrix::sum(&kernel(&th)));
+            tape::reset();
+        };
+        let gp_only = || {
+            let th = theta.map(Var::new);
+            let (rho, alpha) = (revad::exp(th[0]), revad::exp(th[1]));
+            let k = linalg::gp_exp_quad_cov(&ts, alpha, rho).unwrap();
+            matrix::sum(&k).grad();
+            black_box(th.map(|v| v.adj()));
+            tape::reset();
+        };
+        let gp_only_value = || {
+            let th = theta.map(Var::new);
+            let (rho, alpha) = (revad::exp(th[0]), revad::exp(th[1]));
+            let k = linalg::gp_exp_quad_cov(&ts, alpha, rho).unwrap();
+            black_box(matrix::sum(&k));
+            tape::reset();
+        };
         let chol_grad = || {
             let th = theta.map(Var::new);
             let l = linalg::cholesky_decompose(&kernel(&th)).unwrap();
@@ -74,6 +94,7 @@ fn main() {
                 "kernel" => &kernel_only,
                 "chol" => &chol_grad,
                 "kfwd" => &kfwd,
+                "gp" => &gp_only,
                 "cfwd" => &cfwd,
                 _ => &whole,
             };
@@ -122,6 +143,15 @@ fn main() {
                 println!("  {name}: {:.2} µs", s(f));
             }
             tape::reset();
+        }
+        if std::env::var_os("GP_KERNEL").is_some() {
+            println!(
+                "  kernel+add_diag+sum: value {:.2}, gradient {:.2}; kernel+sum: value {:.2}, gradient {:.2}",
+                s(&kernel_value),
+                s(&kernel_only),
+                s(&gp_only_value),
+                s(&gp_only)
+            );
         }
         println!(
             "T={t}: gradient {:.2} µs, forward {:.2}, kernel+grad {:.2}, kernel+chol+grad(sum L) {:.2}",

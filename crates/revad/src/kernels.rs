@@ -187,32 +187,44 @@ pub(crate) fn lane_sum(n: usize, f: impl Fn(usize) -> f64) -> f64 {
     ((s[0] + s[1]) + (s[2] + s[3])) + rest
 }
 
-/// `Σᵢ f(aᵢ, bᵢ, cᵢ)` over three slices of one length, in four independent partial sums as
-/// [`lane_sum`]; zipped slices carry no bounds checks, so the compiler vectorises the loop.
+/// `Σᵢ f(aᵢ, bᵢ, cᵢ)` (`N` sums at once) over three slices of one length, in eight
+/// independent partial sums each; zipped slices carry no bounds checks, so the compiler
+/// vectorises the loop (up to eight lanes where it is compiled for AVX-512).
 #[inline(always)]
-pub(crate) fn zip3_lane_sum(
+pub(crate) fn zip3_lane_sums<const N: usize>(
     a: &[f64],
     b: &[f64],
     c: &[f64],
-    f: impl Fn(f64, f64, f64) -> f64,
-) -> f64 {
+    f: impl Fn(f64, f64, f64) -> [f64; N],
+) -> [f64; N] {
+    const W: usize = 8;
     let n = a.len().min(b.len()).min(c.len());
     let (a, b, c) = (&a[..n], &b[..n], &c[..n]);
-    let mut s = [0.0; 4];
-    let (a4, b4, c4) = (a.chunks_exact(4), b.chunks_exact(4), c.chunks_exact(4));
-    let rest: f64 = a4
+    let mut acc = [[0.0; W]; N];
+    let (a8, b8, c8) = (a.chunks_exact(W), b.chunks_exact(W), c.chunks_exact(W));
+    let mut rest = [0.0; N];
+    for ((&x, &y), &z) in a8
         .remainder()
         .iter()
-        .zip(b4.remainder())
-        .zip(c4.remainder())
-        .map(|((&x, &y), &z)| f(x, y, z))
-        .sum();
-    for ((x, y), z) in a4.zip(b4).zip(c4) {
-        for k in 0..4 {
-            s[k] += f(x[k], y[k], z[k]);
+        .zip(b8.remainder())
+        .zip(c8.remainder())
+    {
+        for (r, v) in rest.iter_mut().zip(f(x, y, z)) {
+            *r += v;
         }
     }
-    ((s[0] + s[1]) + (s[2] + s[3])) + rest
+    for ((x, y), z) in a8.zip(b8).zip(c8) {
+        for k in 0..W {
+            let v = f(x[k], y[k], z[k]);
+            for (s, v) in acc.iter_mut().zip(v) {
+                s[k] += v;
+            }
+        }
+    }
+    std::array::from_fn(|s| {
+        let l = &acc[s];
+        (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) + rest[s]
+    })
 }
 
 /// The sum of four vector accumulators.

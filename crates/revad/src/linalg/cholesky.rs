@@ -317,23 +317,20 @@ fn row_reverse_on(
     run(RowReverse {
         l: &mut lp,
         w: &mut w,
+        a_bar,
         n,
         ld,
     });
-    for i in 0..n {
-        let row = &mut a_bar[i * n..i * n + i + 1];
-        for (y, x) in row.iter_mut().zip(&w[i * ld..]) {
-            *y += x;
-        }
-    }
     give_work(0, lp);
     give_work(1, w);
 }
 
-/// The loop of [`row_reverse`] on its padded copies.
+/// The loop of [`row_reverse`] on its padded copies, and the result's lower triangle added
+/// into `a_bar`.
 struct RowReverse<'a> {
     l: &'a mut [f64],
     w: &'a mut [f64],
+    a_bar: &'a mut [f64],
     n: usize,
     ld: usize,
 }
@@ -361,6 +358,16 @@ impl WithSimd for RowReverse<'_> {
                 below += x * l[i * ld];
             }
             w[0] = 0.5 * (w[0] - below) * inv;
+        }
+        for (i, (a, wi)) in self
+            .a_bar
+            .chunks_exact_mut(n)
+            .zip(w.chunks_exact(ld))
+            .enumerate()
+        {
+            for (y, x) in a[..=i].iter_mut().zip(wi) {
+                *y += x;
+            }
         }
     }
 }

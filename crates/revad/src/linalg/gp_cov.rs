@@ -19,10 +19,11 @@ use super::node::{node, scalar_arg, Arg, Bars};
 use super::work::{give_work, take_work_len};
 use crate::elementary::{self, Function};
 use crate::error::{require, Error, Result};
-use crate::kernels::{dot, zip3_lane_sum};
+use crate::kernels::{dot, zip3_lane_sums};
 pub(crate) use crate::matrix::mirror_upper;
 use crate::var::{Matrix, Var, Vector};
 use crate::Real;
+use pulp::{Arch, Simd, WithSimd};
 
 // ---------------------------------------------------------------------------------------------
 // Arguments: points and length scales.
@@ -567,7 +568,8 @@ pub(crate) fn distance_cov<K: Kernel>(c: Distance<'_>, kernel: K) -> Var<Matrix>
         shape: (n1, n2),
         sym,
     };
-    let value = with_metric(xa, xb, d, per_dimension.as_deref(), forward);
+    // Compiled for the widest instruction set the machine has (the rows of r², the scaling).
+    let value = Arch::new().dispatch(|| with_metric(xa, xb, d, per_dimension.as_deref(), forward));
     let value = Matrix::from_shape_vec((n1, n2), value).expect("n1·n2 values");
     // The reverse pass reads K (shared, not copied) and, unless only σ is a variable, the
     // points, to recompute the distances.
@@ -677,29 +679,17 @@ impl<K: Kernel> MetricFn<Sums> for Pass<'_, K> {
         };
         let (g, kv) = (self.g, self.k);
         if !through_r2 && K::CHEAP_PARTIALS {
-            // Only σ and θ: Σ ḡ·∂K/∂θ over every entry (for one set both triangles, each
-            // pair twice with its own ḡ; on the diagonal r = 0 and the partials are 0), a row
-            // of r² at a time.
-            let mut r2 = vec![0.0; n2];
-            let part = |k: usize| {
-                move |g: f64, kij: f64, r: f64| -> f64 {
-                    g * self.kernel.partials(r, kij).d_theta[k]
-                }
-            };
-            for i in 0..n1 {
-                let (gr, kr) = (&g[i * n2..(i + 1) * n2], &kv[i * n2..(i + 1) * n2]);
-                s.gk += dot(gr, kr);
-                if !(scalar_l || wp) {
-                    continue;
-                }
-                m.row(i, 0, &mut r2);
-                if scalar_l {
-                    s.theta[0] += zip3_lane_sum(gr, kr, &r2, part(0));
-                }
-                if wp {
-                    s.theta[1] += zip3_lane_sum(gr, kr, &r2, part(1));
-                }
-            }
+            // Only σ and θ: Σ ḡK and Σ ḡ·∂K/∂θ over every entry (for one set both triangles,
+            // each pair twice with its own ḡ; on the diagonal r = 0 and the partials are 0).
+            let [gk, t0, t1] = Arch::new().dispatch(CheapSums {
+                kernel: self.kernel,
+                m,
+                g,
+                k: kv,
+                shape: (n1, n2),
+            });
+            s.gk = gk;
+            s.theta = [if scalar_l { t0 } else { 0.0 }, if wp { t1 } else { 0.0 }];
             return s;
         }
         for i in 0..n1 {
@@ -752,6 +742,40 @@ impl<K: Kernel> MetricFn<Sums> for Pass<'_, K> {
             }
         }
         s
+    }
+}
+
+/// The sums of [`Pass`] when only σ and θ are variables, `[Σ ḡK, Σ ḡ·∂K/∂θ₀, Σ ḡ·∂K/∂θ₁]`,
+/// a row of r² at a time. Run through [`Arch::dispatch`] so that the compiler vectorises the
+/// rows for the widest instruction set the machine has (the arithmetic per entry, r², the
+/// kernel's partials and three products, bounds the pass).
+struct CheapSums<'a, K, M> {
+    kernel: &'a K,
+    m: &'a M,
+    g: &'a [f64],
+    k: &'a [f64],
+    shape: (usize, usize),
+}
+
+impl<K: Kernel, M: Metric> WithSimd for CheapSums<'_, K, M> {
+    type Output = [f64; 3];
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) -> [f64; 3] {
+        let (n1, n2) = self.shape;
+        let mut r2 = vec![0.0; n2];
+        let mut total = [0.0; 3];
+        let rows = self.g.chunks_exact(n2).zip(self.k.chunks_exact(n2));
+        for (i, (gr, kr)) in rows.take(n1).enumerate() {
+            self.m.row(i, 0, &mut r2);
+            let sums = zip3_lane_sums(gr, kr, &r2, |g, k, r| {
+                let p = self.kernel.partials(r, k);
+                [g * k, g * p.d_theta[0], g * p.d_theta[1]]
+            });
+            for (t, x) in total.iter_mut().zip(sums) {
+                *t += x;
+            }
+        }
+        total
     }
 }
 

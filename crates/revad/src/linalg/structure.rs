@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 
+use pulp::Arch;
+
 use super::check;
 use super::node::{arg, node};
 use crate::error::Result;
@@ -142,9 +144,12 @@ pub fn add_diag(a: &impl Operand<Matrix>, d: impl DiagonalAddend) -> Result<Var<
     let args = [arg(a), d.key().map(|k| (k, dv.len()))];
     Ok(node(value, args, move |g, bars| {
         if let Some(a_bar) = bars.run(0) {
-            for (x, y) in a_bar.iter_mut().zip(g) {
-                *x += y;
-            }
+            // Compiled for the widest instruction set the machine has.
+            Arch::new().dispatch(|| {
+                for (x, y) in a_bar.iter_mut().zip(g) {
+                    *x += y;
+                }
+            });
         }
         if let Some(d_bar) = bars.run(1) {
             let diagonal = (0..len).map(|i| g[i * c + i]);

@@ -6,10 +6,16 @@
 //! | `mean` | Σ aᵢ / n | 1/n |
 //! | `dot_self` | Σ aᵢ² | 2aᵢ |
 
+use pulp::Arch;
+
 use super::operand::slot_of;
 use crate::kernels;
 use crate::tape::{self, Adjoints};
 use crate::var::{Storage, Var};
+
+/// From this many elements on, a reverse pass is dispatched to the machine's widest
+/// instruction set (below it the dispatch costs about what it saves).
+const DISPATCH_MIN: usize = 64;
 
 /// Records `y = value` with `∂y/∂aᵢ = w · pᵢ` where `p` is `partials` (or 1 when `None`).
 fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Var {
@@ -19,12 +25,18 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
             let (mut below, g) = adj.split_at_result(out, 1);
             let g = g[0] * w;
             let r = below.run(slot_of(k), n);
-            match &partials {
+            let mut add = || match &partials {
                 None => r.iter_mut().for_each(|x| *x += g),
                 Some(p) => r
                     .iter_mut()
                     .zip(p.as_slice())
                     .for_each(|(x, p)| *x += g * p),
+            };
+            // A long run compiled for the widest instruction set the machine has.
+            if n >= DISPATCH_MIN {
+                Arch::new().dispatch(add)
+            } else {
+                add()
             }
         }
     })

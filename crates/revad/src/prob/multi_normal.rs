@@ -9,6 +9,8 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2};
 
 use super::vectors::{check_y_mu, Rows, Vectors};
+use pulp::Arch;
+
 use crate::error::{check, Result};
 use crate::kernels;
 use crate::linalg::cholesky::checked_factor;
@@ -243,18 +245,20 @@ pub fn multi_normal_cholesky_lpdf(
                 // K×K product for one or two observations cost more than its arithmetic).
                 let w = adjoint_directions(l.view(), &z, n, Need::Columns);
                 let (wt, zt) = (transpose(&w, k, n), transpose(&z, k, n));
-                for a in 0..k {
-                    let row = &mut l_bar[a * k..a * k + a + 1];
-                    let mut diag = -(n as f64) / l[[a, a]];
-                    for (wi, zi) in wt.chunks_exact(k).zip(zt.chunks_exact(k)) {
-                        let c = g * wi[a];
-                        for (x, zb) in row[..a].iter_mut().zip(&zi[..a]) {
-                            *x += c * zb;
+                Arch::new().dispatch(|| {
+                    for a in 0..k {
+                        let row = &mut l_bar[a * k..a * k + a + 1];
+                        let mut diag = -(n as f64) / l[[a, a]];
+                        for (wi, zi) in wt.chunks_exact(k).zip(zt.chunks_exact(k)) {
+                            let c = g * wi[a];
+                            for (x, zb) in row[..a].iter_mut().zip(&zi[..a]) {
+                                *x += c * zb;
+                            }
+                            diag += wi[a] * zi[a];
                         }
-                        diag += wi[a] * zi[a];
+                        row[a] += g * diag;
                     }
-                    row[a] += g * diag;
-                }
+                });
                 return as_needed(w, n, Need::Columns, need);
             }
             let zv = ArrayView2::from_shape((k, n), &z).expect("K×n");
