@@ -346,6 +346,7 @@ pub(crate) trait Kernel: 'static {
     /// κ of each r² in `r2` into `out`, one row of the forward pass (`r2` may be overwritten).
     /// The kernels holding an exponential take the row through the vectorised `exp` of
     /// [`crate::elementary`] (within 1 ulp of [`Kernel::value`]'s).
+    #[inline(always)]
     fn values(&self, r2: &mut [f64], out: &mut [f64]) {
         for (o, &r) in out.iter_mut().zip(r2.iter()) {
             *o = self.value(r);
@@ -471,6 +472,7 @@ impl Metric for Scaled<'_> {
 }
 
 /// Calls `body` with the metric of the points (`b` is `a` for one set).
+#[inline(always)]
 fn with_metric<R>(
     a: &[f64],
     b: &[f64],
@@ -500,6 +502,7 @@ struct Forward<'k, K> {
 }
 
 impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
+    #[inline(always)]
     fn call(self, m: &impl Metric) -> Vec<f64> {
         let (n1, n2) = self.shape;
         let s2 = self.s2;
@@ -545,6 +548,24 @@ impl<K: Kernel> MetricFn<Vec<f64>> for Forward<'_, K> {
     }
 }
 
+/// [`Forward`] on the points `xa`, `xb` (`d` coordinates each, per-dimension inverse length
+/// scales `inv`), run by [`Arch::dispatch`].
+struct ForwardRun<'a, K> {
+    xa: &'a [f64],
+    xb: &'a [f64],
+    d: usize,
+    inv: Option<&'a [f64]>,
+    forward: Forward<'a, K>,
+}
+
+impl<K: Kernel> WithSimd for ForwardRun<'_, K> {
+    type Output = Vec<f64>;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) -> Vec<f64> {
+        with_metric(self.xa, self.xb, self.d, self.inv, self.forward)
+    }
+}
+
 /// The engine: the covariance matrix of `kernel` over the checked arguments, one node.
 pub(crate) fn distance_cov<K: Kernel>(c: Distance<'_>, kernel: K) -> Var<Matrix> {
     let Distance {
@@ -569,7 +590,13 @@ pub(crate) fn distance_cov<K: Kernel>(c: Distance<'_>, kernel: K) -> Var<Matrix>
         sym,
     };
     // Compiled for the widest instruction set the machine has (the rows of r², the scaling).
-    let value = Arch::new().dispatch(|| with_metric(xa, xb, d, per_dimension.as_deref(), forward));
+    let value = Arch::new().dispatch(ForwardRun {
+        xa,
+        xb,
+        d,
+        inv: per_dimension.as_deref(),
+        forward,
+    });
     let value = Matrix::from_shape_vec((n1, n2), value).expect("n1·n2 values");
     // The reverse pass reads K (shared, not copied) and, unless only σ is a variable, the
     // points, to recompute the distances.
@@ -793,6 +820,7 @@ impl Kernel for ExpQuad {
     fn value(&self, r2: f64) -> f64 {
         (-0.5 * r2 * self.inv_l2).exp()
     }
+    #[inline(always)]
     fn values(&self, r2: &mut [f64], out: &mut [f64]) {
         for r in r2.iter_mut() {
             *r = -0.5 * *r * self.inv_l2;
@@ -822,6 +850,7 @@ impl Kernel for Matern32 {
         let u = (3.0 * r2 * self.inv_l2).sqrt();
         (1.0 + u) * (-u).exp()
     }
+    #[inline(always)]
     fn values(&self, r2: &mut [f64], out: &mut [f64]) {
         // r2 holds −u, out e⁻ᵘ, then (1 + u)·e⁻ᵘ.
         for r in r2.iter_mut() {
@@ -857,6 +886,7 @@ impl Kernel for Matern52 {
         let u = (5.0 * s).sqrt();
         (1.0 + u + 5.0 / 3.0 * s) * (-u).exp()
     }
+    #[inline(always)]
     fn values(&self, r2: &mut [f64], out: &mut [f64]) {
         // r2 holds −u, out e⁻ᵘ, then (1 + u + u²/3)·e⁻ᵘ (u²/3 = 5s/3 to rounding).
         for r in r2.iter_mut() {
@@ -891,6 +921,7 @@ impl Kernel for Exponential {
     fn value(&self, r2: f64) -> f64 {
         (-(r2 * self.inv_l2).sqrt()).exp()
     }
+    #[inline(always)]
     fn values(&self, r2: &mut [f64], out: &mut [f64]) {
         for r in r2.iter_mut() {
             *r = -(*r * self.inv_l2).sqrt();

@@ -2,11 +2,10 @@
 
 use std::borrow::Cow;
 
-use pulp::Arch;
-
 use super::check;
 use super::node::{arg, node};
 use crate::error::Result;
+use crate::kernels;
 use crate::matrix::Operand;
 use crate::var::{Matrix, RowVector, Storage, Var, Vector};
 
@@ -144,12 +143,8 @@ pub fn add_diag(a: &impl Operand<Matrix>, d: impl DiagonalAddend) -> Result<Var<
     let args = [arg(a), d.key().map(|k| (k, dv.len()))];
     Ok(node(value, args, move |g, bars| {
         if let Some(a_bar) = bars.run(0) {
-            // Compiled for the widest instruction set the machine has.
-            Arch::new().dispatch(|| {
-                for (x, y) in a_bar.iter_mut().zip(g) {
-                    *x += y;
-                }
-            });
+            // Ā += 1·Ḡ, by the vector kernel (exact: a product by 1 does not round).
+            kernels::add_outer(a_bar, &[1.0], g);
         }
         if let Some(d_bar) = bars.run(1) {
             let diagonal = (0..len).map(|i| g[i * c + i]);

@@ -6,7 +6,7 @@
 //! | `mean` | Σ aᵢ / n | 1/n |
 //! | `dot_self` | Σ aᵢ² | 2aᵢ |
 
-use pulp::Arch;
+use pulp::{Arch, Simd, WithSimd};
 
 use super::operand::slot_of;
 use crate::kernels;
@@ -17,6 +17,25 @@ use crate::var::{Storage, Var};
 /// instruction set (below it the dispatch costs about what it saves).
 const DISPATCH_MIN: usize = 64;
 
+/// `rᵢ += g` (or `g·pᵢ`): a reduction's reverse pass.
+struct AddScaled<'a> {
+    r: &'a mut [f64],
+    g: f64,
+    p: Option<&'a [f64]>,
+}
+
+impl WithSimd for AddScaled<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        let g = self.g;
+        match self.p {
+            None => self.r.iter_mut().for_each(|x| *x += g),
+            Some(p) => self.r.iter_mut().zip(p).for_each(|(x, p)| *x += g * p),
+        }
+    }
+}
+
 /// Records `y = value` with `∂y/∂aᵢ = w · pᵢ` where `p` is `partials` (or 1 when `None`).
 fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Var {
     let (k, n) = (a.key(), a.len());
@@ -25,18 +44,16 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
             let (mut below, g) = adj.split_at_result(out, 1);
             let g = g[0] * w;
             let r = below.run(slot_of(k), n);
-            let mut add = || match &partials {
-                None => r.iter_mut().for_each(|x| *x += g),
-                Some(p) => r
-                    .iter_mut()
-                    .zip(p.as_slice())
-                    .for_each(|(x, p)| *x += g * p),
+            let add = AddScaled {
+                r,
+                g,
+                p: partials.as_ref().map(|p| p.as_slice()),
             };
             // A long run compiled for the widest instruction set the machine has.
             if n >= DISPATCH_MIN {
                 Arch::new().dispatch(add)
             } else {
-                add()
+                add.with_simd(pulp::Scalar::new())
             }
         }
     })

@@ -9,7 +9,7 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2};
 
 use super::vectors::{check_y_mu, Rows, Vectors};
-use pulp::Arch;
+use pulp::{Arch, Simd, WithSimd};
 
 use crate::error::{check, Result};
 use crate::kernels;
@@ -176,6 +176,33 @@ fn adjoint_directions(l: ArrayView2<'_, f64>, z: &[f64], n: usize, need: Need) -
     }
 }
 
+/// `L̄ᵢⱼ += ḡ Σₜ wₜᵢ zₜⱼ` for `j ≤ i` (the lower triangle of `ḡ·WᵀZ`, `W` and `Z` given as
+/// the rows `wₜ`, `zₜ` of `wt`, `zt`), row by row: the loops compiled for the machine's widest
+/// instruction set.
+struct LowerOuterSum<'a> {
+    l_bar: &'a mut [f64],
+    wt: &'a [f64],
+    zt: &'a [f64],
+    k: usize,
+    g: f64,
+}
+
+impl WithSimd for LowerOuterSum<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        let (k, g) = (self.k, self.g);
+        for (a, row) in self.l_bar.chunks_exact_mut(k).enumerate() {
+            for (wi, zi) in self.wt.chunks_exact(k).zip(self.zt.chunks_exact(k)) {
+                let c = g * wi[a];
+                for (x, zb) in row[..=a].iter_mut().zip(&zi[..=a]) {
+                    *x += c * zb;
+                }
+            }
+        }
+    }
+}
+
 /// Below this many terms (and for K over three times as many), the adjoint of `L` is summed
 /// term by term rather than through the K×K product `WZᵀ`.
 const FEW_TERMS: usize = 4;
@@ -245,20 +272,16 @@ pub fn multi_normal_cholesky_lpdf(
                 // K×K product for one or two observations cost more than its arithmetic).
                 let w = adjoint_directions(l.view(), &z, n, Need::Columns);
                 let (wt, zt) = (transpose(&w, k, n), transpose(&z, k, n));
-                Arch::new().dispatch(|| {
-                    for a in 0..k {
-                        let row = &mut l_bar[a * k..a * k + a + 1];
-                        let mut diag = -(n as f64) / l[[a, a]];
-                        for (wi, zi) in wt.chunks_exact(k).zip(zt.chunks_exact(k)) {
-                            let c = g * wi[a];
-                            for (x, zb) in row[..a].iter_mut().zip(&zi[..a]) {
-                                *x += c * zb;
-                            }
-                            diag += wi[a] * zi[a];
-                        }
-                        row[a] += g * diag;
-                    }
+                Arch::new().dispatch(LowerOuterSum {
+                    l_bar,
+                    wt: &wt,
+                    zt: &zt,
+                    k,
+                    g,
                 });
+                for a in 0..k {
+                    l_bar[a * k + a] -= g * n as f64 / l[[a, a]];
+                }
                 return as_needed(w, n, Need::Columns, need);
             }
             let zv = ArrayView2::from_shape((k, n), &z).expect("K×n");
