@@ -903,6 +903,26 @@ impl WithSimd for AddOuter<'_> {
     }
 }
 
+/// Runs the test function `$check` (generic over `S: Simd`) on every instruction set this CPU
+/// has: scalar, then AVX2 (4 lanes) and AVX-512 (8 lanes) where present.
+#[cfg(test)]
+macro_rules! on_every_instruction_set {
+    ($check:ident) => {{
+        $check(pulp::Scalar::new());
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(simd) = pulp::x86::V3::try_new() {
+                $check(simd);
+            }
+            if let Some(simd) = pulp::x86::V4::try_new() {
+                $check(simd);
+            }
+        }
+    }};
+}
+#[cfg(test)]
+pub(crate) use on_every_instruction_set;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -948,16 +968,7 @@ mod tests {
     /// against plain loops, on every instruction set this CPU has (2, 4 and 8 lanes).
     #[test]
     fn matrix_kernels_agree_with_plain_loops() {
-        check_matrix_kernels(pulp::Scalar::new());
-        #[cfg(target_arch = "x86_64")]
-        {
-            if let Some(simd) = pulp::x86::V3::try_new() {
-                check_matrix_kernels(simd);
-            }
-            if let Some(simd) = pulp::x86::V4::try_new() {
-                check_matrix_kernels(simd);
-            }
-        }
+        crate::kernels::on_every_instruction_set!(check_matrix_kernels);
     }
 
     /// The vector-σ kernels (Σz² with the σ check and zᵢ/σᵢ, and Σ ln σᵢ) at lengths around
@@ -966,16 +977,7 @@ mod tests {
     /// in the tail.
     #[test]
     fn vector_sigma_kernels_agree_with_plain_loops() {
-        check_vector_sigma_kernels(pulp::Scalar::new());
-        #[cfg(target_arch = "x86_64")]
-        {
-            if let Some(simd) = pulp::x86::V3::try_new() {
-                check_vector_sigma_kernels(simd);
-            }
-            if let Some(simd) = pulp::x86::V4::try_new() {
-                check_vector_sigma_kernels(simd);
-            }
-        }
+        crate::kernels::on_every_instruction_set!(check_vector_sigma_kernels);
     }
 
     fn check_vector_sigma_kernels<S: Simd>(simd: S) {

@@ -1055,16 +1055,7 @@ mod tests {
     /// a middle and the last column.
     #[test]
     fn simd_passes_agree_on_every_instruction_set() {
-        check_simd_passes(pulp::Scalar::new());
-        #[cfg(target_arch = "x86_64")]
-        {
-            if let Some(simd) = pulp::x86::V3::try_new() {
-                check_simd_passes(simd);
-            }
-            if let Some(simd) = pulp::x86::V4::try_new() {
-                check_simd_passes(simd);
-            }
-        }
+        crate::kernels::on_every_instruction_set!(check_simd_passes);
     }
 
     fn check_simd_passes<S: Simd>(simd: S) {

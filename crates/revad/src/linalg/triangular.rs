@@ -537,16 +537,7 @@ mod tests {
     /// this CPU has, at every size up to 5 blocks and a few larger, unit diagonal included.
     #[test]
     fn lower_solves_agree_with_substitution_on_every_instruction_set() {
-        check_lower_solves(pulp::Scalar::new());
-        #[cfg(target_arch = "x86_64")]
-        {
-            if let Some(simd) = pulp::x86::V3::try_new() {
-                check_lower_solves(simd);
-            }
-            if let Some(simd) = pulp::x86::V4::try_new() {
-                check_lower_solves(simd);
-            }
-        }
+        crate::kernels::on_every_instruction_set!(check_lower_solves);
     }
 
     fn check_lower_solves<S: Simd>(simd: S) {

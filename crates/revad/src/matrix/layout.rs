@@ -276,97 +276,101 @@ pub(crate) fn transpose_triangle(
     lower: bool,
     tolerance: Option<f64>,
 ) -> bool {
+    let mut t = Triangle {
+        src,
+        src_ld,
+        dst,
+        dst_ld,
+        n,
+        lower,
+        tolerance,
+    };
     #[cfg(target_arch = "x86_64")]
     if let Some(v4) = V4::try_new() {
-        return v4.vectorize(|| {
-            triangle_tiles_v4(v4, src, src_ld, dst, dst_ld, n, lower, tolerance)
-                & triangle_elements(src, src_ld, dst, dst_ld, n, lower, tolerance, true)
-        });
+        return v4.vectorize(|| t.tiles_v4(v4) & t.elements(true));
     }
-    triangle_elements(src, src_ld, dst, dst_ld, n, lower, tolerance, false)
+    t.elements(false)
 }
 
-/// The elements of [`transpose_triangle`] one by one: all of them, or (`rest`) those outside
-/// the full 8×8 tiles.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn triangle_elements(
-    src: &[f64],
+/// The arguments of [`transpose_triangle`].
+struct Triangle<'a> {
+    src: &'a [f64],
     src_ld: usize,
-    dst: &mut [f64],
+    dst: &'a mut [f64],
     dst_ld: usize,
     n: usize,
     lower: bool,
     tolerance: Option<f64>,
-    rest: bool,
-) -> bool {
-    let full = n - n % TILE;
-    let mut within = true;
-    let mut step = |i: usize, j: usize| {
-        let x = src[i * src_ld + j];
-        dst[j * dst_ld + i] = x;
-        if let Some(tol) = tolerance {
-            within &= (x - src[j * src_ld + i]).abs() <= tol;
-        }
-    };
-    for i in 0..n {
-        // The row's elements, less those of the full tiles (moved in the registers).
-        let in_tiles = rest && i < full;
-        let (from, to) = if lower { (0, i + 1) } else { (i, n) };
-        match (in_tiles, lower) {
-            (false, _) => (from..to).for_each(|j| step(i, j)),
-            (true, true) => {}
-            (true, false) => (full..to).for_each(|j| step(i, j)),
-        }
-    }
-    within
 }
 
-#[cfg(target_arch = "x86_64")]
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn triangle_tiles_v4(
-    v4: V4,
-    src: &[f64],
-    src_ld: usize,
-    dst: &mut [f64],
-    dst_ld: usize,
-    n: usize,
-    lower: bool,
-    tolerance: Option<f64>,
-) -> bool {
-    use core::arch::x86_64::_CMP_LE_OQ;
-    let a = v4.avx512f;
-    let transpose = TileTranspose::new(v4);
-    let tiles = n / TILE;
-    let tol = a._mm512_set1_pd(tolerance.unwrap_or(0.0));
-    let mut within: u8 = 0xff;
-    for bi in 0..tiles {
-        // The tiles off the diagonal, then the one on it (bj = bi), whose column c moves only
-        // its lanes k ≥ c (lower) or k ≤ c: the others are blended back from `dst`.
-        let (from, to) = if lower { (0, bi + 1) } else { (bi, tiles) };
-        for bj in from..to {
-            let (i0, j0) = (bi * TILE, bj * TILE);
-            let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(src, (i0 + k) * src_ld + j0));
-            for (c, col) in transpose.apply(r).into_iter().enumerate() {
-                // Column c of the tile: src[(i0 + k)·src_ld + j0 + c] for k < 8.
-                let lanes: u8 = match (bi == bj, lower) {
-                    (false, _) => 0xff,
-                    (true, true) => 0xff << c,
-                    (true, false) => 0xff >> (TILE - 1 - c),
-                };
-                let d = (j0 + c) * dst_ld + i0;
-                let out: &mut [f64; TILE] = (&mut dst[d..d + TILE]).try_into().expect("a tile row");
-                *out = cast(a._mm512_mask_blend_pd(lanes, cast(*out), col));
-                if tolerance.is_some() {
-                    let mirror = load_row(src, (j0 + c) * src_ld + i0);
-                    let diff = a._mm512_abs_pd(a._mm512_sub_pd(col, mirror));
-                    within &= a._mm512_cmp_pd_mask::<_CMP_LE_OQ>(diff, tol) | !lanes;
+impl Triangle<'_> {
+    /// The elements one by one: all of them, or (`rest`) those outside the full 8×8 tiles.
+    #[inline(always)]
+    fn elements(&mut self, rest: bool) -> bool {
+        let (src, sl, dl, n, lower) = (self.src, self.src_ld, self.dst_ld, self.n, self.lower);
+        let (dst, tolerance) = (&mut *self.dst, self.tolerance);
+        let full = n - n % TILE;
+        let mut within = true;
+        let mut step = |i: usize, j: usize| {
+            let x = src[i * sl + j];
+            dst[j * dl + i] = x;
+            if let Some(tol) = tolerance {
+                within &= (x - src[j * sl + i]).abs() <= tol;
+            }
+        };
+        for i in 0..n {
+            // The row's elements, less those of the full tiles (moved in the registers).
+            let in_tiles = rest && i < full;
+            let (from, to) = if lower { (0, i + 1) } else { (i, n) };
+            match (in_tiles, lower) {
+                (false, _) => (from..to).for_each(|j| step(i, j)),
+                (true, true) => {}
+                (true, false) => (full..to).for_each(|j| step(i, j)),
+            }
+        }
+        within
+    }
+
+    /// The full tiles, in AVX-512 registers.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn tiles_v4(&mut self, v4: V4) -> bool {
+        use core::arch::x86_64::_CMP_LE_OQ;
+        let (src, sl, dl, n, lower) = (self.src, self.src_ld, self.dst_ld, self.n, self.lower);
+        let dst = &mut *self.dst;
+        let a = v4.avx512f;
+        let transpose = TileTranspose::new(v4);
+        let tiles = n / TILE;
+        let tol = a._mm512_set1_pd(self.tolerance.unwrap_or(0.0));
+        let mut within: u8 = 0xff;
+        for bi in 0..tiles {
+            // The tiles off the diagonal, then the one on it (bj = bi), whose column c moves
+            // only its lanes k ≥ c (lower) or k ≤ c: the others are blended back from `dst`.
+            let (from, to) = if lower { (0, bi + 1) } else { (bi, tiles) };
+            for bj in from..to {
+                let (i0, j0) = (bi * TILE, bj * TILE);
+                let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(src, (i0 + k) * sl + j0));
+                for (c, col) in transpose.apply(r).into_iter().enumerate() {
+                    // Column c of the tile: src[(i0 + k)·sl + j0 + c] for k < 8.
+                    let lanes: u8 = match (bi == bj, lower) {
+                        (false, _) => 0xff,
+                        (true, true) => 0xff << c,
+                        (true, false) => 0xff >> (TILE - 1 - c),
+                    };
+                    let d = (j0 + c) * dl + i0;
+                    let out: &mut [f64; TILE] =
+                        (&mut dst[d..d + TILE]).try_into().expect("a tile row");
+                    *out = cast(a._mm512_mask_blend_pd(lanes, cast(*out), col));
+                    if self.tolerance.is_some() {
+                        let mirror = load_row(src, (j0 + c) * sl + i0);
+                        let diff = a._mm512_abs_pd(a._mm512_sub_pd(col, mirror));
+                        within &= a._mm512_cmp_pd_mask::<_CMP_LE_OQ>(diff, tol) | !lanes;
+                    }
                 }
             }
         }
+        within == 0xff
     }
-    within == 0xff
 }
 
 /// `dst = srcᵀ`: `src` is `rows × cols` row-major, `dst` is `cols × rows` row-major
@@ -555,7 +559,16 @@ mod tests {
                     let mut dst = vec![-7.0; n * dl];
                     let within = transpose_triangle(src, sl, &mut dst, dl, n, lower, tol);
                     let mut want = vec![-7.0; n * dl];
-                    let plain = triangle_elements(src, sl, &mut want, dl, n, lower, tol, false);
+                    let plain = Triangle {
+                        src,
+                        src_ld: sl,
+                        dst: &mut want,
+                        dst_ld: dl,
+                        n,
+                        lower,
+                        tolerance: tol,
+                    }
+                    .elements(false);
                     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&dst), bits(&want), "n = {n}, lower = {lower}");
                     for i in 0..n {
