@@ -395,12 +395,15 @@ def mvn_case(k: int) -> Case:
 def _vector_case(name: str, size: int, x: np.ndarray, ours_f: Callable[[Any], Any],
                  f64: Callable[[np.ndarray], float], theirs: Callable[[Any], Callable[[Any], Any]],
                  ) -> Case:
-    """A case of one vector argument x: revad (x a NumPy array, read on every call, as JAX's
-    jit reads it), revad under ``revad.jit``, JAX jit (x already a JAX array) and PyTorch."""
+    """A case of one vector argument x: revad (x a NumPy array, read on every call; and x a
+    ``revad.Data`` made once, revad's own type, shared rather than copied, as JAX's jit takes x
+    already a JAX array), revad under ``revad.jit``, JAX jit and PyTorch."""
     case = Case(name, size)
     case.calls["numpy f64"] = lambda: f64(x)
     ours = revad.value_and_grad(ours_f)
     case.calls["revad"] = lambda: ours(x)
+    dx = revad.Data(x)
+    case.calls["revad Data"] = lambda: ours(dx)
     jitted = revad.jit(ours)
     case.calls["revad jit"] = lambda: jitted(x)
     case.recording = (lambda: revad.jit(ours), lambda j: j(x))
