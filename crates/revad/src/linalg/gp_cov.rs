@@ -14,6 +14,8 @@
 
 use std::borrow::Cow;
 
+use pulp::{Arch, Simd, WithSimd};
+
 use super::check;
 use super::node::{node, scalar_arg, Arg, Bars};
 use super::work::{give_work, take_work_len};
@@ -23,7 +25,6 @@ use crate::kernels::{dot, zip3_lane_sums};
 pub(crate) use crate::matrix::mirror_upper;
 use crate::var::{Matrix, Var, Vector};
 use crate::Real;
-use pulp::{Arch, Simd, WithSimd};
 
 // ---------------------------------------------------------------------------------------------
 // Arguments: points and length scales.

@@ -19,6 +19,7 @@ use faer::linalg::triangular_solve as faer_tri;
 use faer::{MatMut, MatRef, Par};
 use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array2, ArrayView2, ArrayViewMut1, ArrayViewMut2, Axis, Zip};
+use pulp::{Arch, Simd, WithSimd};
 
 use super::check;
 use super::node::{arg, node};
@@ -26,7 +27,6 @@ use crate::error::Result;
 use crate::kernels;
 use crate::matrix::Operand;
 use crate::var::{Matrix, Storage, Var};
-use pulp::{Arch, Simd, WithSimd};
 
 /// Rows at or below which a matrix right-hand side is solved directly by row updates.
 const BLOCK: usize = 32;

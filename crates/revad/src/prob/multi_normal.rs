@@ -7,10 +7,9 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2};
-
-use super::vectors::{check_y_mu, Rows, Vectors};
 use pulp::{Arch, Simd, WithSimd};
 
+use super::vectors::{check_y_mu, Rows, Vectors};
 use crate::error::{check, Result};
 use crate::kernels;
 use crate::linalg::cholesky::checked_factor;
