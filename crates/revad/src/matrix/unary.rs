@@ -70,6 +70,8 @@
 
 use std::f64::consts::{LN_10, LN_2};
 
+use pulp::{Arch, Simd, WithSimd};
+
 use super::operand::{slot_of, Operand};
 use crate::error::Result;
 use crate::kernels::elementary::{self, Derivative, Function};
@@ -124,18 +126,49 @@ where
     let key = tape::record_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
-            let r = below.run(slot_of(k), n);
-            let (x, c) = (a_val.as_slice(), c_val.as_slice());
-            for (((ri, &gi), &xi), &ci) in r.iter_mut().zip(g).zip(x).zip(c) {
-                // A zero adjoint contributes nothing, even where the partial is NaN (an
-                // element `where` did not choose). A select rather than a branch, so that the
-                // loop vectorises.
-                let t = *ri + gi * d(xi, ci);
-                *ri = if gi != 0.0 { t } else { *ri };
+            let add = AddPartials {
+                r: below.run(slot_of(k), n),
+                g,
+                x: a_val.as_slice(),
+                c: c_val.as_slice(),
+                d,
+            };
+            // A long run compiled for the widest instruction set the machine has (below
+            // this the dispatch costs about what it saves).
+            if n >= 64 {
+                Arch::new().dispatch(add)
+            } else {
+                add.with_simd(pulp::Scalar::new())
             }
         }
     });
     Var::from_key(value, key)
+}
+
+/// `rᵢ += gᵢ·d(xᵢ, cᵢ)`: the reverse pass of an elementwise function with partial `d` at the
+/// operand `x` and the value `c`.
+struct AddPartials<'a, D> {
+    r: &'a mut [f64],
+    g: &'a [f64],
+    x: &'a [f64],
+    c: &'a [f64],
+    d: D,
+}
+
+impl<D: Fn(f64, f64) -> f64> WithSimd for AddPartials<'_, D> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        let d = self.d;
+        let items = self.r.iter_mut().zip(self.g).zip(self.x).zip(self.c);
+        for (((ri, &gi), &xi), &ci) in items {
+            // A zero adjoint contributes nothing, even where the partial is NaN (an element
+            // `where` did not choose). A select rather than a branch, so that the loop
+            // vectorises.
+            let t = *ri + gi * d(xi, ci);
+            *ri = if gi != 0.0 { t } else { *ri };
+        }
+    }
 }
 
 /// `c = f(a)` elementwise with derivative 0: a constant array (as Stan's `floor(var)` is a new
