@@ -187,6 +187,21 @@ pub(crate) fn lane_sum(n: usize, f: impl Fn(usize) -> f64) -> f64 {
     ((s[0] + s[1]) + (s[2] + s[3])) + rest
 }
 
+/// From this many elements on, [`dispatch_long`] runs a loop on the machine's widest
+/// instruction set (below it the dispatch costs about what it saves).
+const DISPATCH_MIN: usize = 64;
+
+/// Runs `op` over `n` elements: compiled for the widest instruction set the machine has when
+/// the run is long, as plain scalar code when it is short.
+#[inline(always)]
+pub(crate) fn dispatch_long<Op: WithSimd>(n: usize, op: Op) -> Op::Output {
+    if n >= DISPATCH_MIN {
+        Arch::new().dispatch(op)
+    } else {
+        op.with_simd(pulp::Scalar::new())
+    }
+}
+
 /// `Σᵢ f(aᵢ, bᵢ, cᵢ)` (`N` sums at once) over three slices of one length, in eight
 /// independent partial sums each; zipped slices carry no bounds checks, so the compiler
 /// vectorises the loop (up to eight lanes where it is compiled for AVX-512).

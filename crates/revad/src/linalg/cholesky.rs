@@ -298,7 +298,7 @@ fn row_reverse_on(
     n: usize,
     run: impl FnOnce(RowReverse<'_>),
 ) {
-    let ld = n.next_multiple_of(8);
+    let ld = padded(n);
     // Each row's lower part copied, and in L's copy zeros up to the end of the vector holding
     // its diagonal. The other elements keep what the working memory held: the loop writes
     // them, or reads them only into elements above the diagonal, which it never reads back.

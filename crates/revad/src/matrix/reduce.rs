@@ -6,16 +6,12 @@
 //! | `mean` | Σ aᵢ / n | 1/n |
 //! | `dot_self` | Σ aᵢ² | 2aᵢ |
 
-use pulp::{Arch, Simd, WithSimd};
+use pulp::{Simd, WithSimd};
 
 use super::operand::slot_of;
 use crate::kernels;
 use crate::tape::{self, Adjoints};
 use crate::var::{Storage, Var};
-
-/// From this many elements on, a reverse pass is dispatched to the machine's widest
-/// instruction set (below it the dispatch costs about what it saves).
-const DISPATCH_MIN: usize = 64;
 
 /// `rᵢ += g` (or `g·pᵢ`): a reduction's reverse pass.
 struct AddScaled<'a> {
@@ -50,11 +46,7 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
                 p: partials.as_ref().map(|p| p.as_slice()),
             };
             // A long run compiled for the widest instruction set the machine has.
-            if n >= DISPATCH_MIN {
-                Arch::new().dispatch(add)
-            } else {
-                add.with_simd(pulp::Scalar::new())
-            }
+            kernels::dispatch_long(n, add)
         }
     })
 }

@@ -70,10 +70,11 @@
 
 use std::f64::consts::{LN_10, LN_2};
 
-use pulp::{Arch, Simd, WithSimd};
+use pulp::{Simd, WithSimd};
 
 use super::operand::{slot_of, Operand};
 use crate::error::Result;
+use crate::kernels;
 use crate::kernels::elementary::{self, Derivative, Function};
 use crate::special::{gamma as sg, normal as sn};
 use crate::tape::{self, Adjoints};
@@ -133,13 +134,8 @@ where
                 c: c_val.as_slice(),
                 d,
             };
-            // A long run compiled for the widest instruction set the machine has (below
-            // this the dispatch costs about what it saves).
-            if n >= 64 {
-                Arch::new().dispatch(add)
-            } else {
-                add.with_simd(pulp::Scalar::new())
-            }
+            // A long run compiled for the widest instruction set the machine has.
+            kernels::dispatch_long(n, add)
         }
     });
     Var::from_key(value, key)
