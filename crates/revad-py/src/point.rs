@@ -274,7 +274,8 @@ impl Inputs {
     }
 
     /// The adjoints after a sweep, as plain values (no Python needed: what a replay made
-    /// without the GIL hands back).
+    /// without the GIL hands back). An array Var's adjoints are moved out of the tape, as in
+    /// [`Inputs::gradient`]: called once, as the last read of the scope.
     pub fn adjoints(&self) -> PyResult<Adjoints> {
         Ok(match self {
             Inputs::Scalar(x) => Adjoints::Scalar(x.try_adj().map_err(to_py)?),
@@ -283,8 +284,8 @@ impl Inputs {
                 self.adjoints_into(&mut g)?;
                 Adjoints::Vector(Vector::from(g))
             }
-            Inputs::Vector(v) => Adjoints::Vector(v.try_adj().map_err(to_py)?),
-            Inputs::Matrix(m) => Adjoints::Matrix(m.try_adj().map_err(to_py)?),
+            Inputs::Vector(v) => Adjoints::Vector(v.take_adj().map_err(to_py)?),
+            Inputs::Matrix(m) => Adjoints::Matrix(m.take_adj().map_err(to_py)?),
         })
     }
 

@@ -1,6 +1,7 @@
 //! `Var::take_adj`: the adjoints moved out in one pass, zeros left behind, and the tape's spare
 //! slots still all zero afterwards (a new variable's adjoint starts at 0) whatever was taken,
-//! swept or restored in between.
+//! swept or restored in between. Long runs at the start of an empty tape are taken by handing
+//! over the adjoint buffer itself; the tests below cover both ways.
 
 use revad::{matrix, tape, Var, Vector};
 
@@ -72,4 +73,75 @@ fn take_of_a_stale_variable_is_an_error() {
     let e = Var::array(Vector::from(Vec::new()));
     assert!(e.take_adj().unwrap().is_empty());
     tape::reset();
+}
+
+/// Long enough to be handed over (the buffer itself becomes the result) when it starts the
+/// tape's buffer.
+const LONG: usize = 1 << 15;
+
+#[test]
+fn a_long_run_at_the_start_is_handed_over_with_the_rest_kept() {
+    tape::reset();
+    for round in 1..4 {
+        {
+            let _scope = tape::nested();
+            let x: Vec<f64> = (0..LONG).map(|i| (i % 7) as f64 - 3.0).collect();
+            let v = Var::array(Vector::from(x.clone()));
+            let e = matrix::exp(&v);
+            let y = matrix::dot_self(&v) * round as f64 + matrix::sum(&e);
+            y.grad();
+            // The slots after the run (e's adjoints, y's) survive the hand-over.
+            let e_adj = e.adj();
+            let g = v.take_adj().unwrap();
+            for (i, (&gi, &xi)) in g.iter().zip(&x).enumerate() {
+                let want = 2.0 * round as f64 * xi + xi.exp();
+                assert!(
+                    (gi - want).abs() <= 1e-12 * want.abs().max(1.0),
+                    "element {i}"
+                );
+            }
+            assert!(
+                v.adj().iter().all(|&a| a == 0.0),
+                "the taken run is not zero"
+            );
+            assert_eq!(e.adj(), e_adj);
+            assert!(e_adj.iter().all(|&a| a == 1.0));
+            assert_eq!(y.adj(), 1.0);
+            // New slots after the hand-over start at zero, and can be swept again.
+            let w = Var::array(Vector::from(vec![2.0; 100]));
+            assert!(w.adj().iter().all(|&a| a == 0.0));
+            {
+                let _inner = tape::nested();
+                let z = matrix::dot_self(&w);
+                z.grad();
+                assert_eq!(w.adj().to_vec(), vec![4.0; 100]);
+            }
+        }
+        let _scope = tape::nested();
+        assert_fresh_zero(3 * LONG);
+    }
+    tape::reset();
+}
+
+#[test]
+fn a_long_run_of_an_outer_scope_is_taken_inside_a_nested_one() {
+    tape::reset();
+    let v = Var::array(Vector::from(vec![1.5; LONG]));
+    let y = matrix::dot_self(&v);
+    y.grad();
+    {
+        let _scope = tape::nested();
+        let g = v.take_adj().unwrap();
+        assert!(g.iter().all(|&a| a == 3.0));
+        let u = Var::array(Vector::from(vec![1.0; 10]));
+        assert!(u.adj().iter().all(|&a| a == 0.0));
+        assert!(v.adj().iter().all(|&a| a == 0.0));
+    }
+    assert!(v.adj().iter().all(|&a| a == 0.0));
+    assert_eq!(y.adj(), 1.0);
+    // Taken again: zeros, by copy or hand-over alike.
+    assert!(v.take_adj().unwrap().iter().all(|&a| a == 0.0));
+    tape::reset();
+    let _scope = tape::nested();
+    assert_fresh_zero(2 * LONG);
 }

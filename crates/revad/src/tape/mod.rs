@@ -469,6 +469,26 @@ impl Tape {
         }
     }
 
+    /// Hands over the adjoint buffer, cut to its first `len` slots, and continues in a new
+    /// buffer holding what the old one did with those slots zeroed. This writes the `len`
+    /// zeros and copies the slots after them, where taking by copy reads and writes the
+    /// run and then zeroes it: one pass over the run instead of three, and no second copy
+    /// of the adjoints in memory.
+    fn hand_over_head(&mut self, len: usize) -> Vec<f64> {
+        let used = self.adj.len();
+        debug_assert!(len <= used);
+        // Room for the same work again (the next call of a gradient is usually the same size).
+        let mut fresh = Vec::with_capacity(used + 4096);
+        fresh.resize(len, 0.0);
+        fresh.extend_from_slice(&self.adj[len..used]);
+        for x in fresh.spare_capacity_mut() {
+            x.write(0.0);
+        }
+        let mut head = std::mem::replace(&mut self.adj, fresh);
+        head.truncate(len);
+        head
+    }
+
     #[inline(always)]
     fn push<F: FnOnce(&mut Adjoints) + 'static>(&mut self, f: F) {
         if needs_drop::<F>() {
@@ -696,9 +716,23 @@ pub(crate) fn adjoint_run_into(key: Key, out: &mut [f64]) {
     })
 }
 
+/// From this many slots on, a run at the start of the adjoint buffer that fills about half of
+/// it or more is taken by handing over the buffer itself (see [`Tape::hand_over_head`]).
+const HAND_OVER_MIN: usize = 1 << 14;
+
+/// Whether taking the run of `len` slots at the start of a buffer of `used` slots hands the
+/// buffer over: the run is long, and the buffer (which the result then holds) at most about
+/// twice its length.
+fn hands_over(len: usize, used: usize) -> bool {
+    len >= HAND_OVER_MIN && used <= 2 * len + 4096
+}
+
 /// Moves the adjoints of the run of `len` slots from `key` into a new vector and leaves zeros
 /// in their place, in one pass (the end of the scope then need not zero them again); `None` if
 /// the run is stale or a sweep is running. For a gradient read once, at the end of its scope.
+///
+/// A long run at the start of the buffer (the input of a gradient on an empty tape) is not
+/// copied: the buffer itself becomes the vector, and the tape continues in a new one.
 pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
     with_tape(|t| {
         let (idx, gen) = (key_idx(key), key_gen(key));
@@ -706,12 +740,17 @@ pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
             return None;
         }
         let start = idx as usize;
-        let mut out = Vec::with_capacity(len);
-        // Chunks of 32 KiB: each is zeroed while it is still in L1 from the copy.
-        for chunk in t.adj[start..start + len].chunks_mut(4096) {
-            out.extend_from_slice(chunk);
-            chunk.fill(0.0);
-        }
+        let out = if start == 0 && hands_over(len, t.adj.len()) {
+            t.hand_over_head(len)
+        } else {
+            let mut out = Vec::with_capacity(len);
+            // Chunks of 32 KiB: each is zeroed while it is still in L1 from the copy.
+            for chunk in t.adj[start..start + len].chunks_mut(4096) {
+                out.extend_from_slice(chunk);
+                chunk.fill(0.0);
+            }
+            out
+        };
         let end = (start + len) as u32;
         t.taken = match t.taken {
             (a, b) if b == idx && a < b => (a, end),
