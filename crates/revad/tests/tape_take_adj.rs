@@ -79,44 +79,49 @@ fn take_of_a_stale_variable_is_an_error() {
 /// tape's buffer.
 const LONG: usize = 1 << 15;
 
+/// `sum(exp(x)) + round·x·x` at `x` of `n` elements, its gradient taken, with `tail` more
+/// variables after `x` (the exponentials of their own `tail` elements): checks the gradient,
+/// the zeros left behind and that the later slots kept their adjoints.
+fn take_after_a_sweep(n: usize, tail: usize, round: usize) {
+    let _scope = tape::nested();
+    let x: Vec<f64> = (0..n).map(|i| (i % 7) as f64 - 3.0).collect();
+    let v = Var::array(Vector::from(x.clone()));
+    let e = match tail {
+        0 => matrix::exp(&v), // as long as x
+        _ => matrix::exp(&Var::array(Vector::from(vec![0.5; tail]))),
+    };
+    let y = matrix::dot_self(&v) * round as f64 + matrix::sum(&e) + matrix::sum(&v);
+    y.grad();
+    let e_adj = e.adj();
+    let g = v.take_adj().unwrap();
+    for (i, (&gi, &xi)) in g.iter().zip(&x).enumerate() {
+        let want = 2.0 * round as f64 * xi + 1.0 + if tail == 0 { xi.exp() } else { 0.0 };
+        assert!(
+            (gi - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "element {i}"
+        );
+    }
+    assert!(
+        v.adj().iter().all(|&a| a == 0.0),
+        "the taken run is not zero"
+    );
+    assert_eq!(e.adj(), e_adj);
+    assert!(e_adj.iter().all(|&a| a == 1.0));
+    assert_eq!(y.adj(), 1.0);
+    // New slots after the take start at zero, and can be swept again.
+    let w = Var::array(Vector::from(vec![2.0; 100]));
+    assert!(w.adj().iter().all(|&a| a == 0.0));
+    let _inner = tape::nested();
+    matrix::dot_self(&w).grad();
+    assert_eq!(w.adj().to_vec(), vec![4.0; 100]);
+}
+
 #[test]
-fn a_long_run_at_the_start_is_handed_over_with_the_rest_kept() {
+fn a_long_run_at_the_start_is_taken_with_the_later_slots_kept() {
     tape::reset();
-    for round in 1..4 {
-        {
-            let _scope = tape::nested();
-            let x: Vec<f64> = (0..LONG).map(|i| (i % 7) as f64 - 3.0).collect();
-            let v = Var::array(Vector::from(x.clone()));
-            let e = matrix::exp(&v);
-            let y = matrix::dot_self(&v) * round as f64 + matrix::sum(&e);
-            y.grad();
-            // The slots after the run (e's adjoints, y's) survive the hand-over.
-            let e_adj = e.adj();
-            let g = v.take_adj().unwrap();
-            for (i, (&gi, &xi)) in g.iter().zip(&x).enumerate() {
-                let want = 2.0 * round as f64 * xi + xi.exp();
-                assert!(
-                    (gi - want).abs() <= 1e-12 * want.abs().max(1.0),
-                    "element {i}"
-                );
-            }
-            assert!(
-                v.adj().iter().all(|&a| a == 0.0),
-                "the taken run is not zero"
-            );
-            assert_eq!(e.adj(), e_adj);
-            assert!(e_adj.iter().all(|&a| a == 1.0));
-            assert_eq!(y.adj(), 1.0);
-            // New slots after the hand-over start at zero, and can be swept again.
-            let w = Var::array(Vector::from(vec![2.0; 100]));
-            assert!(w.adj().iter().all(|&a| a == 0.0));
-            {
-                let _inner = tape::nested();
-                let z = matrix::dot_self(&w);
-                z.grad();
-                assert_eq!(w.adj().to_vec(), vec![4.0; 100]);
-            }
-        }
+    // Handed over (a short tail after the run), then copied (a tail as long as the run).
+    for (tail, round) in [(50, 1), (50, 2), (0, 3), (LONG / 4, 4), (50, 5), (0, 6)] {
+        take_after_a_sweep(LONG, tail, round);
         let _scope = tape::nested();
         assert_fresh_zero(3 * LONG);
     }
