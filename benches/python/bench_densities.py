@@ -438,6 +438,12 @@ def exp_case(n: int) -> Case:
                         lambda lib: lambda v: lib.sum(lib.exp(v)))
 
 
+def prod_case(n: int) -> Case:
+    # Factors near 1, so that the product of a million stays a normal float.
+    x = np.exp(1e-3 * np.random.default_rng(n).standard_normal(n))
+    return _vector_case("prod", n, x, revad.prod, np.prod, lambda lib: lib.prod)
+
+
 def log_sum_exp_case(n: int) -> Case:
     x = np.random.default_rng(n).standard_normal(n)
 
@@ -539,7 +545,7 @@ def main() -> None:
                         "--case run draws no plot unless given one)")
     parser.add_argument("--case", action="append", default=None,
                         help="run only this case (normal_lpdf, 'linear regression', hierarchical, "
-                        "gp_marginal, mvn_cholesky, sum, exp, log_sum_exp, 'to_matrix matmul'); "
+                        "gp_marginal, mvn_cholesky, sum, exp, prod, log_sum_exp, 'to_matrix matmul'); "
                         "repeatable")
     cores.add_argument(parser)
     args = parser.parse_args()
@@ -554,6 +560,7 @@ def main() -> None:
         ("mvn_cholesky", mvn_case, MVN_SIZES),
         ("sum", sum_case, ARRAY_SIZES),
         ("exp", exp_case, ARRAY_SIZES),
+        ("prod", prod_case, ARRAY_SIZES),
         ("log_sum_exp", log_sum_exp_case, ARRAY_SIZES),
         ("to_matrix matmul", matmul_case, MATMUL_SIZES),
     ]

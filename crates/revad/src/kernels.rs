@@ -187,6 +187,20 @@ pub(crate) fn lane_sum(n: usize, f: impl Fn(usize) -> f64) -> f64 {
     ((s[0] + s[1]) + (s[2] + s[3])) + rest
 }
 
+/// `Π aᵢ` in independent partial products, or `None` when a partial product left the normal
+/// range at some step (a zero, a subnormal, an overflow or a NaN): only then can the product
+/// differ from the ordered one by more than rounding, or a partial `Π aᵢ / aⱼ` lose accuracy.
+pub(crate) fn product_normal(a: &[f64]) -> Option<f64> {
+    dispatch_long(a.len(), ProductNormal { a })
+}
+
+/// `rᵢ += g·(p/aᵢ)`: the partials of a product `p` of normal partial products (see
+/// [`product_normal`]).
+pub(crate) fn add_quotients(r: &mut [f64], a: &[f64], p: f64, g: f64) {
+    let a = &a[..r.len()];
+    dispatch_long(r.len(), AddQuotients { r, a, p, g });
+}
+
 /// From this many elements on, [`dispatch_long`] runs a loop on the machine's widest
 /// instruction set (below it the dispatch costs about what it saves).
 const DISPATCH_MIN: usize = 64;
@@ -615,6 +629,73 @@ impl WithSimd for SumLnModerate<'_> {
     }
 }
 
+struct ProductNormal<'a> {
+    a: &'a [f64],
+}
+
+impl WithSimd for ProductNormal<'_> {
+    type Output = Option<f64>;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> Option<f64> {
+        let (head, tail) = S::as_simd_f64s(self.a);
+        let one = simd.splat_f64s(1.0);
+        let mut acc = [one; 4];
+        // The smallest magnitude each partial product reached: the one way out of the normal
+        // range that the end result does not show (a zero, an infinity and a NaN persist).
+        let mut low = [one; 4];
+        let (blocks, rest) = pulp::as_arrays::<4, _>(head);
+        for block in blocks {
+            for k in 0..4 {
+                acc[k] = simd.mul_f64s(acc[k], block[k]);
+                low[k] = simd.min_f64s(low[k], simd.abs_f64s(acc[k]));
+            }
+        }
+        for (k, &x) in rest.iter().enumerate() {
+            acc[k] = simd.mul_f64s(acc[k], x);
+            low[k] = simd.min_f64s(low[k], simd.abs_f64s(acc[k]));
+        }
+        let lowest = simd.reduce_min_f64s(
+            simd.min_f64s(simd.min_f64s(low[0], low[1]), simd.min_f64s(low[2], low[3])),
+        );
+        if lowest.is_nan() || lowest < f64::MIN_POSITIVE {
+            return None;
+        }
+        // The lanes, then the tail, one at a time, each step checked.
+        let lanes: &[f64] = pulp::bytemuck::cast_slice(&acc);
+        let mut p = 1.0f64;
+        for &x in lanes.iter().chain(tail) {
+            p *= x;
+            if !p.is_normal() {
+                return None;
+            }
+        }
+        Some(p)
+    }
+}
+
+struct AddQuotients<'a> {
+    r: &'a mut [f64],
+    a: &'a [f64],
+    p: f64,
+    g: f64,
+}
+
+impl WithSimd for AddQuotients<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let (r_head, r_tail) = S::as_mut_simd_f64s(self.r);
+        let (a_head, a_tail) = S::as_simd_f64s(self.a);
+        let (p, g) = (simd.splat_f64s(self.p), simd.splat_f64s(self.g));
+        for (r, &x) in r_head.iter_mut().zip(a_head) {
+            *r = simd.add_f64s(*r, simd.mul_f64s(g, simd.div_f64s(p, x)));
+        }
+        for (r, &x) in r_tail.iter_mut().zip(a_tail) {
+            *r += self.g * (self.p / x);
+        }
+    }
+}
+
 /// `(e, m)` with `x = m·2ᵉ`, `m` in [1, 2), for a positive normal number `x`.
 #[inline(always)]
 pub(crate) fn split_binary(x: f64) -> (i64, f64) {
@@ -974,6 +1055,64 @@ mod tests {
             add_diff(&mut adj, &a, &b, k);
             for i in 0..n {
                 assert!(close(adj[i], b[i] + k * (b[i] - a[i])), "n={n} i={i}");
+            }
+        }
+    }
+
+    /// The product kernels at lengths around every block boundary, on every instruction set
+    /// this CPU has: the product against the ordered one, `None` for a zero, a NaN, an
+    /// infinity, an overflow or a partial product that dips below the normal range and comes
+    /// back (at the first, a middle and the last element), and the quotients against a loop.
+    #[test]
+    fn product_kernels_agree_with_plain_loops() {
+        crate::kernels::on_every_instruction_set!(check_product_kernels);
+    }
+
+    fn check_product_kernels<S: Simd>(simd: S) {
+        let product = |a: &[f64]| ProductNormal { a }.with_simd(simd);
+        for n in [1, 2, 7, 31, 32, 33, 63, 64, 65, 100, 129, 1000, 4099] {
+            let a: Vec<f64> = (0..n)
+                .map(|i| 1.0 + 0.3 * (i as f64 * 0.37).sin())
+                .collect();
+            let ordered = a.iter().product::<f64>();
+            let p = product(&a).expect("normal partial products");
+            assert!(
+                (p - ordered).abs() <= 1e-13 * n as f64 * ordered.abs(),
+                "n={n}"
+            );
+            for at in [0, n / 2, n - 1] {
+                for bad in [0.0, f64::NAN, f64::INFINITY, -f64::INFINITY, 1e-320] {
+                    let mut b = a.clone();
+                    b[at] = bad;
+                    assert_eq!(product(&b), None, "n={n} at={at} bad={bad}");
+                }
+            }
+            // Overflow, and a dip below the normal range that a later element undoes (the
+            // result is normal, the steps were not), in one partial product for every lane
+            // count: elements 32 apart, from the start and from a multiple of 32 in the middle.
+            for m in [0, 32 * (n / 64)] {
+                if m + 64 >= n {
+                    continue;
+                }
+                let mut b = a.clone();
+                (b[m], b[m + 32]) = (1e300, 1e300);
+                assert_eq!(product(&b), None, "n={n} m={m} overflow");
+                (b[m], b[m + 32], b[m + 64]) = (1e-300, 1e-300, 1e300);
+                assert_eq!(product(&b), None, "n={n} m={m} dip");
+                (b[m], b[m + 32], b[m + 64]) = (1e-150, 1e-150, 1e300);
+                assert!(product(&b).is_some(), "n={n} m={m} no dip");
+            }
+            let mut r: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            AddQuotients {
+                r: &mut r,
+                a: &a,
+                p,
+                g: 0.7,
+            }
+            .with_simd(simd);
+            for i in 0..n {
+                let want = i as f64 + 0.7 * (p / a[i]);
+                assert!((r[i] - want).abs() <= 1e-15 * want.abs(), "n={n} i={i}");
             }
         }
     }

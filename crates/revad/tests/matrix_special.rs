@@ -801,6 +801,51 @@ fn prod_agrees_with_scalar_products_also_at_zeros() {
     tape::reset();
 }
 
+/// The scalar chain `((x₀·x₁)·x₂)…`, Stan's `prod` of scalars.
+fn chain_product(v: &[Var]) -> Var {
+    v[1..].iter().fold(v[0], |p, &vi| p * vi)
+}
+
+#[test]
+fn prod_of_long_arrays_agrees_with_the_scalar_chain() {
+    // Factors of both signs near 1, whose partial products stay normal (the partials are then
+    // Π/aᵢ), at lengths around the vector blocks: against the scalar chain, and against
+    // finite differences.
+    for n in [5, 33, 64, 65, 200, 1000] {
+        let x: Vec<f64> = (0..n)
+            .map(|i| (1.0 + 0.2 * (i as f64 * 0.7).sin()) * if i % 3 == 0 { -1.0 } else { 1.0 })
+            .collect();
+        let (p, g) = gradient(|v| matrix::prod(&vector(v)), &x);
+        let (q, h) = gradient(chain_product, &x);
+        let tol = 1e-14 * n as f64;
+        assert!((p - q).abs() <= tol * q.abs(), "n={n}: {p} against {q}");
+        for i in 0..n {
+            assert!((g[i] - h[i]).abs() <= tol * h[i].abs(), "n={n} i={i}");
+        }
+        if n <= 200 {
+            check_gradient(|v: &[Var]| matrix::prod(&vector(v)), &[&x]);
+        }
+    }
+    // Partial products that leave the normal range on the way (an underflow the later
+    // factors would undo; an overflow) give the ordered product and the division-free
+    // partials: those of the scalar chain, bit for bit.
+    let mut under = vec![1.0; 100];
+    (under[0], under[32], under[64], under[70]) = (1e-200, 1e-200, 1e200, 1e100);
+    let mut over = vec![1.25; 100];
+    (over[3], over[35], over[90]) = (1e300, 1e300, 1e-300);
+    for x in [under.clone(), over] {
+        let (p, g) = gradient(|v| matrix::prod(&vector(v)), &x);
+        let (q, h) = gradient(chain_product, &x);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(p.to_bits(), q.to_bits());
+        assert_eq!(bits(&g), bits(&h));
+    }
+    // The underflowing product is 0, its partials are not.
+    let (_, g) = gradient(|v| matrix::prod(&vector(v)), &under);
+    assert!((g[0] - 1e100).abs() <= 1e86);
+    tape::reset();
+}
+
 #[test]
 fn special_functions_record_one_node() {
     tape::reset();

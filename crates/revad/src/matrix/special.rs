@@ -21,8 +21,9 @@
 //! The softmax Jacobian is `diag(s) − s sᵀ` (symmetric), so its product with `ḡ` is
 //! `s ∘ ḡ − s ⟨s, ḡ⟩`; that of log_softmax is `I − 1 sᵀ`, whose transpose applied to `ḡ` is
 //! `ḡ − s Σḡ` (Stan Math's `softmax` and `log_softmax`). The variance term `−2(aᵢ − x̄)·∂x̄/∂aⱼ`
-//! sums to zero, leaving `2(aᵢ − x̄)/(n − 1)`. The partials of `prod` are formed as
-//! prefix·suffix products (no division), so they are exact also when some aᵢ are 0.
+//! sums to zero, leaving `2(aᵢ − x̄)/(n − 1)`. The partials of `prod` are `Π/aᵢ` while its
+//! partial products stay normal, else prefix·suffix products (no division), exact also when
+//! some aᵢ are 0.
 //!
 //! Arguments are [`Operand`]s: a data argument gets no reverse-pass work, and a function of
 //! data only records nothing (its result is a constant).
@@ -42,7 +43,7 @@
 use super::manipulation::VectorKind;
 use super::operand::{keys_of, slot_of, Operand};
 use crate::error::{require_int, Error, Result};
-use crate::kernels::elementary;
+use crate::kernels::{self, elementary};
 use crate::special::log_exp::{argmax, log_sum_exp_all};
 use crate::tape::{self, Adjoints};
 use crate::var::{Storage, Var, Vector};
@@ -552,9 +553,14 @@ pub fn sd<S: Storage>(a: &impl Operand<S>) -> Result<Var> {
 }
 
 /// The product `Π aᵢ` of the elements of an array (Stan's `prod`; 1 for an empty array);
-/// ∂/∂aᵢ = Π_{j≠i} aⱼ, formed as the product of the elements before and after i, so it is
-/// exact when some elements are 0 (one zero: only its partial is nonzero; two or more: all
-/// partials are 0).
+/// ∂/∂aᵢ = Π_{j≠i} aⱼ.
+///
+/// The product is formed in independent partial products (vector lanes), and its partials
+/// as `Π / aᵢ`, when every partial product stayed in the normal range. Otherwise (a zero
+/// element, a product that under- or overflows along the way, a NaN) the value is the ordered
+/// product and the partials the products of the elements before and after i, with no
+/// division, so they are exact when some elements are 0 (one zero: only its partial is
+/// nonzero; two or more: all partials are 0).
 ///
 /// ```
 /// use revad::{matrix, tape, Var, Vector};
@@ -567,13 +573,16 @@ pub fn sd<S: Storage>(a: &impl Operand<S>) -> Result<Var> {
 pub fn prod<S: Storage>(a: &impl Operand<S>) -> Var {
     let av = a.value();
     let x = av.as_slice();
-    let mut value = 1.0;
-    for (i, &v) in x.iter().enumerate() {
-        value = if i == 0 { v } else { value * v };
-    }
     if x.is_empty() {
-        return Var::new(value);
+        return Var::new(1.0);
     }
+    if let Some(value) = kernels::product_normal(x) {
+        let a_val = av.into_owned();
+        return scalar_node(a, value, move |g, r| {
+            kernels::add_quotients(r, a_val.as_slice(), value, g);
+        });
+    }
+    let value = x[1..].iter().fold(x[0], |p, &v| p * v);
     let a_val = av.into_owned();
     scalar_node(a, value, move |g, r| {
         let x = a_val.as_slice();
