@@ -23,14 +23,8 @@ impl Add for Var {
     /// `a + b`: ∂/∂a = ∂/∂b = 1.
     #[inline(always)]
     fn add(self, b: Var) -> Var {
-        let (a_s, b_s) = (self.slot(), b.slot());
-        tape::record(self.val + b.val, [self, b], move |out| {
-            move |adj: &mut Adjoints| {
-                let g = adj[out];
-                adj[a_s] += g;
-                adj[b_s] += g;
-            }
-        })
+        // A running sum `t = t + x` grows one record (see `tape::add`).
+        tape::add(self.val + b.val, self, b)
     }
 }
 

@@ -15,6 +15,20 @@
 //! about to run, so that if the closure panics (unwinding drops the moved-out closure) it can
 //! find the record's start with `Skip` and treat everything above as consumed.
 //!
+//! One record kind is not a closure: a chain of additions `t_k = t_{k−1} + x_k`, `k = 1..m`
+//! (a running sum), laid out as
+//!
+//! ```text
+//!   [ steps: (x_k, t_k) as two u32 slots each, k = 1..m ]
+//!   [ header: m and t_0 as two u32 ]
+//!   [ thunk ]
+//! ```
+//!
+//! While it is the newest record and the next addition continues its last result, the record
+//! grows by one step in place (see [`Arena::extend_add_chain`]). Its reverse pass carries the
+//! adjoint from step to step in a register: one addition of latency per step, where separate
+//! records wait for each adjoint to be stored and loaded again.
+//!
 //! Chunks are never moved or freed while records live in them; `rewind` keeps them for reuse
 //! and `release` frees them.
 
@@ -22,7 +36,7 @@ use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::mem::{align_of, size_of};
 use std::ptr::{self, NonNull};
 
-use super::Adjoints;
+use super::{Adjoints, Slot};
 
 /// Alignment of every record and size of the thunk slot.
 pub(crate) const WORD: usize = 8;
@@ -157,7 +171,90 @@ unsafe fn data_thunk<P: Copy, F: FnOnce(&[P], &mut Adjoints)>(
     }
 }
 
+/// Bytes of a chain record's header and of each of its steps.
+const CHAIN_HEADER: usize = 8;
+const CHAIN_STEP: usize = 8;
+
+/// The size of a new chain record of one step.
+pub(crate) const ADD_CHAIN_SIZE: usize = CHAIN_STEP + CHAIN_HEADER + WORD;
+
+/// Runs or skips a chain of additions (it has nothing to drop). For `t_k = t_{k−1} + x_k`,
+/// newest first: `ḡ = t̄_k + c` (`c` what step `k + 1` passed down, 0 at the last), stored as
+/// `t̄_k`; `x̄_k += ḡ`; `c = ḡ`. At the end `t̄_0 += c`. Each adjoint gets the same additions,
+/// in the same order, as separate records of `a + b` would give it.
+///
+/// # Safety
+/// As for [`thunk`], for a record written by [`Arena::push_add_chain`] (and extended).
+unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+    // SAFETY: layout written by `push_add_chain` and `extend_add_chain`: `m` steps below the
+    // header, which sits below the thunk; for `Run`, `adj` is the caller's valid, unaliased
+    // buffer (see `thunk`).
+    unsafe {
+        let [m, t0] = end.sub(WORD + CHAIN_HEADER).cast::<[u32; 2]>().read();
+        let start = end.sub(WORD + CHAIN_HEADER + m as usize * CHAIN_STEP);
+        if let Action::Run = action {
+            let steps = std::slice::from_raw_parts(start.cast::<[u32; 2]>(), m as usize);
+            let adj = &mut *(adj as *mut Adjoints);
+            let mut carry = 0.0;
+            for &[x, t] in steps.iter().rev() {
+                let g = adj[Slot(t)] + carry;
+                adj[Slot(t)] = g;
+                adj[Slot(x)] += g;
+                carry = g;
+            }
+            adj[Slot(t0)] += carry;
+        }
+        start
+    }
+}
+
 impl Arena {
+    /// The current top: the end of the newest record.
+    #[inline(always)]
+    pub(crate) fn top(&self) -> *mut u8 {
+        self.top
+    }
+
+    /// Appends a chain of additions of one step, `t₁ = t₀ + x₁`.
+    ///
+    /// # Safety
+    /// `self.has_room(ADD_CHAIN_SIZE)` must hold.
+    #[inline(always)]
+    pub(crate) unsafe fn push_add_chain(&mut self, t0: u32, x1: u32, t1: u32) {
+        let p = self.top;
+        // SAFETY: the caller checked that `ADD_CHAIN_SIZE` free, 8-aligned bytes follow the top.
+        unsafe {
+            p.cast::<[u32; 2]>().write([x1, t1]);
+            p.add(CHAIN_STEP).cast::<[u32; 2]>().write([1, t0]);
+            p.add(CHAIN_STEP + CHAIN_HEADER)
+                .cast::<Thunk>()
+                .write(add_chain_thunk as Thunk);
+            self.top = p.add(ADD_CHAIN_SIZE);
+        }
+    }
+
+    /// Appends the step `t = t_m + x` to the chain of additions that ends at the top.
+    ///
+    /// # Safety
+    /// The newest record must be a chain of additions (written by [`Arena::push_add_chain`]
+    /// and this function, none of it run or rewound since), and `self.has_room(CHAIN_STEP)`
+    /// must hold.
+    #[inline(always)]
+    pub(crate) unsafe fn extend_add_chain(&mut self, x: u32, t: u32) {
+        let top = self.top;
+        // SAFETY: the header and thunk are the last 16 bytes below the top (the caller's
+        // guarantee); the step takes the header's place, which moves up over the thunk, which
+        // moves into the `CHAIN_STEP` free bytes above the top.
+        unsafe {
+            let header = top.sub(WORD + CHAIN_HEADER).cast::<[u32; 2]>();
+            let [m, t0] = header.read();
+            header.write([x, t]);
+            top.sub(WORD).cast::<[u32; 2]>().write([m + 1, t0]);
+            top.cast::<Thunk>().write(add_chain_thunk as Thunk);
+            self.top = top.add(CHAIN_STEP);
+        }
+    }
+
     /// The current top.
     #[inline]
     pub(crate) fn pos(&self) -> Pos {
@@ -189,6 +286,12 @@ impl Arena {
         } else {
             self.grow(size)
         }
+    }
+
+    /// Makes room for `size` bytes above the top (moving to the next chunk if needed).
+    #[inline]
+    pub(crate) fn make_room(&mut self, size: usize) {
+        self.reserve(size);
     }
 
     /// Moves the top to the next chunk with room for `size` bytes, allocating one if needed.

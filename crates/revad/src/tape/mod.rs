@@ -28,7 +28,7 @@ use std::mem::needs_drop;
 use std::ops::{Index, IndexMut};
 use std::ptr;
 
-use arena::{no_adjoints, Action, Arena, Pos};
+use arena::{no_adjoints, Action, Arena, Pos, ADD_CHAIN_SIZE};
 
 use crate::error::Error;
 
@@ -246,6 +246,10 @@ pub(crate) struct Tape {
     /// [`take_adjoint_run`]): the end of their scope need not zero them again. Forgotten by
     /// anything that may write adjoints (a sweep, a restore of saved ones).
     taken: (u32, u32),
+    /// The end of the newest record when it is a chain of additions that the next addition may
+    /// extend (null when there is none), and the slot of its last result.
+    chain_end: *mut u8,
+    chain_slot: u32,
 }
 
 thread_local! {
@@ -284,6 +288,8 @@ fn init_tape() -> *mut Tape {
         next_gen: 2,
         saved_outer: Vec::new(),
         taken: (0, 0),
+        chain_end: ptr::null_mut(),
+        chain_slot: 0,
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -617,6 +623,88 @@ where
         let out = t.new_slot();
         t.push(make(Slot(out)));
         t.var(value, out)
+    })
+}
+
+/// Records `a + b` (both variables): the next step of the newest record when that is a chain
+/// of additions whose last result is `a` or `b` (a running sum `t = t + x`), else a new chain
+/// of one step. See `arena.rs` for the chain's reverse pass.
+#[inline(always)]
+pub(crate) fn add<H: Handle>(value: f64, a: H, b: H) -> H {
+    match add_fast(value, a, b) {
+        Some(y) => y,
+        None => add_slow(value, a, b),
+    }
+}
+
+/// [`add`] when both operands are of the current scope and there is room for the step: no
+/// call, so a running sum can stay in registers.
+#[inline(always)]
+fn add_fast<H: Handle>(value: f64, a: H, b: H) -> Option<H> {
+    let p = TAPE.with(|c| c.get());
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: see `with_tape`; this reference ends before any other is formed.
+    let t = unsafe { &mut *p };
+    let gen = t.gen;
+    let len = t.adj.len();
+    if gen == WALKING
+        || key_gen(a.key()) != gen
+        || key_gen(b.key()) != gen
+        || len >= t.adj.capacity()
+        || !t.arena.has_room(ADD_CHAIN_SIZE)
+    {
+        return None;
+    }
+    let (sa, sb) = (key_idx(a.key()), key_idx(b.key()));
+    let out = len as u32;
+    // SAFETY: `len < capacity`, and the spare capacity holds initialised zeros.
+    unsafe { t.adj.set_len(len + 1) };
+    // The chain is the newest record and its last result an operand. That operand is of the
+    // current scope (checked above), so is the chain: a chain of an outer scope has its last
+    // result below the current scope's slots.
+    let tip = t.chain_slot;
+    if t.chain_end == t.arena.top() && (sa == tip || sb == tip) {
+        let x = if sa == tip { sb } else { sa };
+        // SAFETY: the newest record is the chain (`chain_end` is the top: set when the chain
+        // was written or extended, cleared when a sweep or a scope's end could reach it; any
+        // other record would have moved the top), and there is room.
+        unsafe { t.arena.extend_add_chain(x, out) };
+    } else {
+        // SAFETY: room was checked.
+        unsafe { t.arena.push_add_chain(sa, sb, out) };
+    }
+    t.chain_end = t.arena.top();
+    t.chain_slot = out;
+    Some(H::from_key(value, key(out, gen)))
+}
+
+/// [`add`] through the checks of [`record_slow`] (a stale operand panics, one of an outer
+/// scope is noted), with room made for the step: a chain when both operands are of the
+/// current scope, else a plain record.
+#[cold]
+#[inline(never)]
+fn add_slow<H: Handle>(value: f64, a: H, b: H) -> H {
+    let current = with_tape(|t| {
+        t.check(a.key());
+        t.check(b.key());
+        t.reserve_adj(1);
+        t.arena.make_room(ADD_CHAIN_SIZE);
+        key_gen(a.key()) == t.gen && key_gen(b.key()) == t.gen
+    });
+    if current {
+        if let Some(y) = add_fast(value, a, b) {
+            return y;
+        }
+    }
+    let (a_s, b_s) = (a.slot(), b.slot());
+    record_slow(value, [a, b], move |out| {
+        move |adj: &mut Adjoints| {
+            let g = adj[out];
+            adj[a_s] += g;
+            adj[b_s] += g;
+        }
     })
 }
 
@@ -1097,6 +1185,7 @@ pub(crate) fn grad(v: Key) -> Result<(), Error> {
         }
         t.adj[key_idx(v) as usize] = 1.0;
         t.taken = (0, 0); // the sweep may write any adjoint
+        t.chain_end = ptr::null_mut(); // a swept chain must not grow
         Ok((lo, hi))
     })?;
     let mut sweep = Sweep {
@@ -1168,6 +1257,8 @@ type Regions = Option<[(Pos, Pos); 2]>;
 fn end_scope(t: &mut Tape, s: &Scope) -> Regions {
     let top = t.arena.pos();
     t.arena.rewind(s.start);
+    // Another record may come to end where the chain did.
+    t.chain_end = ptr::null_mut();
     t.truncate_adj(s.adj_start as usize);
     if !s.has_drop {
         return None;
