@@ -40,8 +40,14 @@ impl Inputs {
             .flatten()
             .unwrap_or_default();
         vars.clear();
-        vars.reserve(x.len());
-        let key = new_inputs(x, |_, v| vars.push(v));
+        // One run of slots; the variables written by an exact-size extend (a push per input
+        // checked the capacity and stored the length each time).
+        let key = tape::new_run(x.len());
+        vars.extend(
+            x.iter()
+                .enumerate()
+                .map(|(i, &xi)| Var::from_key(xi, tape::nth_key(key, i))),
+        );
         Inputs { vars, key }
     }
 

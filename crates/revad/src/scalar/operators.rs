@@ -49,17 +49,9 @@ impl Mul for Var {
     /// `a·b`: ∂/∂a = b, ∂/∂b = a.
     #[inline(always)]
     fn mul(self, b: Var) -> Var {
-        let (a_s, av, b_s, bv) = (self.slot(), self.val, b.slot(), b.val);
-        tape::record(av * bv, [self, b], move |out| {
-            move |adj: &mut Adjoints| {
-                let g = adj[out];
-                // A zero adjoint contributes nothing, even next to a NaN or infinite operand.
-                if g != 0.0 {
-                    adj[a_s] += g * bv;
-                    adj[b_s] += g * av;
-                }
-            }
-        })
+        // A running product `t = t·x` grows one record (see `tape::mul`). In the reverse pass
+        // a zero adjoint contributes nothing, even next to a NaN or infinite operand.
+        tape::mul(self.val * b.val, (self, self.val), (b, b.val))
     }
 }
 

@@ -15,19 +15,19 @@
 //! about to run, so that if the closure panics (unwinding drops the moved-out closure) it can
 //! find the record's start with `Skip` and treat everything above as consumed.
 //!
-//! One record kind is not a closure: a chain of additions `t_k = t_{k−1} + x_k`, `k = 1..m`
-//! (a running sum), laid out as
+//! Two record kinds are not closures: chains of additions `t_k = t_{k−1} + x_k` and of
+//! products `t_k = t_{k−1}·x_k`, `k = 1..m` (a running sum or product), laid out as
 //!
 //! ```text
-//!   [ steps: (x_k, t_k) as two u32 slots each, k = 1..m ]
+//!   [ steps: (x_k, t_k) as two u32 slots each; for products also the values x_k, t_{k−1} ]
 //!   [ header: m and t_0 as two u32 ]
 //!   [ thunk ]
 //! ```
 //!
-//! While it is the newest record and the next addition continues its last result, the record
-//! grows by one step in place (see [`Arena::extend_add_chain`]). Its reverse pass carries the
-//! adjoint from step to step in a register: one addition of latency per step, where separate
-//! records wait for each adjoint to be stored and loaded again.
+//! While it is the newest record and the next operation of its kind continues its last
+//! result, the record grows by one step in place ([`Arena::extend_chain`]). Its reverse pass
+//! carries the adjoint from step to step in a register, where separate records wait at every
+//! step for the adjoint just stored to be loaded again.
 //!
 //! Chunks are never moved or freed while records live in them; `rewind` keeps them for reuse
 //! and `release` frees them.
@@ -171,27 +171,94 @@ unsafe fn data_thunk<P: Copy, F: FnOnce(&[P], &mut Adjoints)>(
     }
 }
 
-/// Bytes of a chain record's header and of each of its steps.
+/// Bytes of a chain record's header.
 const CHAIN_HEADER: usize = 8;
-const CHAIN_STEP: usize = 8;
 
-/// The size of a new chain record of one step.
-pub(crate) const ADD_CHAIN_SIZE: usize = CHAIN_STEP + CHAIN_HEADER + WORD;
+/// The kind of a chain record.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Chain {
+    /// `t_k = t_{k−1} + x_k`; a step holds the two slots.
+    Add,
+    /// `t_k = t_{k−1}·x_k`; a step holds the two slots and the values `x_k` and `t_{k−1}`.
+    Mul,
+}
 
-/// Runs or skips a chain of additions (it has nothing to drop). For `t_k = t_{k−1} + x_k`,
-/// newest first: `ḡ = t̄_k + c` (`c` what step `k + 1` passed down, 0 at the last), stored as
-/// `t̄_k`; `x̄_k += ḡ`; `c = ḡ`. At the end `t̄_0 += c`. Each adjoint gets the same additions,
-/// in the same order, as separate records of `a + b` would give it.
+/// One step of a chain: the other operand's slot and the result's, and for a product the
+/// values of the other operand and of the previous result.
+#[derive(Clone, Copy)]
+pub(crate) struct Step {
+    pub x: u32,
+    pub t: u32,
+    pub x_val: f64,
+    pub t_val: f64,
+}
+
+impl Chain {
+    /// The bytes of one step.
+    #[inline(always)]
+    pub(crate) const fn step_size(self) -> usize {
+        match self {
+            Chain::Add => 8,
+            Chain::Mul => 24,
+        }
+    }
+
+    /// The bytes of a new chain of one step.
+    #[inline(always)]
+    pub(crate) const fn new_size(self) -> usize {
+        self.step_size() + CHAIN_HEADER + WORD
+    }
+
+    #[inline(always)]
+    fn thunk(self) -> Thunk {
+        match self {
+            Chain::Add => add_chain_thunk as Thunk,
+            Chain::Mul => mul_chain_thunk as Thunk,
+        }
+    }
+
+    /// Writes `step` at `p`.
+    ///
+    /// # Safety
+    /// `p` must be 8-aligned with `self.step_size()` writable bytes.
+    #[inline(always)]
+    unsafe fn write(self, p: *mut u8, step: Step) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            p.cast::<[u32; 2]>().write([step.x, step.t]);
+            if self == Chain::Mul {
+                p.add(8).cast::<[f64; 2]>().write([step.x_val, step.t_val]);
+            }
+        }
+    }
+}
+
+/// The header and steps of the chain record of kind `chain` ending at `end`.
 ///
 /// # Safety
-/// As for [`thunk`], for a record written by [`Arena::push_add_chain`] (and extended).
-unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
-    // SAFETY: layout written by `push_add_chain` and `extend_add_chain`: `m` steps below the
-    // header, which sits below the thunk; for `Run`, `adj` is the caller's valid, unaliased
-    // buffer (see `thunk`).
+/// `end` must be the end of a chain record of that kind.
+#[inline(always)]
+unsafe fn chain_parts(chain: Chain, end: *mut u8) -> (u32, u32, *mut u8) {
+    // SAFETY: the caller's guarantee: the header sits below the thunk, `m` steps below it.
     unsafe {
         let [m, t0] = end.sub(WORD + CHAIN_HEADER).cast::<[u32; 2]>().read();
-        let start = end.sub(WORD + CHAIN_HEADER + m as usize * CHAIN_STEP);
+        let start = end.sub(WORD + CHAIN_HEADER + m as usize * chain.step_size());
+        (m, t0, start)
+    }
+}
+
+/// Runs or skips a chain of additions (it has nothing to drop). Newest first:
+/// `ḡ = t̄_k + c` (`c` what step `k + 1` passed down, 0 at the last), stored as `t̄_k`;
+/// `x̄_k += ḡ`; `c = ḡ`. At the end `t̄_0 += c`. Each adjoint gets the same additions, in the
+/// same order, as separate records of `a + b` would give it.
+///
+/// # Safety
+/// As for [`thunk`], for a record written by [`Arena::push_chain`] (and extended).
+unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+    // SAFETY: the record's layout (see `chain_parts`); for `Run`, `adj` is the caller's valid,
+    // unaliased buffer (see `thunk`).
+    unsafe {
+        let (m, t0, start) = chain_parts(Chain::Add, end);
         if let Action::Run = action {
             let steps = std::slice::from_raw_parts(start.cast::<[u32; 2]>(), m as usize);
             let adj = &mut *(adj as *mut Adjoints);
@@ -208,6 +275,42 @@ unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
     }
 }
 
+/// Runs or skips a chain of products. Newest first: `ḡ = t̄_k + c`, stored as `t̄_k`; when
+/// `ḡ ≠ 0`, `x̄_k += ḡ·t_{k−1}` and `c = ḡ·x_k` (else `c = 0`: a zero adjoint contributes
+/// nothing, even next to a NaN or infinite operand, as for `a·b`). At the end `t̄_0 += c`.
+///
+/// # Safety
+/// As for [`add_chain_thunk`].
+unsafe fn mul_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+    /// A step as written by `Chain::write`.
+    #[repr(C)]
+    struct MulStep {
+        slots: [u32; 2],
+        values: [f64; 2],
+    }
+    // SAFETY: as for `add_chain_thunk`; `MulStep` is the 24-byte step layout.
+    unsafe {
+        let (m, t0, start) = chain_parts(Chain::Mul, end);
+        if let Action::Run = action {
+            let steps = std::slice::from_raw_parts(start.cast::<MulStep>(), m as usize);
+            let adj = &mut *(adj as *mut Adjoints);
+            let mut carry = 0.0;
+            for s in steps.iter().rev() {
+                let ([x, t], [x_val, t_val]) = (s.slots, s.values);
+                let g = adj[Slot(t)] + carry;
+                adj[Slot(t)] = g;
+                carry = 0.0;
+                if g != 0.0 {
+                    adj[Slot(x)] += g * t_val;
+                    carry = g * x_val;
+                }
+            }
+            adj[Slot(t0)] += carry;
+        }
+        start
+    }
+}
+
 impl Arena {
     /// The current top: the end of the newest record.
     #[inline(always)]
@@ -215,43 +318,52 @@ impl Arena {
         self.top
     }
 
-    /// Appends a chain of additions of one step, `t₁ = t₀ + x₁`.
+    /// Appends a chain of one step, `t₁ = t₀ ∘ x₁`.
     ///
     /// # Safety
-    /// `self.has_room(ADD_CHAIN_SIZE)` must hold.
+    /// `self.has_room(chain.new_size())` must hold.
     #[inline(always)]
-    pub(crate) unsafe fn push_add_chain(&mut self, t0: u32, x1: u32, t1: u32) {
+    pub(crate) unsafe fn push_chain(&mut self, chain: Chain, t0: u32, step: Step) {
         let p = self.top;
-        // SAFETY: the caller checked that `ADD_CHAIN_SIZE` free, 8-aligned bytes follow the top.
+        let k = chain.step_size();
+        // SAFETY: the caller checked that `new_size` free, 8-aligned bytes follow the top.
         unsafe {
-            p.cast::<[u32; 2]>().write([x1, t1]);
-            p.add(CHAIN_STEP).cast::<[u32; 2]>().write([1, t0]);
-            p.add(CHAIN_STEP + CHAIN_HEADER)
-                .cast::<Thunk>()
-                .write(add_chain_thunk as Thunk);
-            self.top = p.add(ADD_CHAIN_SIZE);
+            chain.write(p, step);
+            p.add(k).cast::<[u32; 2]>().write([1, t0]);
+            p.add(k + CHAIN_HEADER).cast::<Thunk>().write(chain.thunk());
+            self.top = p.add(chain.new_size());
         }
     }
 
-    /// Appends the step `t = t_m + x` to the chain of additions that ends at the top.
+    /// Appends `step` to the chain of kind `chain` that ends at the top, starts at `start` and
+    /// has first operand `t0`. (The caller keeps `start` and `t0`: reading the length back
+    /// from the header would make each step wait for the previous one's store.)
     ///
     /// # Safety
-    /// The newest record must be a chain of additions (written by [`Arena::push_add_chain`]
-    /// and this function, none of it run or rewound since), and `self.has_room(CHAIN_STEP)`
-    /// must hold.
+    /// The newest record must be that chain (written by [`Arena::push_chain`] at `start`, with
+    /// `t0`, and extended by this function, none of it run or rewound since), and
+    /// `self.has_room(chain.step_size())` must hold.
     #[inline(always)]
-    pub(crate) unsafe fn extend_add_chain(&mut self, x: u32, t: u32) {
+    pub(crate) unsafe fn extend_chain(
+        &mut self,
+        chain: Chain,
+        step: Step,
+        start: *mut u8,
+        t0: u32,
+    ) {
         let top = self.top;
+        let k = chain.step_size();
         // SAFETY: the header and thunk are the last 16 bytes below the top (the caller's
-        // guarantee); the step takes the header's place, which moves up over the thunk, which
-        // moves into the `CHAIN_STEP` free bytes above the top.
+        // guarantee), the steps below them from `start`; the new step takes the header's
+        // place and `k − 16` bytes above it, the header and thunk move up by `k` into the free
+        // bytes above the top.
         unsafe {
-            let header = top.sub(WORD + CHAIN_HEADER).cast::<[u32; 2]>();
-            let [m, t0] = header.read();
-            header.write([x, t]);
-            top.sub(WORD).cast::<[u32; 2]>().write([m + 1, t0]);
-            top.cast::<Thunk>().write(add_chain_thunk as Thunk);
-            self.top = top.add(CHAIN_STEP);
+            let header = top.sub(WORD + CHAIN_HEADER);
+            let m = (header as usize - start as usize) / k;
+            chain.write(header, step);
+            header.add(k).cast::<[u32; 2]>().write([m as u32 + 1, t0]);
+            top.add(k).sub(WORD).cast::<Thunk>().write(chain.thunk());
+            self.top = top.add(k);
         }
     }
 

@@ -28,7 +28,7 @@ use std::mem::needs_drop;
 use std::ops::{Index, IndexMut};
 use std::ptr;
 
-use arena::{no_adjoints, Action, Arena, Pos, ADD_CHAIN_SIZE};
+use arena::{no_adjoints, Action, Arena, Chain, Pos, Step};
 
 use crate::error::Error;
 
@@ -246,10 +246,15 @@ pub(crate) struct Tape {
     /// [`take_adjoint_run`]): the end of their scope need not zero them again. Forgotten by
     /// anything that may write adjoints (a sweep, a restore of saved ones).
     taken: (u32, u32),
-    /// The end of the newest record when it is a chain of additions that the next addition may
-    /// extend (null when there is none), and the slot of its last result.
+    /// The end of the newest record when it is a chain (of additions or products) that the
+    /// next operation of its kind may extend (null when there is none), its kind, and the
+    /// slot of its last result.
     chain_end: *mut u8,
+    chain: Chain,
     chain_slot: u32,
+    /// The chain's start and first operand.
+    chain_start: *mut u8,
+    chain_t0: u32,
 }
 
 thread_local! {
@@ -289,7 +294,10 @@ fn init_tape() -> *mut Tape {
         saved_outer: Vec::new(),
         taken: (0, 0),
         chain_end: ptr::null_mut(),
+        chain: Chain::Add,
         chain_slot: 0,
+        chain_start: ptr::null_mut(),
+        chain_t0: 0,
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -631,16 +639,26 @@ where
 /// of one step. See `arena.rs` for the chain's reverse pass.
 #[inline(always)]
 pub(crate) fn add<H: Handle>(value: f64, a: H, b: H) -> H {
-    match add_fast(value, a, b) {
+    match chain_fast(Chain::Add, value, (a, 0.0), (b, 0.0)) {
         Some(y) => y,
-        None => add_slow(value, a, b),
+        None => chain_slow(Chain::Add, value, (a, 0.0), (b, 0.0)),
     }
 }
 
-/// [`add`] when both operands are of the current scope and there is room for the step: no
-/// call, so a running sum can stay in registers.
+/// Records `a·b` (both variables, with their values): a step of a chain of products, as
+/// [`add`] does for sums.
 #[inline(always)]
-fn add_fast<H: Handle>(value: f64, a: H, b: H) -> Option<H> {
+pub(crate) fn mul<H: Handle>(value: f64, a: (H, f64), b: (H, f64)) -> H {
+    match chain_fast(Chain::Mul, value, a, b) {
+        Some(y) => y,
+        None => chain_slow(Chain::Mul, value, a, b),
+    }
+}
+
+/// [`add`] or [`mul`] when both operands are of the current scope and there is room for the
+/// step: no call, so a running sum or product can stay in registers.
+#[inline(always)]
+fn chain_fast<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> Option<H> {
     let p = TAPE.with(|c| c.get());
     if p.is_null() {
         return None;
@@ -649,15 +667,16 @@ fn add_fast<H: Handle>(value: f64, a: H, b: H) -> Option<H> {
     let t = unsafe { &mut *p };
     let gen = t.gen;
     let len = t.adj.len();
+    let (ka, kb) = (a.0.key(), b.0.key());
     if gen == WALKING
-        || key_gen(a.key()) != gen
-        || key_gen(b.key()) != gen
+        || key_gen(ka) != gen
+        || key_gen(kb) != gen
         || len >= t.adj.capacity()
-        || !t.arena.has_room(ADD_CHAIN_SIZE)
+        || !t.arena.has_room(chain.new_size())
     {
         return None;
     }
-    let (sa, sb) = (key_idx(a.key()), key_idx(b.key()));
+    let (sa, sb) = (key_idx(ka), key_idx(kb));
     let out = len as u32;
     // SAFETY: `len < capacity`, and the spare capacity holds initialised zeros.
     unsafe { t.adj.set_len(len + 1) };
@@ -665,45 +684,69 @@ fn add_fast<H: Handle>(value: f64, a: H, b: H) -> Option<H> {
     // current scope (checked above), so is the chain: a chain of an outer scope has its last
     // result below the current scope's slots.
     let tip = t.chain_slot;
-    if t.chain_end == t.arena.top() && (sa == tip || sb == tip) {
-        let x = if sa == tip { sb } else { sa };
-        // SAFETY: the newest record is the chain (`chain_end` is the top: set when the chain
-        // was written or extended, cleared when a sweep or a scope's end could reach it; any
-        // other record would have moved the top), and there is room.
-        unsafe { t.arena.extend_add_chain(x, out) };
+    let extend = t.chain_end == t.arena.top() && t.chain == chain && (sa == tip || sb == tip);
+    // The step: the other operand, and the previous result (the chain's, or `a`).
+    let ((x, x_val), t_val) = match extend && sa != tip {
+        true => ((sa, a.1), b.1),
+        false => ((sb, b.1), a.1),
+    };
+    let step = Step {
+        x,
+        t: out,
+        x_val,
+        t_val,
+    };
+    if extend {
+        // SAFETY: the newest record is the chain, of this kind (`chain_end` is the top: set
+        // when the chain was written or extended, cleared when a sweep or a scope's end could
+        // reach it; any other record would have moved the top), and there is room.
+        unsafe { t.arena.extend_chain(chain, step, t.chain_start, t.chain_t0) };
     } else {
+        t.chain_start = t.arena.top();
+        t.chain_t0 = sa;
         // SAFETY: room was checked.
-        unsafe { t.arena.push_add_chain(sa, sb, out) };
+        unsafe { t.arena.push_chain(chain, sa, step) };
     }
     t.chain_end = t.arena.top();
+    t.chain = chain;
     t.chain_slot = out;
     Some(H::from_key(value, key(out, gen)))
 }
 
-/// [`add`] through the checks of [`record_slow`] (a stale operand panics, one of an outer
-/// scope is noted), with room made for the step: a chain when both operands are of the
-/// current scope, else a plain record.
+/// [`add`] or [`mul`] through the checks of [`record_slow`] (a stale operand panics, one of
+/// an outer scope is noted), with room made for the step: a chain when both operands are of
+/// the current scope, else a plain record.
 #[cold]
 #[inline(never)]
-fn add_slow<H: Handle>(value: f64, a: H, b: H) -> H {
+fn chain_slow<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> H {
     let current = with_tape(|t| {
-        t.check(a.key());
-        t.check(b.key());
+        t.check(a.0.key());
+        t.check(b.0.key());
         t.reserve_adj(1);
-        t.arena.make_room(ADD_CHAIN_SIZE);
-        key_gen(a.key()) == t.gen && key_gen(b.key()) == t.gen
+        t.arena.make_room(chain.new_size());
+        key_gen(a.0.key()) == t.gen && key_gen(b.0.key()) == t.gen
     });
     if current {
-        if let Some(y) = add_fast(value, a, b) {
+        if let Some(y) = chain_fast(chain, value, a, b) {
             return y;
         }
     }
-    let (a_s, b_s) = (a.slot(), b.slot());
-    record_slow(value, [a, b], move |out| {
+    let ((a_s, av), (b_s, bv)) = ((a.0.slot(), a.1), (b.0.slot(), b.1));
+    record_slow(value, [a.0, b.0], move |out| {
         move |adj: &mut Adjoints| {
             let g = adj[out];
-            adj[a_s] += g;
-            adj[b_s] += g;
+            match chain {
+                Chain::Add => {
+                    adj[a_s] += g;
+                    adj[b_s] += g;
+                }
+                // A zero adjoint contributes nothing, even next to a NaN or infinite operand.
+                Chain::Mul if g != 0.0 => {
+                    adj[a_s] += g * bv;
+                    adj[b_s] += g * av;
+                }
+                Chain::Mul => {}
+            }
         }
     })
 }

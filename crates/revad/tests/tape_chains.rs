@@ -1,7 +1,8 @@
-//! Running sums: the tape keeps `t = t + x` chains of additions as one growing record whose
-//! reverse pass carries the adjoint from step to step. Every adjoint must come out as separate
-//! records of `a + b` give it (bit for bit), intermediate results keep their adjoints, and
-//! the chain never grows across a scope's end, a sweep or a chunk of the arena.
+//! Running sums and products: the tape keeps `t = t + x` and `t = t·x` chains as one growing
+//! record each, whose reverse pass carries the adjoint from step to step. Every adjoint must
+//! come out as separate records of `a + b` and `a·b` give it (bit for bit), intermediate
+//! results keep their adjoints, and a chain never grows across a scope's end, a sweep, a chunk
+//! of the arena or an operation of the other kind.
 
 use revad::tape::{Adjoints, Slot};
 use revad::testing::check_gradient;
@@ -19,6 +20,22 @@ fn plain_add(a: Var, b: Var) -> Var {
             adj[sb] += g;
         },
     )
+}
+
+/// `a·b` as a plain record of its own.
+fn plain_mul(a: Var, b: Var) -> Var {
+    let (sa, sb, av, bv) = (a.slot(), b.slot(), a.value(), b.value());
+    tape::callback_var(av * bv, [a, b], move |out: Slot, adj: &mut Adjoints| {
+        let g = adj[out];
+        if g != 0.0 {
+            adj[sa] += g * bv;
+            adj[sb] += g * av;
+        }
+    })
+}
+
+fn bits(g: &[f64]) -> Vec<u64> {
+    g.iter().map(|x| x.to_bits()).collect()
 }
 
 /// A function of running sums with every kind of operand a step can have: a new variable, an
@@ -52,7 +69,6 @@ fn a_running_sum_is_one_record_with_the_gradient_of_separate_ones() {
     let (v, g) = gradient(|v| mixed(v, |a, b| a + b), &x);
     let (w, h) = gradient(|v| mixed(v, plain_add), &x);
     assert_eq!(v.to_bits(), w.to_bits());
-    let bits = |g: &[f64]| g.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&g), bits(&h));
     check_gradient(|v| mixed(v, |a, b| a + b), &[&x[..12], &x[3..20]]);
 
@@ -78,7 +94,61 @@ fn a_running_sum_is_one_record_with_the_gradient_of_separate_ones() {
 }
 
 #[test]
-fn a_long_running_sum_crosses_arena_chunks() {
+fn a_running_product_is_one_record_with_the_gradient_of_separate_ones() {
+    tape::reset();
+    // Factors near ±1, so that the products of 40 stay moderate.
+    let x: Vec<f64> = (0..40)
+        .map(|i| (1.0 + 0.1 * (i as f64 * 0.37).sin()) * if i % 4 == 1 { -1.0 } else { 1.0 })
+        .collect();
+    let (v, g) = gradient(|v| mixed(v, |a, b| a * b), &x);
+    let (w, h) = gradient(|v| mixed(v, plain_mul), &x);
+    assert_eq!(v.to_bits(), w.to_bits());
+    assert_eq!(bits(&g), bits(&h));
+    check_gradient(|v| mixed(v, |a, b| a * b), &[&x[..12], &x[3..20]]);
+    // Sums and products interleaved (each operation ends the other kind's chain).
+    let alternate = |v: &[Var], add: &dyn Fn(Var, Var) -> Var, mul: &dyn Fn(Var, Var) -> Var| {
+        let mut t = v[0];
+        for (i, &x) in v[1..].iter().enumerate() {
+            t = if i % 3 == 2 { add(t, x) } else { mul(t, x) };
+        }
+        t
+    };
+    let (v, g) = gradient(|v| alternate(v, &|a, b| a + b, &|a, b| a * b), &x);
+    let (w, h) = gradient(|v| alternate(v, &plain_add, &plain_mul), &x);
+    assert_eq!(v.to_bits(), w.to_bits());
+    assert_eq!(bits(&g), bits(&h));
+    // A zero adjoint passes nothing on, even next to an infinite factor: t₁ = ∞·2, t₂ = t₁·0.
+    for point in [
+        [f64::INFINITY, 2.0, 0.0],
+        [f64::NAN, 0.0, 3.0],
+        [0.0, f64::INFINITY, 0.0],
+    ] {
+        let (v, g) = gradient(|v| v[0] * v[1] * v[2], &point);
+        let (w, h) = gradient(|v| plain_mul(plain_mul(v[0], v[1]), v[2]), &point);
+        assert_eq!(v.to_bits(), w.to_bits(), "at {point:?}");
+        assert_eq!(bits(&g), bits(&h), "at {point:?}");
+    }
+    // A plain running product: one record; each partial product keeps its adjoint.
+    let xs: Vec<Var> = (1..=10).map(|i| Var::new(i as f64)).collect();
+    let before = tape::stats().continuations;
+    let mut t = xs[0];
+    let mut partial = Vec::new();
+    for &x in &xs[1..] {
+        t *= x;
+        partial.push(t);
+    }
+    assert_eq!(tape::stats().continuations, before + 1);
+    assert_eq!(t.value(), 3628800.0);
+    t.grad();
+    for (i, x) in xs.iter().enumerate() {
+        assert_eq!(x.adj(), 3628800.0 / (i + 1) as f64, "input {i}");
+    }
+    assert_eq!(partial[7].adj(), 10.0); // t = partial[7]·x₁₀
+    tape::reset();
+}
+
+#[test]
+fn long_chains_cross_arena_chunks() {
     tape::reset();
     // 8 bytes a step: 10⁵ steps fill more than one 64 KiB chunk.
     let n = 100_000;
@@ -86,6 +156,15 @@ fn a_long_running_sum_crosses_arena_chunks() {
     let (value, g) = gradient(|v| v[1..].iter().fold(v[0], |t, &x| t + x) * 2.0, &x);
     assert_eq!(value, 2.0 * x.iter().sum::<f64>());
     assert!(g.iter().all(|&d| d == 2.0));
+    // 24 bytes a step: a running product of 10⁴ factors of ±1 crosses chunks too.
+    let y: Vec<f64> = (0..10_000)
+        .map(|i| if i % 7 == 0 { -1.0 } else { 1.0 })
+        .collect();
+    let (p, g) = gradient(|v| v[1..].iter().fold(v[0], |t, &x| t * x), &y);
+    assert_eq!(p, y.iter().product::<f64>());
+    for (gi, yi) in g.iter().zip(&y) {
+        assert_eq!(*gi, p * yi);
+    }
     tape::reset();
 }
 
