@@ -176,11 +176,12 @@ const CHAIN_HEADER: usize = 8;
 
 /// The kind of a chain record.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(usize)]
 pub(crate) enum Chain {
     /// `t_k = t_{k−1} + x_k`; a step holds the two slots.
-    Add,
+    Add = 0,
     /// `t_k = t_{k−1}·x_k`; a step holds the two slots and the values `x_k` and `t_{k−1}`.
-    Mul,
+    Mul = 1,
 }
 
 /// One step of a chain: the other operand's slot and the result's, and for a product the
@@ -260,10 +261,13 @@ unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
     unsafe {
         let (m, t0, start) = chain_parts(Chain::Add, end);
         if let Action::Run = action {
-            let steps = std::slice::from_raw_parts(start.cast::<[u32; 2]>(), m as usize);
             let adj = &mut *(adj as *mut Adjoints);
-            let mut carry = 0.0;
-            for &[x, t] in steps.iter().rev() {
+            // The last step has nothing passed down: its adjoint is read, not rewritten.
+            let [x, t] = end.sub(WORD + CHAIN_HEADER + 8).cast::<[u32; 2]>().read();
+            let mut carry = adj[Slot(t)];
+            adj[Slot(x)] += carry;
+            let rest = std::slice::from_raw_parts(start.cast::<[u32; 2]>(), m as usize - 1);
+            for &[x, t] in rest.iter().rev() {
                 let g = adj[Slot(t)] + carry;
                 adj[Slot(t)] = g;
                 adj[Slot(x)] += g;
@@ -292,18 +296,25 @@ unsafe fn mul_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
     unsafe {
         let (m, t0, start) = chain_parts(Chain::Mul, end);
         if let Action::Run = action {
-            let steps = std::slice::from_raw_parts(start.cast::<MulStep>(), m as usize);
             let adj = &mut *(adj as *mut Adjoints);
-            let mut carry = 0.0;
-            for s in steps.iter().rev() {
-                let ([x, t], [x_val, t_val]) = (s.slots, s.values);
-                let g = adj[Slot(t)] + carry;
-                adj[Slot(t)] = g;
-                carry = 0.0;
-                if g != 0.0 {
-                    adj[Slot(x)] += g * t_val;
-                    carry = g * x_val;
+            // The last step has nothing passed down: its adjoint is read, not rewritten.
+            let last = &*end.sub(WORD + CHAIN_HEADER + 24).cast::<MulStep>();
+            let rest = std::slice::from_raw_parts(start.cast::<MulStep>(), m as usize - 1);
+            let step = |adj: &mut Adjoints, s: &MulStep, g: f64| -> f64 {
+                let ([x, _], [x_val, t_val]) = (s.slots, s.values);
+                if g == 0.0 {
+                    return 0.0;
                 }
+                adj[Slot(x)] += g * t_val;
+                g * x_val
+            };
+            let g = adj[Slot(last.slots[1])];
+            let mut carry = step(adj, last, g);
+            for s in rest.iter().rev() {
+                let t = Slot(s.slots[1]);
+                let g = adj[t] + carry;
+                adj[t] = g;
+                carry = step(adj, s, g);
             }
             adj[Slot(t0)] += carry;
         }

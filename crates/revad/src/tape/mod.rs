@@ -246,15 +246,13 @@ pub(crate) struct Tape {
     /// [`take_adjoint_run`]): the end of their scope need not zero them again. Forgotten by
     /// anything that may write adjoints (a sweep, a restore of saved ones).
     taken: (u32, u32),
-    /// The end of the newest record when it is a chain (of additions or products) that the
-    /// next operation of its kind may extend (null when there is none), its kind, and the
-    /// slot of its last result.
-    chain_end: *mut u8,
-    chain: Chain,
-    chain_slot: u32,
-    /// The chain's start and first operand.
+    /// The newest record when it is a chain (of additions or products) that the next
+    /// operation of its kind may extend: its end with its kind in the lowest bit (see
+    /// [`chain_tag`]; 0 when there is none), the slot of its last result and of its first
+    /// operand (low and high 32 bits), and its start. Packed so that a step stores little.
+    chain_end: usize,
+    chain_slots: u64,
     chain_start: *mut u8,
-    chain_t0: u32,
 }
 
 thread_local! {
@@ -293,11 +291,9 @@ fn init_tape() -> *mut Tape {
         next_gen: 2,
         saved_outer: Vec::new(),
         taken: (0, 0),
-        chain_end: ptr::null_mut(),
-        chain: Chain::Add,
-        chain_slot: 0,
+        chain_end: 0,
+        chain_slots: 0,
         chain_start: ptr::null_mut(),
-        chain_t0: 0,
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -655,6 +651,12 @@ pub(crate) fn mul<H: Handle>(value: f64, a: (H, f64), b: (H, f64)) -> H {
     }
 }
 
+/// A chain's end (an 8-aligned address, never 0) with its kind in the lowest bit.
+#[inline(always)]
+fn chain_tag(end: *mut u8, chain: Chain) -> usize {
+    end as usize | chain as usize
+}
+
 /// [`add`] or [`mul`] when both operands are of the current scope and there is room for the
 /// step: no call, so a running sum or product can stay in registers.
 #[inline(always)]
@@ -683,8 +685,8 @@ fn chain_fast<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> 
     // The chain is the newest record and its last result an operand. That operand is of the
     // current scope (checked above), so is the chain: a chain of an outer scope has its last
     // result below the current scope's slots.
-    let tip = t.chain_slot;
-    let extend = t.chain_end == t.arena.top() && t.chain == chain && (sa == tip || sb == tip);
+    let tip = t.chain_slots as u32;
+    let extend = t.chain_end == chain_tag(t.arena.top(), chain) && (sa == tip || sb == tip);
     // The step: the other operand, and the previous result (the chain's, or `a`).
     let ((x, x_val), t_val) = match extend && sa != tip {
         true => ((sa, a.1), b.1),
@@ -700,16 +702,16 @@ fn chain_fast<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> 
         // SAFETY: the newest record is the chain, of this kind (`chain_end` is the top: set
         // when the chain was written or extended, cleared when a sweep or a scope's end could
         // reach it; any other record would have moved the top), and there is room.
-        unsafe { t.arena.extend_chain(chain, step, t.chain_start, t.chain_t0) };
+        let t0 = (t.chain_slots >> 32) as u32;
+        unsafe { t.arena.extend_chain(chain, step, t.chain_start, t0) };
+        t.chain_slots = (t.chain_slots & !0xffff_ffff) | out as u64;
     } else {
         t.chain_start = t.arena.top();
-        t.chain_t0 = sa;
         // SAFETY: room was checked.
         unsafe { t.arena.push_chain(chain, sa, step) };
+        t.chain_slots = (sa as u64) << 32 | out as u64;
     }
-    t.chain_end = t.arena.top();
-    t.chain = chain;
-    t.chain_slot = out;
+    t.chain_end = chain_tag(t.arena.top(), chain);
     Some(H::from_key(value, key(out, gen)))
 }
 
@@ -1228,7 +1230,7 @@ pub(crate) fn grad(v: Key) -> Result<(), Error> {
         }
         t.adj[key_idx(v) as usize] = 1.0;
         t.taken = (0, 0); // the sweep may write any adjoint
-        t.chain_end = ptr::null_mut(); // a swept chain must not grow
+        t.chain_end = 0; // a swept chain must not grow
         Ok((lo, hi))
     })?;
     let mut sweep = Sweep {
@@ -1301,7 +1303,7 @@ fn end_scope(t: &mut Tape, s: &Scope) -> Regions {
     let top = t.arena.pos();
     t.arena.rewind(s.start);
     // Another record may come to end where the chain did.
-    t.chain_end = ptr::null_mut();
+    t.chain_end = 0;
     t.truncate_adj(s.adj_start as usize);
     if !s.has_drop {
         return None;
