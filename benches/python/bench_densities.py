@@ -16,8 +16,9 @@
   ``mvn_cholesky`` data), mu and L variables: L's strict lower triangle and the log of its
   diagonal from a K×K parameter matrix A (its upper triangle unused), gradient with respect to
   (mu, A), K = 5, 20, 50;
-- array functions of one vector x of N, N = 1e3, 1e5, 1e6: ``sum(x)``, ``sum(exp(x))`` and
-  ``log_sum_exp(x)`` (cases ``sum``, ``exp``, ``log_sum_exp``);
+- array functions of one vector x of N, N = 1e3, 1e5, 1e6: ``sum(x)``, ``sum(exp(x))``,
+  ``prod(x)`` (factors near 1) and ``log_sum_exp(x)`` (cases ``sum``, ``exp``, ``prod``,
+  ``log_sum_exp``);
 - ``sum(A @ B)`` with A and B built from one vector x of 2K² by ``to_matrix`` (column-major,
   JAX: ``reshape(K, K, order="F")``), gradient with respect to x, K = 16, 64, 256 (case
   ``to_matrix matmul``).
@@ -545,8 +546,8 @@ def main() -> None:
                         "--case run draws no plot unless given one)")
     parser.add_argument("--case", action="append", default=None,
                         help="run only this case (normal_lpdf, 'linear regression', hierarchical, "
-                        "gp_marginal, mvn_cholesky, sum, exp, prod, log_sum_exp, 'to_matrix matmul'); "
-                        "repeatable")
+                        "gp_marginal, mvn_cholesky, sum, exp, prod, log_sum_exp, "
+                        "'to_matrix matmul'); repeatable")
     cores.add_argument(parser)
     args = parser.parse_args()
     where = cores.apply(args.cores)

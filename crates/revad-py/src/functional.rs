@@ -349,8 +349,8 @@ fn free_memory() -> PyResult<()> {
     Ok(())
 }
 
-/// Memory statistics of this thread's tape: bytes_reserved, bytes_used, continuations,
-/// variables, depth.
+/// Memory statistics of this thread's tape: bytes_reserved, bytes_used, continuations (records:
+/// one per operation, a running sum or product of Vars one in all), variables, depth.
 #[pyfunction]
 fn tape_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let s = tape::stats();

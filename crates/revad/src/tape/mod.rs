@@ -1533,7 +1533,8 @@ pub struct TapeStats {
     pub bytes_reserved: usize,
     /// Bytes of those in use: records in the arena plus one `f64` per variable.
     pub bytes_used: usize,
-    /// Continuations (closures) on the tape, run or not.
+    /// Records on the tape, run or not: one per operation, except that a running sum or
+    /// product (a chain of additions or of products, `t = t + x`) is one record.
     pub continuations: usize,
     /// Variables on the tape (adjoint slots).
     pub variables: usize,
