@@ -699,10 +699,11 @@ fn chain_fast<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> 
         t_val,
     };
     if extend {
+        let t0 = (t.chain_slots >> 32) as u32;
         // SAFETY: the newest record is the chain, of this kind (`chain_end` is the top: set
         // when the chain was written or extended, cleared when a sweep or a scope's end could
-        // reach it; any other record would have moved the top), and there is room.
-        let t0 = (t.chain_slots >> 32) as u32;
+        // reach it; any other record would have moved the top), started at `chain_start` with
+        // first operand `t0`; there is room.
         unsafe { t.arena.extend_chain(chain, step, t.chain_start, t0) };
         t.chain_slots = (t.chain_slots & !0xffff_ffff) | out as u64;
     } else {
