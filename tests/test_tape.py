@@ -319,3 +319,45 @@ def test_tape_stats_count_what_is_recorded() -> None:
     assert revad.tape_stats()["variables"] == 0
     assert revad.tape_stats()["bytes_used"] == 0
     assert revad.tape_stats()["bytes_reserved"] == after["bytes_reserved"]  # memory is kept
+
+
+def test_running_sums_and_products_are_one_record_with_every_adjoint() -> None:
+    # `t = t + x` and `t = t * x` grow one record each; the gradient, the intermediate results'
+    # adjoints and a replay under jit are those of the arithmetic written out.
+    xs = [0.5 + 0.1 * k for k in range(30)]
+    with revad.Tape():
+        vs = [Var(x) for x in xs]
+        before = revad.tape_stats()["continuations"]
+        total = vs[0]
+        partial = []
+        for v in vs[1:]:
+            total = total + v
+            partial.append(total)
+        prod = vs[0]
+        for v in vs[1:10]:
+            prod = prod * v
+        assert revad.tape_stats()["continuations"] == before + 2
+        y = total * 2.0 + partial[4] * 3.0 + prod
+        y.grad()
+        p = math.prod(xs[:10])
+        for k, v in enumerate(vs):
+            want = 2.0 + (3.0 if k <= 5 else 0.0) + (p / xs[k] if k < 10 else 0.0)
+            assert_close(v.adj, want, 1e-13)
+        assert partial[4].adj == 5.0
+        assert partial[20].adj == 2.0
+
+    def f(v: Any) -> Any:
+        t = v[0]
+        for k in range(1, len(xs)):
+            t = t + v[k] if k % 4 else t * v[k]
+        return t
+
+    eager = revad.value_and_grad(f)
+    jitted = revad.jit(eager)
+    for shift in (0.0, 0.25, -0.5):
+        x = [a + shift for a in xs]
+        value, grad = eager(x)
+        for _ in range(2):  # recorded, then replayed
+            v2, g2 = jitted(x)
+            assert v2 == value
+            assert list(g2) == list(grad)
