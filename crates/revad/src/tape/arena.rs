@@ -280,8 +280,9 @@ unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
 }
 
 /// Runs or skips a chain of products. Newest first: `ḡ = t̄_k + c`, stored as `t̄_k`; when
-/// `ḡ ≠ 0`, `x̄_k += ḡ·t_{k−1}` and `c = ḡ·x_k` (else `c = 0`: a zero adjoint contributes
-/// nothing, even next to a NaN or infinite operand, as for `a·b`). At the end `t̄_0 += c`.
+/// `ḡ ≠ 0`, `x̄_k += ḡ·t_{k−1}` and `c = ḡ·x_k` (else nothing is passed down: a zero adjoint
+/// contributes nothing, even next to a NaN or infinite operand, as for `a·b`). At the end
+/// `t̄_0 += c`.
 ///
 /// # Safety
 /// As for [`add_chain_thunk`].
@@ -300,10 +301,12 @@ unsafe fn mul_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
             // The last step has nothing passed down: its adjoint is read, not rewritten.
             let last = &*end.sub(WORD + CHAIN_HEADER + 24).cast::<MulStep>();
             let rest = std::slice::from_raw_parts(start.cast::<MulStep>(), m as usize - 1);
+            // What a step passes down: −0.0 from a zero adjoint, which adds nothing, as the
+            // record of `a·b` adds nothing (x + (−0.0) is x, bit for bit, for every x).
             let step = |adj: &mut Adjoints, s: &MulStep, g: f64| -> f64 {
                 let ([x, _], [x_val, t_val]) = (s.slots, s.values);
                 if g == 0.0 {
-                    return 0.0;
+                    return -0.0;
                 }
                 adj[Slot(x)] += g * t_val;
                 g * x_val
