@@ -14,15 +14,16 @@ thread_local! {
     static POOL: RefCell<Vec<Vec<Var>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// New input variables for `x`: one run of slots, whose key is returned, each variable written
-/// into `out` by `put(i, variable)`.
+/// New input variables for `x`: one run of slots, whose key is returned, and the variables in
+/// order (an exact-size iterator, so that a vector takes them without a capacity check each).
 #[inline(always)]
-fn new_inputs(x: &[f64], mut put: impl FnMut(usize, Var)) -> Key {
+fn new_inputs(x: &[f64]) -> (Key, impl ExactSizeIterator<Item = Var> + '_) {
     let key = tape::new_run(x.len());
-    for (i, &xi) in x.iter().enumerate() {
-        put(i, Var::from_key(xi, tape::nth_key(key, i)));
-    }
-    key
+    let vars = x
+        .iter()
+        .enumerate()
+        .map(move |(i, &xi)| Var::from_key(xi, tape::nth_key(key, i)));
+    (key, vars)
 }
 
 /// The input variables of one call (one run of slots), in a vector given back to the pool on
@@ -40,14 +41,8 @@ impl Inputs {
             .flatten()
             .unwrap_or_default();
         vars.clear();
-        // One run of slots; the variables written by an exact-size extend (a push per input
-        // checked the capacity and stored the length each time).
-        let key = tape::new_run(x.len());
-        vars.extend(
-            x.iter()
-                .enumerate()
-                .map(|(i, &xi)| Var::from_key(xi, tape::nth_key(key, i))),
-        );
+        let (key, new) = new_inputs(x);
+        vars.extend(new);
         Inputs { vars, key }
     }
 
@@ -103,7 +98,10 @@ pub fn gradient_into(f: impl FnOnce(&[Var]) -> Var, x: &[f64], grad: &mut [f64])
     if x.len() <= SMALL {
         // Few inputs: keep them on the stack.
         let mut buf = [Var::placeholder(); SMALL];
-        let key = new_inputs(x, |i, v| buf[i] = v);
+        let (key, new) = new_inputs(x);
+        for (b, v) in buf.iter_mut().zip(new) {
+            *b = v;
+        }
         let y = f(&buf[..x.len()]);
         y.grad();
         tape::adjoint_run_into(key, grad);

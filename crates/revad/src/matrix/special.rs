@@ -576,14 +576,14 @@ pub fn prod<S: Storage>(a: &impl Operand<S>) -> Var {
     if x.is_empty() {
         return Var::new(1.0);
     }
-    if let Some(value) = kernels::product_normal(x) {
-        let a_val = av.into_owned();
+    let normal = kernels::product_normal(x);
+    let value = normal.unwrap_or_else(|| x[1..].iter().fold(x[0], |p, &v| p * v));
+    let a_val = av.into_owned();
+    if normal.is_some() {
         return scalar_node(a, value, move |g, r| {
             kernels::add_quotients(r, a_val.as_slice(), value, g);
         });
     }
-    let value = x[1..].iter().fold(x[0], |p, &v| p * v);
-    let a_val = av.into_owned();
     scalar_node(a, value, move |g, r| {
         let x = a_val.as_slice();
         // after[i] = Π_{j>i} xⱼ, then a running product of the elements before i.

@@ -263,7 +263,10 @@ unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
         if let Action::Run = action {
             let adj = &mut *(adj as *mut Adjoints);
             // The last step has nothing passed down: its adjoint is read, not rewritten.
-            let [x, t] = end.sub(WORD + CHAIN_HEADER + 8).cast::<[u32; 2]>().read();
+            let [x, t] = end
+                .sub(WORD + CHAIN_HEADER + Chain::Add.step_size())
+                .cast::<[u32; 2]>()
+                .read();
             let mut carry = adj[Slot(t)];
             adj[Slot(x)] += carry;
             let rest = std::slice::from_raw_parts(start.cast::<[u32; 2]>(), m as usize - 1);
@@ -299,7 +302,9 @@ unsafe fn mul_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
         if let Action::Run = action {
             let adj = &mut *(adj as *mut Adjoints);
             // The last step has nothing passed down: its adjoint is read, not rewritten.
-            let last = &*end.sub(WORD + CHAIN_HEADER + 24).cast::<MulStep>();
+            let last = &*end
+                .sub(WORD + CHAIN_HEADER + Chain::Mul.step_size())
+                .cast::<MulStep>();
             let rest = std::slice::from_raw_parts(start.cast::<MulStep>(), m as usize - 1);
             // What a step passes down: −0.0 from a zero adjoint, which adds nothing, as the
             // record of `a·b` adds nothing (x + (−0.0) is x, bit for bit, for every x).
