@@ -261,3 +261,161 @@ def test_a_repeated_index_keeps_the_replay() -> None:
     x = np.array([1.5, -0.5])
     assert same(jitted(x), vg(x)) and same(jitted(x + 1.0), vg(x + 1.0))
     assert scalar_programs(jitted) == 0
+
+
+# Array instructions: array–scalar arithmetic and the normal and Cauchy densities run in the
+# scalar form too, with data arguments among its inputs.
+
+
+def schools(m: Any, lt: Any, e: Any, ys: Any, sigmas: Any) -> Any:
+    """The non-centred eight-schools model."""
+    tau = revad.exp(lt)
+    return (revad.normal_lpdf(m, 0.0, 5.0) + revad.cauchy_lpdf(tau, 0.0, 5.0) + lt
+            + revad.normal_lpdf(e, 0.0, 1.0)
+            + revad.normal_lpdf(ys, m + tau * e, sigmas))
+
+
+def schools_args(rng: np.random.Generator, j: int = 8, data: Callable[[Any], Any] = revad.Data) -> tuple[Any, ...]:
+    return (float(rng.normal()), float(rng.normal(scale=2.0)), rng.normal(size=j),
+            data(8.0 * rng.normal(size=j)), data(rng.uniform(0.5, 15.0, j)))
+
+
+@pytest.mark.parametrize("data", [revad.Data, np.asarray])
+def test_a_hierarchical_model_takes_the_scalar_form(data: Callable[[Any], Any]) -> None:
+    vg = revad.value_and_grad(schools, argnums=(0, 1, 2))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        args = schools_args(rng, data=data)
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1
+    assert jitted.stats()["recordings"] == 1 and jitted.stats()["replays"] == 49
+
+
+def every_array_scalar_op(x: Any, s: Any, d: Any) -> Any:
+    """Each of + − · / between an array (variable or data) and a scalar (variable or float),
+    in both orders, reduced by normal densities."""
+    terms = [x + s, s + x, x - s, s - x, x * s, s * x, x / s, s / x,
+             x + 2.0, 2.0 - x, x * 0.5, 3.0 / x, d * s, s - d, d / s, s / d]
+    lp = revad.normal_lpdf(terms[0], 0.0, 3.0)
+    for t in terms[1:]:
+        lp = lp + revad.normal_lpdf(t, 0.0, 3.0)
+    return lp
+
+
+def density_kinds(y: Any, mu: Any, sigma: Any, d: Any, c: Any) -> Any:
+    """normal_lpdf and cauchy_lpdf with every kind of argument: scalar and array variables,
+    data, floats, with and without propto."""
+    lp = revad.normal_lpdf(y, mu, sigma) + revad.cauchy_lpdf(y, mu, sigma, propto=True)
+    for f in (revad.normal_lpdf, revad.cauchy_lpdf):
+        lp = (lp + f(d, mu, sigma) + f(y, 0.5, sigma) + f(d, c, sigma) + f(y, c, 2.0)
+              + f(d, mu, 1.5, propto=True) + f(mu, c, d) + f(c, d, sigma) + f(y, d, c)
+              + f(mu, 0.3, sigma) + f(0.2, mu, sigma, propto=True) + f(c, 1.0, d))
+    return lp
+
+
+def test_array_scalar_operations_and_densities_equal_eager_bit_for_bit() -> None:
+    rng = np.random.default_rng(6)
+    vg = revad.value_and_grad(every_array_scalar_op, argnums=(0, 1))
+    jitted = revad.jit(vg)
+    for _ in range(30):
+        args = (rng.uniform(0.5, 2.0, 5) * rng.choice([-1, 1], 5), float(rng.uniform(0.5, 3.0)),
+                revad.Data(rng.uniform(0.5, 2.0, 5)))
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1
+
+    vg = revad.value_and_grad(density_kinds, argnums=(0, 1, 2, 4))
+    jitted = revad.jit(vg)
+    for _ in range(30):
+        args = (rng.normal(size=6), float(rng.normal()), rng.uniform(0.3, 3.0, 6),
+                revad.Data(rng.uniform(0.5, 5.0, 6)), float(rng.uniform(0.5, 2.0)))
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
+
+
+def test_a_density_error_is_the_eager_error_and_the_next_call_runs() -> None:
+    vg = revad.value_and_grad(schools, argnums=(0, 1, 2))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(7)
+    good = schools_args(rng)
+    assert same(jitted(*good), vg(*good))
+    bad_sigma = (*good[:4], revad.Data(np.r_[1.0, -2.0, np.ones(6)]))
+    nan_y = (*good[:3], revad.Data(np.r_[np.nan, np.ones(7)]), good[4])
+    for bad in (bad_sigma, nan_y):
+        with pytest.raises(revad.DomainError) as eager:
+            vg(*bad)
+        with pytest.raises(revad.DomainError) as replayed:
+            jitted(*bad)
+        assert str(replayed.value) == str(eager.value)
+        assert same(jitted(*good), vg(*good))
+    # An infinite y passes the checks: the tape decides, with the eager result.
+    inf_y = (*good[:3], revad.Data(np.r_[np.inf, np.ones(7)]), good[4])
+    assert same(jitted(*inf_y), vg(*inf_y))
+    assert jitted.stats()["recordings"] == 1
+
+
+def test_new_data_and_new_shapes() -> None:
+    vg = revad.value_and_grad(schools, argnums=(0, 1, 2))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(8)
+    for j in (8, 8, 3, 8, 3, 1):
+        args = schools_args(rng, j)
+        assert same(jitted(*args), vg(*args))
+    stats = jitted.stats()
+    assert stats["recordings"] == 3 and stats["scalar_programs"] == 3
+    # Arguments of other types than the last call's take the full call, with equal results.
+    args = schools_args(rng)
+    for swapped in [
+        (np.float64(args[0]), *args[1:]),
+        (int(1), *args[1:]),
+        (*args[:2], args[2].astype(np.float32), *args[3:]),
+        (*args[:2], revad.Data(args[2]), *args[3:]),
+        (*args[:3], np.asarray(args[3].value), args[4]),
+        (*args[:3], args[3].value.astype(np.float32), args[4]),
+        (*args[:2], args[2][::2].copy(), revad.Data(args[3].value[::2].copy()),
+         revad.Data(args[4].value[::2].copy())),
+    ]:
+        assert same(jitted(*swapped), vg(*swapped))
+
+
+def test_data_beyond_the_scalar_forms_limit_keeps_the_replay() -> None:
+    vg = revad.value_and_grad(lambda m, d: revad.normal_lpdf(d, m, 2.0))
+    jitted = revad.jit(vg)
+    d = revad.Data(np.linspace(-3.0, 3.0, 5000))
+    assert same(jitted(0.3, d), vg(0.3, d)) and same(jitted(0.4, d), vg(0.4, d))
+    assert scalar_programs(jitted) == 0
+
+
+def test_every_mode_of_the_scalar_form_with_data() -> None:
+    rng = np.random.default_rng(9)
+    args = schools_args(rng)
+    value = revad.jit(schools)
+    grad = revad.jit(revad.grad(schools, argnums=(0, 2)))
+    for _ in range(3):
+        assert value(*args) == schools(*args)
+        assert same(grad(*args), revad.grad(schools, argnums=(0, 2))(*args))
+    assert scalar_programs(grad) == 1
+
+
+def test_threads_share_a_scalar_form() -> None:
+    import threading
+
+    vg = revad.value_and_grad(schools, argnums=(0, 1, 2))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(10)
+    points = [schools_args(rng) for _ in range(40)]
+    expected = [vg(*p) for p in points]
+    failures: list[int] = []
+
+    def work(offset: int) -> None:
+        for k in range(200):
+            i = (k + offset) % len(points)
+            if not same(jitted(*points[i]), expected[i]):
+                failures.append(i)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures and scalar_programs(jitted) == 1

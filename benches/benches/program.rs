@@ -95,7 +95,7 @@ fn chain_scalar(n: usize) -> ScalarProgram {
 fn scalar_run(p: &ScalarProgram, x: &[f64], values: &mut Vec<f64>, adj: &mut Vec<f64>) -> f64 {
     values.clear();
     values.extend_from_slice(x);
-    p.forward(values);
+    assert!(p.forward(values));
     adj.clear();
     adj.resize(values.len(), 0.0);
     adj[p.outputs()[0] as usize] = 1.0;

@@ -164,15 +164,19 @@ thread_local! {
 }
 
 /// Runs the scalar form `form` forward on `values` (which hold the inputs) and, when `sweep`,
-/// one reverse sweep from its output into `adj`.
-fn run_scalar(form: &ScalarProgram, values: &mut Vec<f64>, adj: &mut Vec<f64>, sweep: bool) {
-    form.forward(values);
+/// one reverse sweep from its output into `adj`; false when the taped replay must decide (an
+/// argument a density's checks reject: see [`ScalarProgram::forward`]).
+fn run_scalar(form: &ScalarProgram, values: &mut Vec<f64>, adj: &mut Vec<f64>, sweep: bool) -> bool {
+    if !form.forward(values) {
+        return false;
+    }
     if sweep {
         adj.clear();
         adj.resize(values.len(), 0.0);
         adj[form.outputs()[0] as usize] = 1.0;
         form.reverse(values, adj);
     }
+    true
 }
 
 /// Scalar forms of at least this many instructions run with the GIL released (a few ns each:
@@ -226,6 +230,72 @@ pub struct PyJit {
     /// Whether `f` runs eagerly (read on every call without taking the lock).
     eager: AtomicBool,
     replays: AtomicU64,
+    /// The program last run by its scalar form, for calls of the same shapes (see [`Fast`]).
+    fast: Mutex<Option<Arc<Fast>>>,
+}
+
+/// How [`Fast`] reads one argument.
+#[derive(Clone, Copy, PartialEq)]
+enum FastArg {
+    /// A float.
+    Float,
+    /// A 1-D `revad.Data` or C-contiguous float64 NumPy array of this length.
+    Vector(usize),
+}
+
+/// A program with a scalar form and the arguments it was last called with (floats and 1-D
+/// arrays, no keywords): a call of the same shapes reads its arguments straight into the
+/// form's inputs, without classifying them. The program has no guards, so it fits every call
+/// of these shapes.
+struct Fast {
+    program: Arc<Prog>,
+    args: SmallVec<[FastArg; 6]>,
+    positions: SmallVec<[usize; 4]>,
+}
+
+/// The shape of a differentiated argument's gradient.
+#[derive(Clone, Copy)]
+enum GradShape {
+    Scalar,
+    Vector,
+    Matrix(usize, usize),
+}
+
+impl GradShape {
+    fn of_point(p: &Point) -> GradShape {
+        match p {
+            Point::Scalar(_) => GradShape::Scalar,
+            Point::Sequence(_) | Point::Array1(_) => GradShape::Vector,
+            Point::Array2(m) => GradShape::Matrix(m.nrows(), m.ncols()),
+        }
+    }
+}
+
+/// Appends `x`'s values to `out` when it is a 1-D `revad.Data` or an aligned C-contiguous
+/// float64 NumPy array of length `n`; false (and `out` unchanged) otherwise.
+fn read_vector(x: &Bound<'_, PyAny>, n: usize, out: &mut Vec<f64>) -> bool {
+    if let Ok(d) = x.cast::<PyData>() {
+        return match &d.get().values {
+            Values::V(v) if v.len() == n => {
+                out.extend_from_slice(revad::Storage::as_slice(v));
+                true
+            }
+            _ => false,
+        };
+    }
+    match x.cast::<PyArray1<f64>>() {
+        Ok(a) if a.len() == n && a.is_c_contiguous() && a.data().is_aligned() => {
+            // `to_vec` skips rust-numpy's borrow tracking (a read-only view costs more).
+            match a.to_vec() {
+                Ok(v) => {
+                    out.extend_from_slice(&v);
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 impl PyJit {
@@ -367,6 +437,11 @@ impl PyJit {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
+        if kwargs.is_none() && !self.eager.load(Ordering::Relaxed) && !record::recording() {
+            if let Some(out) = self.fast_call(py, args)? {
+                return Ok(out);
+            }
+        }
         let positions = self.positions(args)?;
         let (kinds, sig) = self.classify(args, &positions)?;
         // A Var is never a point or data: it is among the constants, if anywhere.
@@ -394,24 +469,30 @@ impl PyJit {
         if self.eager.load(Ordering::Relaxed) || record::recording() {
             return self.run_python(py, args, kwargs, &kinds, &positions, None);
         }
-        // The points' elements: a scalar form's inputs.
+        // The points' and data's elements: a scalar form's inputs.
         let elements: usize = kinds
             .iter()
             .map(|k| match k {
                 Kind::Point(p) => p.len(),
+                Kind::Data(Const::V(v)) => v.len(),
+                Kind::Data(Const::M(m)) => m.len(),
                 _ => 0,
             })
             .sum();
         for (k, program) in self.candidates(py, &sig, &kw).into_iter().enumerate() {
             let scalar = program.scalar_form();
             if let Some(form) = scalar.filter(|f| f.scalar_output() && f.inputs() == elements) {
-                // Scalar operations alone, without guards: run on floats, no tape.
-                let out = self.scalar_call(py, form, &kinds, &positions)?;
-                self.replays.fetch_add(1, Ordering::Relaxed);
-                if k > 0 {
-                    self.touch(&program);
+                // Scalar and array operations without guards: run on floats, no tape.
+                if let Some(out) = self.scalar_call(py, form, &kinds, &positions)? {
+                    self.replays.fetch_add(1, Ordering::Relaxed);
+                    if k > 0 {
+                        self.touch(&program);
+                    }
+                    if kw.is_empty() {
+                        self.keep_fast(&program, &kinds, &positions);
+                    }
+                    return Ok(out);
                 }
-                return Ok(out);
             }
             if self.mode != Mode::Value && detach(&program, &kinds) {
                 // A long program, or large arrays: replayed with the GIL released, so that
@@ -451,16 +532,17 @@ impl PyJit {
         self.run_python(py, args, kwargs, &kinds, &positions, Some((sig, kw)))
     }
 
-    /// A call by the scalar form of its program: the value (and gradient) at the points of
-    /// `kinds` (whose elements are the form's inputs), computed on floats; bit for bit what a
-    /// replay gives.
+    /// A call by the scalar form of its program: the value (and gradient) at the points and
+    /// data of `kinds` (whose elements are the form's inputs), computed on floats; bit for bit
+    /// what a replay gives. `None` when the form cannot decide (see [`run_scalar`]): the
+    /// caller replays on the tape.
     fn scalar_call(
         &self,
         py: Python<'_>,
         form: &ScalarProgram,
         kinds: &[Kind],
         positions: &[usize],
-    ) -> PyResult<Py<PyAny>> {
+    ) -> PyResult<Option<Py<PyAny>>> {
         SCALAR.with(|buffers| {
             let (values, adj) = &mut *buffers.borrow_mut();
             values.clear();
@@ -468,35 +550,123 @@ impl PyJit {
             let mut first: SmallVec<[usize; 4]> = SmallVec::new();
             for kind in kinds {
                 first.push(values.len());
-                if let Kind::Point(p) = kind {
-                    p.values_into(values);
+                match kind {
+                    Kind::Point(p) => p.values_into(values),
+                    Kind::Data(Const::V(v)) => values.extend_from_slice(revad::Storage::as_slice(v)),
+                    Kind::Data(Const::M(m)) => values.extend(m.iter()),
+                    _ => {}
                 }
             }
             let sweep = self.mode != Mode::Value;
-            if form.len() >= SCALAR_DETACH {
-                py.detach(|| run_scalar(form, values, adj, sweep));
-            } else {
-                run_scalar(form, values, adj, sweep);
+            let done = match form.len() >= SCALAR_DETACH {
+                true => py.detach(|| run_scalar(form, values, adj, sweep)),
+                false => run_scalar(form, values, adj, sweep),
+            };
+            if !done {
+                return Ok(None);
             }
-            let value = values[form.outputs()[0] as usize];
-            if self.mode == Mode::Value {
-                return Ok(value.into_pyobject(py)?.into_any().unbind());
-            }
-            let mut grads = Vec::with_capacity(positions.len());
-            for &i in positions {
+            let grads = positions.iter().map(|&i| {
                 let Kind::Point(p) = &kinds[i] else {
                     unreachable!("a differentiated argument is a point")
                 };
-                let g = &adj[first[i]..first[i] + p.len()];
-                grads.push(match p {
-                    Point::Scalar(_) => g[0].into_pyobject(py)?.into_any(),
-                    Point::Sequence(_) | Point::Array1(_) => PyArray1::from_slice(py, g).into_any(),
-                    Point::Array2(m) => PyArray1::from_slice(py, g)
-                        .reshape(m.dim())?
-                        .into_any(),
-                });
+                (first[i], p.len(), GradShape::of_point(p))
+            });
+            self.scalar_output(py, form, values, adj, grads).map(Some)
+        })
+    }
+
+    /// What a call by a scalar form returns, from the form's values and adjoints, with each
+    /// differentiated argument's gradient at `(first input, length, shape)`.
+    fn scalar_output(
+        &self,
+        py: Python<'_>,
+        form: &ScalarProgram,
+        values: &[f64],
+        adj: &[f64],
+        grads: impl ExactSizeIterator<Item = (usize, usize, GradShape)>,
+    ) -> PyResult<Py<PyAny>> {
+        let value = values[form.outputs()[0] as usize];
+        if self.mode == Mode::Value {
+            return Ok(value.into_pyobject(py)?.into_any().unbind());
+        }
+        let mut objects = Vec::with_capacity(grads.len());
+        for (first, len, shape) in grads {
+            let g = &adj[first..first + len];
+            objects.push(match shape {
+                GradShape::Scalar => g[0].into_pyobject(py)?.into_any(),
+                GradShape::Vector => PyArray1::from_slice(py, g).into_any(),
+                GradShape::Matrix(r, c) => PyArray1::from_slice(py, g).reshape((r, c))?.into_any(),
+            });
+        }
+        self.value_and_grads(py, value, objects)
+    }
+
+    /// Keeps `program` (just run by its scalar form at `kinds`) for [`PyJit::fast_call`], when
+    /// every argument is a float or a 1-D array.
+    fn keep_fast(&self, program: &Arc<Prog>, kinds: &[Kind], positions: &[usize]) {
+        let args: Option<SmallVec<[FastArg; 6]>> = kinds
+            .iter()
+            .map(|k| match k {
+                Kind::Point(Point::Scalar(_)) => Some(FastArg::Float),
+                Kind::Point(Point::Array1(v)) => Some(FastArg::Vector(v.len())),
+                Kind::Data(Const::V(v)) => Some(FastArg::Vector(v.len())),
+                _ => None,
+            })
+            .collect();
+        let Some(args) = args else { return };
+        let mut fast = self.fast.lock().unwrap_or_else(|e| e.into_inner());
+        if fast.as_ref().is_some_and(|f| Arc::ptr_eq(&f.program, program) && f.args == args) {
+            return;
+        }
+        *fast = Some(Arc::new(Fast {
+            program: program.clone(),
+            args,
+            positions: SmallVec::from_slice(positions),
+        }));
+    }
+
+    /// A call of the shapes of the kept [`Fast`] program, run by its scalar form straight
+    /// from the arguments; `None` when the arguments differ (or the form leaves the decision
+    /// to the tape), for the full call.
+    fn fast_call(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Option<Py<PyAny>>> {
+        let fast = match &*self.fast.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(f) if f.args.len() == args.len() => f.clone(),
+            _ => return Ok(None),
+        };
+        let Some(form) = fast.program.scalar_form() else {
+            return Ok(None);
+        };
+        SCALAR.with(|buffers| {
+            let (values, adj) = &mut *buffers.borrow_mut();
+            values.clear();
+            let mut first: SmallVec<[usize; 6]> = SmallVec::new();
+            for (a, kind) in args.iter().zip(&fast.args) {
+                first.push(values.len());
+                let read = match *kind {
+                    FastArg::Float => a.cast::<PyFloat>().map(|f| values.push(f.value())).is_ok(),
+                    FastArg::Vector(n) => read_vector(&a, n, values),
+                };
+                if !read {
+                    return Ok(None);
+                }
             }
-            self.value_and_grads(py, value, grads)
+            if values.len() != form.inputs() {
+                return Ok(None);
+            }
+            let sweep = self.mode != Mode::Value;
+            let done = match form.len() >= SCALAR_DETACH {
+                true => py.detach(|| run_scalar(form, values, adj, sweep)),
+                false => run_scalar(form, values, adj, sweep),
+            };
+            if !done {
+                return Ok(None);
+            }
+            self.replays.fetch_add(1, Ordering::Relaxed);
+            let grads = fast.positions.iter().map(|&i| match fast.args[i] {
+                FastArg::Float => (first[i], 1, GradShape::Scalar),
+                FastArg::Vector(n) => (first[i], n, GradShape::Vector),
+            });
+            self.scalar_output(py, form, values, adj, grads).map(Some)
         })
     }
 
@@ -820,16 +990,22 @@ fn batch_row(
     for program in programs {
         let form = program.scalar_form();
         if let Some(form) = form.filter(|f| f.scalar_output() && f.inputs() == row.len()) {
-            // No guards: the scalar form fits every point.
-            SCALAR.with(|buffers| {
+            // No guards: the scalar form fits every point (unless a density's checks leave
+            // the decision to the tape).
+            let done = SCALAR.with(|buffers| {
                 let (values, adj) = &mut *buffers.borrow_mut();
                 values.clear();
                 row.values_into(values);
-                run_scalar(form, values, adj, true);
+                if !run_scalar(form, values, adj, true) {
+                    return false;
+                }
                 *value = values[form.outputs()[0] as usize];
                 grad.copy_from_slice(&adj[..grad.len()]);
+                true
             });
-            return RowOutcome::Done;
+            if done {
+                return RowOutcome::Done;
+            }
         }
         let _scope = tape::nested();
         let inp = row.vars();
@@ -918,6 +1094,7 @@ impl PyJit {
             state: Mutex::new(State::default()),
             eager: AtomicBool::new(false),
             replays: AtomicU64::new(0),
+            fast: Mutex::new(None),
         })
     }
 

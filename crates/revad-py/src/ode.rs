@@ -232,11 +232,12 @@ impl<'py> OdeSystem for PySystem<'py> {
         dydt: &mut [f64],
     ) -> Result<(), PyOdeError> {
         if let Some(form) = scalar_form(&self.programs, self.python_only, self.function, y, theta)? {
-            run_forward(form, &mut self.values, t, y, theta);
-            for (d, &o) in dydt.iter_mut().zip(form.outputs()) {
-                *d = self.values[o as usize];
+            if run_forward(form, &mut self.values, t, y, theta) {
+                for (d, &o) in dydt.iter_mut().zip(form.outputs()) {
+                    *d = self.values[o as usize];
+                }
+                return Ok(());
             }
-            return Ok(());
         }
         // Replayed (or recorded) with variables in a scope of its own, the values read.
         while !self.python_only {
@@ -290,9 +291,9 @@ impl<'py> OdeSystem for PySystem<'py> {
         dydt: &mut [f64],
         jac: &mut [f64],
     ) -> Result<(), PyOdeError> {
-        if let Some(form) = scalar_form(&self.programs, self.python_only, self.function, y, theta)? {
+        let form = scalar_form(&self.programs, self.python_only, self.function, y, theta)?;
+        if let Some(form) = form.filter(|f| run_forward(f, &mut self.values, t, y, theta)) {
             // One forward run, then one sweep per output: row i is ∂f_i/∂(y, θ).
-            run_forward(form, &mut self.values, t, y, theta);
             let m = y.len() + theta.len();
             let rows = dydt.iter_mut().zip(jac.chunks_exact_mut(m));
             for ((d, row), &out) in rows.zip(form.outputs()) {
@@ -564,13 +565,20 @@ fn scalar_form<'a>(
     }
 }
 
-/// Runs `form` forward at `(t, y, θ)`, its inputs, into `values`.
-fn run_forward(form: &ScalarProgram, values: &mut Vec<f64>, t: f64, y: &[f64], theta: &[f64]) {
+/// Runs `form` forward at `(t, y, θ)`, its inputs, into `values`; false when the taped
+/// replay must decide (see [`ScalarProgram::forward`]).
+fn run_forward(
+    form: &ScalarProgram,
+    values: &mut Vec<f64>,
+    t: f64,
+    y: &[f64],
+    theta: &[f64],
+) -> bool {
     values.clear();
     values.push(t);
     values.extend_from_slice(y);
     values.extend_from_slice(theta);
-    form.forward(values);
+    form.forward(values)
 }
 
 /// The scalar form of [`pack`]: the vector of its scalar operands.

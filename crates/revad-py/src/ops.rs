@@ -11,7 +11,7 @@ use ndarray::Array2;
 use pyo3::prelude::*;
 use revad::{matrix, Matrix, RowVector, Storage, Var, Vector};
 
-use revad::program::scalar::Instr;
+use revad::program::scalar::{ArrayInstr, Instr};
 
 use crate::args::{arr1, arr2, binop, finish, finish_scalar, shape_str, Arg, Arr, Ax, Out, Res, X};
 use crate::errors::{self, to_py};
@@ -40,9 +40,14 @@ impl Op {
     }
 
     /// The scalar form of `a op b` (see [`crate::record::apply_form`]): the operator of
-    /// [`Op::scalar`] on a scalar variable and a scalar variable or a float.
+    /// [`Op::scalar`] on a scalar variable and a scalar variable or a float, or the
+    /// array–scalar node of [`arr_scalar`] (`+ − · /`).
     pub fn form(self, a: &Sc<'_>, b: &Sc<'_>) -> Option<Form> {
         use Instr::*;
+        let is_array = |x: &Sc<'_>| matches!(x, Sc::Range(..) | Sc::Data(..));
+        if is_array(a) != is_array(b) {
+            return self.array_scalar_form(a, b);
+        }
         let instr = match (self, *a, *b) {
             (Op::Add, Sc::Slot(a), Sc::Slot(b)) => Add(a, b),
             (Op::Add, Sc::Slot(x), Sc::Const(c)) | (Op::Add, Sc::Const(c), Sc::Slot(x)) => {
@@ -66,6 +71,25 @@ impl Op {
             _ => return None,
         };
         Some(Form::Instr(instr))
+    }
+
+    /// The scalar form of [`arr_scalar`]'s node for an array and a scalar operand (in either
+    /// order), as `arr_scalar` calls it.
+    fn array_scalar_form(self, a: &Sc<'_>, b: &Sc<'_>) -> Option<Form> {
+        use revad::matrix::ArrayScalarOp as A;
+        let reflected = matches!(a, Sc::Slot(_) | Sc::Const(_));
+        let (array, scalar) = if reflected { (b, a) } else { (a, b) };
+        let op = match (self, reflected) {
+            (Op::Add, _) => A::Add,
+            (Op::Mul, _) => A::Multiply,
+            (Op::Sub, false) => A::Subtract,
+            (Op::Sub, true) => A::ScalarSubtract,
+            (Op::Div, false) => A::Divide,
+            (Op::Div, true) => A::ScalarDivide,
+            (Op::Pow, _) => return None,
+        };
+        let (a, s) = (array.arg()?, scalar.arg()?);
+        Some(Form::Array(ArrayInstr::WithScalar { op, a, s }))
     }
 
     /// `a op b` for two scalars.

@@ -20,12 +20,14 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
 use revad::prob::{ConstArg, IntArg, VarArg};
+use revad::program::scalar::{ArrayInstr, Density};
 use revad::{Var, Vector};
 
 use crate::args::{shape_str, Arg, Arr, Ax, Out, X};
 use crate::convert::{try_arg, type_name};
 use crate::errors::to_py;
 use crate::handle::{PyData, PyVar};
+use crate::record::{Form, Sc};
 
 /// Constant real data as read from Python.
 enum Data<'py> {
@@ -369,6 +371,24 @@ fn operand_real(x: &X) -> Real<'static> {
     }
 }
 
+/// The scalar form of the probability function `function` at operands `scs` (see
+/// [`crate::record::apply_form`]), for the densities that have one: `normal_lpdf` and
+/// `cauchy_lpdf`.
+fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
+    let density = match function {
+        "normal_lpdf" => Density::Normal,
+        "cauchy_lpdf" => Density::Cauchy,
+        _ => return None,
+    };
+    let [y, mu, sigma] = scs else { return None };
+    let args = [y.arg()?, mu.arg()?, sigma.arg()?];
+    Some(Form::Array(ArrayInstr::Density {
+        density,
+        args,
+        propto,
+    }))
+}
+
 /// Integers kept by a recorded operation (no borrow of NumPy, so the operation can be replayed
 /// on any thread).
 enum KeptInts {
@@ -490,14 +510,15 @@ macro_rules! prob_functions {
                     })?;
                     $(read_int_recorded!($k, $x, F);)*
                     if ok {
-                        return crate::record::apply(F, &operands, move |xs| {
+                        let propto = false $(|| $propto)?;
+                        return crate::record::apply_form(F, &operands, move |xs| {
                             let mut it = xs.iter();
                             $(unpack!($k, $x, it);)*
                             let _ = &mut it;
                             Ok(crate::args::Res::S(
                                 dispatch!($name [] [$($k $x)*] [$($propto)?]),
                             ))
-                        })?
+                        }, |scs| density_form(F, scs, propto))?
                         .into_py(py);
                     }
                     crate::record::fail(|| format!("revad.{F} of a list of Vars cannot be replayed yet"));

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use revad::matrix::Operand;
-use revad::program::scalar::{Instr, ScalarProgram};
+use revad::program::scalar::{self as flat, ArrayInstr, Instr, ScalarProgram};
 use revad::program::{Check, Program};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -137,7 +137,9 @@ pub enum Sc<'a> {
     Range(u32, u32),
     /// An array variable whose elements are these slots.
     List(&'a [u32]),
-    /// Anything else (data, a constant array, a result the scalar form cannot hold).
+    /// A data input whose elements (row-major) are the slots `first..first + len`.
+    Data(u32, u32),
+    /// Anything else (a constant array, a result the scalar form cannot hold).
     Other,
 }
 
@@ -149,6 +151,17 @@ impl Sc<'_> {
             Sc::List(slots) => slots.get(k).copied(),
             _ => None,
         }
+    }
+
+    /// The operand as an array instruction reads it (`None` for a list of slots or other).
+    pub fn arg(&self) -> Option<flat::Arg> {
+        Some(match *self {
+            Sc::Slot(s) => flat::Arg::Var(s),
+            Sc::Const(c) => flat::Arg::Const(c),
+            Sc::Range(first, len) => flat::Arg::Run(first, len),
+            Sc::Data(first, len) => flat::Arg::Data(first, len),
+            Sc::List(_) | Sc::Other => return None,
+        })
     }
 }
 
@@ -162,6 +175,8 @@ pub enum Form {
     Elements(Vec<Elem>),
     /// An array of copies of these slots (a slice: one `Copy` instruction each).
     Copies(Vec<u32>),
+    /// An operation on arrays (its result a scalar or an array variable).
+    Array(ArrayInstr),
 }
 
 /// A scalar packed into a vector.
@@ -176,8 +191,13 @@ enum ScSlot {
     Const(f64),
     Range(u32, u32),
     List(Vec<u32>),
+    Data(u32, u32),
     Other,
 }
+
+/// Data inputs of at most this many elements in all are inputs of the scalar form (their
+/// values copied into it on every call); with more, a recording has no scalar form.
+pub const FORM_DATA_MAX: usize = 4096;
 
 /// The scalar form of a recording in progress: its code, and each program slot in it.
 struct ScalarForm {
@@ -187,8 +207,17 @@ struct ScalarForm {
 
 impl ScalarForm {
     /// The form of a function of `inputs`: each scalar variable an input slot, each array
-    /// variable a run of them (its elements, row-major).
-    fn new(inputs: &[X]) -> ScalarForm {
+    /// variable or data array a run of them (its elements, row-major); `None` with more than
+    /// [`FORM_DATA_MAX`] data elements.
+    fn new(inputs: &[X]) -> Option<ScalarForm> {
+        let data: usize = inputs
+            .iter()
+            .filter_map(data_ident)
+            .map(|(_, r, c)| r * c.max(1))
+            .sum();
+        if data > FORM_DATA_MAX {
+            return None;
+        }
         let mut n = 0u32;
         let mut slots = Vec::with_capacity(inputs.len());
         for x in inputs {
@@ -205,14 +234,21 @@ impl ScalarForm {
                     n += m.len() as u32;
                     ScSlot::Range(n - m.len() as u32, m.len() as u32)
                 }
+                X::A(Ax::V(Arr::D(d))) => {
+                    n += d.len() as u32;
+                    ScSlot::Data(n - d.len() as u32, d.len() as u32)
+                }
+                X::A(Ax::M(Arr::D(d))) => {
+                    n += d.len() as u32;
+                    ScSlot::Data(n - d.len() as u32, d.len() as u32)
+                }
                 X::S(Arg::F(c)) => ScSlot::Const(*c),
-                _ => ScSlot::Other,
             });
         }
-        ScalarForm {
+        Some(ScalarForm {
             code: ScalarProgram::new(n as usize),
             slots,
-        }
+        })
     }
 
     /// Program slot `s` as an operand.
@@ -222,6 +258,7 @@ impl ScalarForm {
             ScSlot::Const(c) => Sc::Const(*c),
             ScSlot::Range(first, len) => Sc::Range(*first, *len),
             ScSlot::List(v) => Sc::List(v),
+            ScSlot::Data(first, len) => Sc::Data(*first, *len),
             ScSlot::Other => Sc::Other,
         }
     }
@@ -246,6 +283,13 @@ impl ScalarForm {
                     .map(|k| self.code.push(Instr::Copy(k)))
                     .collect(),
             ),
+            Form::Array(instr) => {
+                let scalar = matches!(instr, ArrayInstr::Density { .. });
+                match self.code.push_array(instr) {
+                    (first, _) if scalar => ScSlot::Slot(first),
+                    (first, len) => ScSlot::Range(first, len as u32),
+                }
+            }
         };
         self.slots.push(slot);
     }
@@ -260,7 +304,7 @@ impl ScalarForm {
                 self.code.set_outputs(&slots, false);
             }
             ScSlot::List(v) => self.code.set_outputs(v, false),
-            ScSlot::Const(_) | ScSlot::Other => return None,
+            ScSlot::Const(_) | ScSlot::Data(..) | ScSlot::Other => return None,
         }
         Some(self.code)
     }
@@ -295,7 +339,7 @@ pub fn start(inputs: &[X]) -> Option<RecordingGuard> {
         data: FxHashMap::default(),
         failure: None,
         quiet: false,
-        scalar: Some(ScalarForm::new(inputs)),
+        scalar: ScalarForm::new(inputs),
     };
     for (k, x) in inputs.iter().enumerate() {
         if let Some(id) = var_ident(x) {

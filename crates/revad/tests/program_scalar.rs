@@ -19,7 +19,7 @@ fn same(a: f64, b: f64) -> bool {
 /// The value and gradient of `p` (one output) at `x`.
 fn run(p: &ScalarProgram, x: &[f64], seed: f64) -> (f64, Vec<f64>) {
     let mut values = x.to_vec();
-    p.forward(&mut values);
+    assert!(p.forward(&mut values));
     let out = p.outputs()[0] as usize;
     let mut adj = vec![0.0; values.len()];
     adj[out] = seed;
@@ -221,7 +221,7 @@ fn one_forward_pass_serves_a_sweep_per_output() {
     assert!(!p.scalar_output() && p.len() == 8 && p.slots() == 14);
     let x = [33.0, 6.2, 0.55, 0.028, 0.80, 0.024];
     let mut values = x.to_vec();
-    p.forward(&mut values);
+    assert!(p.forward(&mut values));
     let mut adj = vec![0.0; p.slots()];
     let lv = |x: &[Var], row: usize| match row {
         0 => (x[2] - x[3] * x[1]) * x[0],

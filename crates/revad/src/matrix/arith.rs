@@ -182,17 +182,150 @@ fn with_scalar<S: Storage, R: Real>(
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, c) = (a_val.as_slice(), c_val.as_slice());
             if let Some(k) = ka {
-                let r = below.run(slot_of(k), n);
-                for i in 0..n {
-                    r[i] += g[i] * da(x[i], sv);
-                }
+                add_array_partials(below.run(slot_of(k), n), g, x, sv, &da);
             }
             if let Some((_, slot)) = ks {
-                below[slot] += lane_sum(n, |i| g[i] * ds(x[i], sv, c[i]));
+                below[slot] += scalar_partial(g, x, sv, c, &ds);
             }
         }
     });
     Var::from_key(value, key)
+}
+
+/// The array's share of [`with_scalar`]'s reverse pass: `rᵢ += ḡᵢ·da(aᵢ, s)`.
+#[inline(always)]
+fn add_array_partials(r: &mut [f64], g: &[f64], x: &[f64], s: f64, da: impl Fn(f64, f64) -> f64) {
+    for i in 0..r.len() {
+        r[i] += g[i] * da(x[i], s);
+    }
+}
+
+/// The scalar's share of [`with_scalar`]'s reverse pass: `Σ ḡᵢ·ds(aᵢ, s, cᵢ)`, in lanes.
+#[inline(always)]
+fn scalar_partial(
+    g: &[f64],
+    x: &[f64],
+    s: f64,
+    c: &[f64],
+    ds: impl Fn(f64, f64, f64) -> f64,
+) -> f64 {
+    lane_sum(x.len(), |i| g[i] * ds(x[i], s, c[i]))
+}
+
+/// An elementwise operation of an array `a` and a scalar `s`, one of [`with_scalar`]'s: what
+/// a program's scalar form runs (see [`crate::program::scalar`]), with the value and partials
+/// of the function it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayScalarOp {
+    /// `a + s` ([`add_scalar`]).
+    Add,
+    /// `a − s` ([`subtract_scalar`]).
+    Subtract,
+    /// `s − a` ([`scalar_subtract`]).
+    ScalarSubtract,
+    /// `s·a` ([`multiply_scalar`]).
+    Multiply,
+    /// `a / s` ([`divide`]).
+    Divide,
+    /// `s ⊘ a` ([`scalar_elt_divide`]).
+    ScalarDivide,
+}
+
+/// Runs `$body` with `$f`, `$da`, `$ds` bound to the value and partials of `$op` (an
+/// [`ArrayScalarOp`]): one instantiation per operation, as the eager functions have.
+macro_rules! with_rule {
+    ($op:expr, |$f:ident, $da:ident, $ds:ident| $body:expr) => {
+        match $op {
+            ArrayScalarOp::Add => {
+                let ($f, $da, $ds) = (
+                    |x: f64, s: f64| x + s,
+                    |_: f64, _: f64| 1.0,
+                    |_: f64, _: f64, _: f64| 1.0,
+                );
+                $body
+            }
+            ArrayScalarOp::Subtract => {
+                let ($f, $da, $ds) = (
+                    |x: f64, s: f64| x - s,
+                    |_: f64, _: f64| 1.0,
+                    |_: f64, _: f64, _: f64| -1.0,
+                );
+                $body
+            }
+            ArrayScalarOp::ScalarSubtract => {
+                let ($f, $da, $ds) = (
+                    |x: f64, s: f64| s - x,
+                    |_: f64, _: f64| -1.0,
+                    |_: f64, _: f64, _: f64| 1.0,
+                );
+                $body
+            }
+            ArrayScalarOp::Multiply => {
+                let ($f, $da, $ds) = (
+                    |x: f64, s: f64| x * s,
+                    |_: f64, s: f64| s,
+                    |x: f64, _: f64, _: f64| x,
+                );
+                $body
+            }
+            ArrayScalarOp::Divide => {
+                let ($f, $da, $ds) = (
+                    |x: f64, s: f64| x / s,
+                    |_: f64, s: f64| 1.0 / s,
+                    |_: f64, s: f64, c: f64| -c / s,
+                );
+                $body
+            }
+            ArrayScalarOp::ScalarDivide => {
+                let ($f, $da, $ds) = (
+                    |x: f64, s: f64| s / x,
+                    |x: f64, s: f64| -s / (x * x),
+                    |x: f64, _: f64, _: f64| 1.0 / x,
+                );
+                $body
+            }
+        }
+    };
+}
+
+impl ArrayScalarOp {
+    /// The operation on `a` and `s` (a tape node, or constants).
+    fn record<S: Storage, R: Real>(self, a: &impl Operand<S>, s: R) -> Var<S> {
+        with_rule!(self, |f, da, ds| with_scalar(a, s, f, da, ds))
+    }
+
+    /// The values `cᵢ = f(aᵢ, s)` into `out` (as long as `a`), as the taped operation
+    /// computes them.
+    pub fn values(self, a: &[f64], s: f64, out: &mut [f64]) {
+        with_rule!(self, |f, _da, _ds| {
+            for (o, &x) in out.iter_mut().zip(a) {
+                *o = f(x, s);
+            }
+        })
+    }
+
+    /// The reverse pass of the taped operation on plain floats, with result adjoints `g`:
+    /// `ā += ḡ ∘ ∂c/∂a` into `a_adj` when given, and the scalar's `Σ ḡ ∘ ∂c/∂s` returned when
+    /// `want_s` (else 0), term for term as the tape's node adds them.
+    pub fn reverse(
+        self,
+        g: &[f64],
+        a: &[f64],
+        s: f64,
+        c: &[f64],
+        a_adj: Option<&mut [f64]>,
+        want_s: bool,
+    ) -> f64 {
+        with_rule!(self, |_f, da, ds| {
+            if let Some(r) = a_adj {
+                add_array_partials(r, g, a, s, da);
+            }
+            match want_s {
+                true => scalar_partial(g, a, s, c, ds),
+                false => 0.0,
+            }
+        })
+    }
 }
 
 /// `c·a` for an array and a scalar (Stan's `multiply(matrix, real)`).
@@ -206,7 +339,7 @@ fn with_scalar<S: Storage, R: Real>(
 /// check_gradient(|x| matrix::dot_self(&matrix::multiply_scalar(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
 /// ```
 pub fn multiply_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
-    with_scalar(a, c, |x, s| x * s, |_, s| s, |x, _, _| x)
+    ArrayScalarOp::Multiply.record(a, c)
 }
 
 /// `a + c` for an array and a scalar (Stan's `add(matrix, real)`).
@@ -220,7 +353,7 @@ pub fn multiply_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S>
 /// check_gradient(|x| matrix::dot_self(&matrix::add_scalar(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
 /// ```
 pub fn add_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
-    with_scalar(a, c, |x, s| x + s, |_, _| 1.0, |_, _, _| 1.0)
+    ArrayScalarOp::Add.record(a, c)
 }
 
 /// `a / c` for an array and a scalar (Stan's `divide`).
@@ -234,7 +367,7 @@ pub fn add_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
 /// check_gradient(|x| matrix::dot_self(&matrix::divide(&vector_from(&x[..2]), x[2])), &[&[1.0, -2.0, 0.5]]);
 /// ```
 pub fn divide<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
-    with_scalar(a, c, |x, s| x / s, |_, s| 1.0 / s, |_, s, c| -c / s)
+    ArrayScalarOp::Divide.record(a, c)
 }
 
 /// `a − c` for an array and a scalar (Stan's `subtract(matrix, real)`), one node:
@@ -249,7 +382,7 @@ pub fn divide<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
 /// tape::reset();
 /// ```
 pub fn subtract_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S> {
-    with_scalar(a, c, |x, s| x - s, |_, _| 1.0, |_, _, _| -1.0)
+    ArrayScalarOp::Subtract.record(a, c)
 }
 
 /// `c − a` for a scalar and an array (Stan's `subtract(real, matrix)`), one node:
@@ -264,7 +397,7 @@ pub fn subtract_scalar<S: Storage, R: Real>(a: &impl Operand<S>, c: R) -> Var<S>
 /// tape::reset();
 /// ```
 pub fn scalar_subtract<S: Storage, R: Real>(c: R, a: &impl Operand<S>) -> Var<S> {
-    with_scalar(a, c, |x, s| s - x, |_, _| -1.0, |_, _, _| 1.0)
+    ArrayScalarOp::ScalarSubtract.record(a, c)
 }
 
 /// `c ⊘ a`, the scalar divided by each element (Stan's `elt_divide(real, matrix)`), one node:
@@ -281,7 +414,7 @@ pub fn scalar_subtract<S: Storage, R: Real>(c: R, a: &impl Operand<S>) -> Var<S>
 /// tape::reset();
 /// ```
 pub fn scalar_elt_divide<S: Storage, R: Real>(c: R, a: &impl Operand<S>) -> Var<S> {
-    with_scalar(a, c, |x, s| s / x, |x, s| -s / (x * x), |x, _, _| 1.0 / x)
+    ArrayScalarOp::ScalarDivide.record(a, c)
 }
 
 /// An elementwise binary operation, for [`broadcast_elementwise`].

@@ -59,7 +59,7 @@ mod unary;
 
 pub use arith::{
     add, add_scalar, broadcast_elementwise, divide, elt_divide, elt_multiply, multiply_scalar, pow,
-    scalar_elt_divide, scalar_subtract, subtract, subtract_scalar, BinaryOp,
+    scalar_elt_divide, scalar_subtract, subtract, subtract_scalar, ArrayScalarOp, BinaryOp,
 };
 pub use axis::{
     log_sum_exp_axis, max_axis, mean_axis, min_axis, prod_axis, reduce_axis, sum_axis, Reduction,

@@ -618,3 +618,32 @@ impl ProbArg for VarArg {
         }
     }
 }
+
+/// An argument of a probability function run on plain floats (a program's scalar form, see
+/// [`crate::program::scalar`]): its values, and where its adjoints are when it is a variable
+/// (a scalar's slot, or an array's first slot).
+#[derive(Clone, Copy)]
+pub(crate) struct Flat<'a> {
+    pub lane: Lane<'a>,
+    pub var: Option<usize>,
+}
+
+impl<'a> Flat<'a> {
+    /// The values as a constant argument (for the argument checks).
+    pub(crate) fn constant(&self) -> ConstArg<'a> {
+        match self.lane {
+            Lane::One(v) => ConstArg::Scalar(v),
+            Lane::Many(s) => ConstArg::Slice(s),
+        }
+    }
+
+    /// Whether the argument is an array variable.
+    pub(crate) fn is_run(&self) -> bool {
+        self.var.is_some() && matches!(self.lane, Lane::Many(_))
+    }
+
+    /// Whether the argument is a scalar variable.
+    pub(crate) fn is_scalar_var(&self) -> bool {
+        self.var.is_some() && matches!(self.lane, Lane::One(_))
+    }
+}

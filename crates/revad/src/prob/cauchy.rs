@@ -15,8 +15,8 @@
 
 use std::f64::consts::{FRAC_1_PI, PI};
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 
 /// Stan's checks of the Cauchy distribution's arguments.
@@ -79,7 +79,14 @@ where
     (Y, M, S): ProbOutput,
 {
     let call = ARGS.check("cauchy_lpdf", (), (&y, &mu, &sigma))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, s]| {
+    call.sum(Form::Density { propto }, lpdf_term(propto, S::IS_VAR))
+}
+
+/// The term of [`cauchy_lpdf`] at one element and its partials, with `sigma_var` whether σ
+/// is a variable (−log σ is kept with `propto` then).
+#[inline(always)]
+fn lpdf_term(propto: bool, sigma_var: bool) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, m, s]| {
         let z = (yv - m) / s;
         let az = z.abs();
         // log(1 + z²) without overflow of z²
@@ -91,7 +98,7 @@ where
         if !propto {
             lp -= PI.ln();
         }
-        if !propto || S::IS_VAR {
+        if !propto || sigma_var {
             lp -= s.ln();
         }
         if az == f64::INFINITY {
@@ -105,7 +112,14 @@ where
         };
         let w = 1.0 - 2.0 / (1.0 + z * z);
         Ok((lp, [-g / s, g / s, w / s]))
-    })
+    }
+}
+
+/// [`cauchy_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn cauchy_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
+    let term = lpdf_term(propto, args[2].var.is_some());
+    flat_density(&ARGS, "cauchy_lpdf", args, term, keep)
 }
 
 /// The shared loop of the (log) CDFs: `Σ log F(sign·zᵢ)`.

@@ -71,7 +71,7 @@
 //! `sum`, with [`batched_logs`] (one SIMD pass instead of a libm call per element), and reads
 //! element `i`'s from the buffer for both its term and its partials.
 
-use super::args::{check_all, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
+use super::args::{check_all, Flat, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{check, require, require_int, Error, Result};
 use crate::scalar::Real;
@@ -551,3 +551,73 @@ reals!(2: A 0 pa, B 1 pb);
 reals!(3: A 0 pa, B 1 pb, C 2 pc);
 reals!(4: A 0 pa, B 1 pb, C 2 pc, D 3 pd);
 reals!(5: A 0 pa, B 1 pb, C 2 pc, D 3 pd, E 4 pe);
+
+/// A density of three real arguments run on plain floats (a program's scalar form, see
+/// [`crate::program::scalar`]): [`Table::check`] and [`Elementwise::sum`] with
+/// [`Form::Density`], term for term. `keep` receives the partials the reverse pass needs
+/// ([`flat_keep`] values); `None` where the call fails its checks (or is empty), for the caller to
+/// run the taped function, which reports it.
+pub(super) fn flat_density(
+    table: &Table<3>,
+    function: &'static str,
+    args: [Flat<'_>; 3],
+    mut term: impl FnMut(usize, [f64; 3]) -> Result<(f64, [f64; 3])>,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let [a, b, c] = args.map(|x| x.constant());
+    let n = table.check(function, (), (&a, &b, &c)).ok()?.n;
+    if n == 0 {
+        return None;
+    }
+    let (scalars, each) = keep.split_at_mut(3);
+    scalars.fill(0.0);
+    let each = &mut each[..3 * n];
+    each.fill(0.0);
+    let mut total = 0.0;
+    for i in 0..n {
+        let vals = args.map(|x| match x.lane {
+            Lane::One(v) => v,
+            Lane::Many(s) => s[i],
+        });
+        let (v, d) = term(i, vals).ok()?;
+        total += v;
+        for (k, x) in args.iter().enumerate() {
+            if x.is_run() {
+                each[k * n + i] += d[k];
+            } else if x.var.is_some() {
+                scalars[k] += d[k];
+            }
+        }
+    }
+    Some(total)
+}
+
+/// How many floats [`flat_density`] keeps for arguments of `n` elements.
+pub(crate) fn flat_keep(n: usize) -> usize {
+    3 + 3 * n
+}
+
+/// The reverse pass of [`flat_density`] for the result adjoint `g`: the scalar variables'
+/// `g·∂` first, then the array variables', in argument order, as the taped node adds them.
+pub(crate) fn flat_density_reverse(args: [Flat<'_>; 3], keep: &[f64], g: f64, adj: &mut [f64]) {
+    let n = args
+        .iter()
+        .find_map(|x| match x.lane {
+            Lane::Many(s) => Some(s.len()),
+            Lane::One(_) => None,
+        })
+        .unwrap_or(1);
+    for (k, x) in args.iter().enumerate() {
+        if let (Some(slot), Lane::One(_)) = (x.var, x.lane) {
+            adj[slot] += g * keep[k];
+        }
+    }
+    for (k, x) in args.iter().enumerate() {
+        if let (Some(first), true) = (x.var, x.is_run()) {
+            let d = &keep[3 + k * n..3 + (k + 1) * n];
+            for (a, w) in adj[first..first + n].iter_mut().zip(d) {
+                *a += g * w;
+            }
+        }
+    }
+}

@@ -22,13 +22,13 @@ mod binomial_logit_glm;
 mod categorical;
 mod categorical_logit;
 mod categorical_logit_glm;
-mod cauchy;
+pub(crate) mod cauchy;
 mod chi_square;
 mod dirichlet;
 mod discrete_cdf;
 mod discrete_range;
 mod double_exponential;
-mod elements;
+pub(crate) mod elements;
 mod exp_mod_normal;
 mod exponential;
 mod frechet;
@@ -55,7 +55,7 @@ mod neg_binomial;
 mod neg_binomial_2;
 mod neg_binomial_2_log;
 mod neg_binomial_2_log_glm;
-mod normal;
+pub(crate) mod normal;
 mod normal_id_glm;
 mod ordered_logistic;
 mod ordered_logistic_glm;
@@ -78,6 +78,7 @@ mod weibull;
 mod wiener;
 mod wishart;
 
+pub(crate) use args::Flat;
 pub use args::{
     any_empty, check_all, common_size, ConstArg, Keys, OperandsAndPartials, Out, Partial, ProbArg,
     ProbOutput, VarArg,

@@ -12,7 +12,7 @@
 //! The tails use `log Φ` and `φ/Φ` computed through `erfcx`, accurate far below −37 where Φ
 //! itself underflows.
 
-use super::args::{Keys, Lane, OperandsAndPartials, Out, ProbArg, ProbOutput};
+use super::args::{Flat, Keys, Lane, OperandsAndPartials, Out, ProbArg, ProbOutput};
 use super::elements::{Form, Rule, Table};
 use crate::error::Result;
 use crate::kernels;
@@ -164,34 +164,13 @@ where
         false => None,
     };
     let need_sum_z = shared.is_none() && ((Y::IS_VAR && !y_each) || (M::IS_VAR && !mu_each));
-    // z = (y − μ)/σ; for a container μ and scalar y, Σz = −Σ((μᵢ − y)/σ) and Σz² alike.
-    let (sum_z, sum_z2) = match (ys, ms) {
-        (Lane::Many(a), Lane::One(m)) if need_sum_z => kernels::sums_shifted(a, m, inv_s),
-        (Lane::One(yv), Lane::Many(b)) if need_sum_z => {
-            let (s1, s2) = kernels::sums_shifted(b, yv, inv_s);
-            (-s1, s2)
-        }
-        (Lane::Many(a), Lane::One(m)) => (0.0, kernels::sum_sq_shifted(a, m, inv_s)),
-        (Lane::One(yv), Lane::Many(b)) => (0.0, kernels::sum_sq_shifted(b, yv, inv_s)),
-        // Two containers: no scalar y or μ, so Σz is never needed.
-        (Lane::Many(a), Lane::Many(b)) => (0.0, kernels::sum_sq_diff(a, b, inv_s)),
-        (Lane::One(yv), Lane::One(m)) => {
-            let z = (yv - m) * inv_s;
-            (z, z * z)
-        }
-    };
+    let (sum_z, sum_z2) = scalar_sigma_sums(ys, ms, inv_s, need_sum_z);
     if !sum_z2.is_finite() {
         // A NaN or infinite element (or Σz² overflowed): the element checks decide.
         check_args("normal_lpdf", y, mu, sigma)?;
     }
     let nf = n as f64;
-    let mut lp = -0.5 * sum_z2;
-    if !propto {
-        lp -= nf * HALF_LOG_TWO_PI;
-    }
-    if !propto || S::IS_VAR {
-        lp -= nf * s.ln();
-    }
+    let lp = scalar_sigma_lp(sum_z2, n, s, propto, S::IS_VAR);
     let inv_s2 = inv_s * inv_s;
     if let Some((yv, mv)) = shared {
         let mut keys = Keys::new();
@@ -241,6 +220,54 @@ where
     Ok(ops.finish(lp))
 }
 
+/// Σzᵢ and Σzᵢ² of `normal_lpdf` with a scalar σ (`inv_s` = 1/σ), in one SIMD pass; Σz only
+/// when `need_sum_z` (else 0).
+fn scalar_sigma_sums(ys: Lane<'_>, ms: Lane<'_>, inv_s: f64, need_sum_z: bool) -> (f64, f64) {
+    // z = (y − μ)/σ; for a container μ and scalar y, Σz = −Σ((μᵢ − y)/σ) and Σz² alike.
+    match (ys, ms) {
+        (Lane::Many(a), Lane::One(m)) if need_sum_z => kernels::sums_shifted(a, m, inv_s),
+        (Lane::One(yv), Lane::Many(b)) if need_sum_z => {
+            let (s1, s2) = kernels::sums_shifted(b, yv, inv_s);
+            (-s1, s2)
+        }
+        (Lane::Many(a), Lane::One(m)) => (0.0, kernels::sum_sq_shifted(a, m, inv_s)),
+        (Lane::One(yv), Lane::Many(b)) => (0.0, kernels::sum_sq_shifted(b, yv, inv_s)),
+        // Two containers: no scalar y or μ, so Σz is never needed.
+        (Lane::Many(a), Lane::Many(b)) => (0.0, kernels::sum_sq_diff(a, b, inv_s)),
+        (Lane::One(yv), Lane::One(m)) => {
+            let z = (yv - m) * inv_s;
+            (z, z * z)
+        }
+    }
+}
+
+/// `normal_lpdf` of `n` elements with a scalar σ from Σz²: −½Σz² − n·½log(2π) − n·log σ,
+/// the constant terms dropped with `propto` (log σ kept when σ is a variable).
+fn scalar_sigma_lp(sum_z2: f64, n: usize, s: f64, propto: bool, sigma_var: bool) -> f64 {
+    let nf = n as f64;
+    let mut lp = -0.5 * sum_z2;
+    if !propto {
+        lp -= nf * HALF_LOG_TWO_PI;
+    }
+    if !propto || sigma_var {
+        lp -= nf * s.ln();
+    }
+    lp
+}
+
+/// `normal_lpdf` with σ a container from Σzᵢ²: −½Σzᵢ² − n·½log(2π) − Σ log σᵢ, the constant
+/// terms dropped with `propto` (Σ log σᵢ kept when σ is a variable).
+fn vector_sigma_lp(sum_z2: f64, ss: &[f64], propto: bool, sigma_var: bool) -> f64 {
+    let mut lp = -0.5 * sum_z2;
+    if !propto {
+        lp -= ss.len() as f64 * HALF_LOG_TWO_PI;
+    }
+    if !propto || sigma_var {
+        lp -= sum_log_slice(ss);
+    }
+    lp
+}
+
 /// Whether the scalar arguments pass Stan's checks (containers are checked through the sums
 /// and, for σ, its SIMD pass).
 fn scalars_valid(y: Lane<'_>, mu: Lane<'_>, sigma: Lane<'_>) -> bool {
@@ -272,13 +299,7 @@ where
         // A σ out of its domain, a NaN, or an infinite element: the element checks decide.
         check_args("normal_lpdf", y, mu, sigma)?;
     }
-    let mut lp = -0.5 * sum_z2;
-    if !propto {
-        lp -= n as f64 * HALF_LOG_TWO_PI;
-    }
-    if !propto || S::IS_VAR {
-        lp -= sum_log_slice(ss);
-    }
+    let lp = vector_sigma_lp(sum_z2, ss, propto, S::IS_VAR);
     // A scalar's partial is the sum over its elements; a container's is dᵢ or −dᵢ.
     let sum_d = match (y.size(), mu.size()) {
         (None, _) if Y::IS_VAR => kernels::sum(&d),
@@ -434,4 +455,144 @@ where
     (Y, M, S): ProbOutput,
 {
     normal_log_cdf_impl("normal_cdf", y, mu, sigma, 1.0, Form::Cdf)
+}
+
+/// How many floats [`normal_lpdf_flat`] keeps for arguments of `n` elements.
+pub(crate) fn normal_lpdf_flat_keep(n: usize) -> usize {
+    3 + n
+}
+
+/// [`normal_lpdf`] on plain floats, for a program's scalar form (see
+/// [`crate::program::scalar`]): the value, with what the reverse pass needs in `keep`. The
+/// arithmetic is the taped function's as a replay calls it (a data container shared), term
+/// for term; `None` where the taped function would check the elements (a non-finite sum, a
+/// σ out of its domain), or for an empty call, for the caller to run the taped function.
+pub(crate) fn normal_lpdf_flat(
+    [y, mu, sigma]: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let [cy, cm, cs] = [y, mu, sigma].map(|x| x.constant());
+    if !scalars_valid(y.lane, mu.lane, sigma.lane) {
+        return None;
+    }
+    let n = ARGS.size("normal_lpdf", &(), &(&cy, &cm, &cs)).ok()?;
+    if n == 0 {
+        return None;
+    }
+    match sigma.lane {
+        Lane::One(s) => {
+            let inv_s = 1.0 / s;
+            let shared = y.is_run() || mu.is_run();
+            let need_sum_z = !shared && (y.is_scalar_var() || mu.is_scalar_var());
+            let (sum_z, sum_z2) = scalar_sigma_sums(y.lane, mu.lane, inv_s, need_sum_z);
+            if !sum_z2.is_finite() {
+                return None;
+            }
+            keep[..3].copy_from_slice(&[sum_z, sum_z2, inv_s]);
+            Some(scalar_sigma_lp(sum_z2, n, s, propto, sigma.var.is_some()))
+        }
+        Lane::Many(ss) => {
+            let (head, d) = keep.split_at_mut(3);
+            let d = &mut d[..n];
+            d.fill(0.0);
+            let (sum_z2, sigma_ok) = kernels::scaled_sq_sum(y.lane, mu.lane, ss, Some(&mut *d));
+            if !sum_z2.is_finite() || !sigma_ok {
+                return None;
+            }
+            let scalar_var = y.is_scalar_var() || mu.is_scalar_var();
+            head[0] = if scalar_var { kernels::sum(d) } else { 0.0 };
+            Some(vector_sigma_lp(sum_z2, ss, propto, sigma.var.is_some()))
+        }
+    }
+}
+
+/// The reverse pass of [`normal_lpdf_flat`] for the result adjoint `g`, adding into `adj` (the
+/// slots below the result) what the taped function's node adds, in its order.
+pub(crate) fn normal_lpdf_flat_reverse(
+    [y, mu, sigma]: [Flat<'_>; 3],
+    keep: &[f64],
+    g: f64,
+    adj: &mut [f64],
+) {
+    let run = |x: Flat<'_>| match (x.var, x.lane) {
+        (Some(first), Lane::Many(v)) => Some((first, v.len())),
+        _ => None,
+    };
+    match sigma.lane {
+        Lane::One(_) => {
+            let (sum_z, sum_z2, inv_s) = (keep[0], keep[1], keep[2]);
+            let nf = match (y.lane, mu.lane) {
+                (Lane::Many(v), _) | (_, Lane::Many(v)) => v.len() as f64,
+                _ => 1.0,
+            };
+            if y.is_run() || mu.is_run() {
+                // `scalar_sigma_sweep`: the containers' increments from the values.
+                if let Some(slot) = sigma.var {
+                    adj[slot] += g * ((sum_z2 - nf) * inv_s);
+                }
+                let c = g * (inv_s * inv_s);
+                let sum = match (y.lane, mu.lane, run(y), run(mu)) {
+                    (Lane::Many(a), Lane::One(m), Some((first, n)), _) => {
+                        kernels::add_shifted_sum(&mut adj[first..first + n], a, m, c)
+                    }
+                    (Lane::One(yv), Lane::Many(b), _, Some((first, n))) => {
+                        kernels::add_shifted_sum(&mut adj[first..first + n], b, yv, c)
+                    }
+                    (Lane::Many(a), Lane::Many(b), y_run, mu_run) => {
+                        if let Some((first, n)) = y_run {
+                            kernels::add_diff(&mut adj[first..first + n], a, b, c);
+                        }
+                        if let Some((first, n)) = mu_run {
+                            kernels::add_diff(&mut adj[first..first + n], b, a, c);
+                        }
+                        0.0
+                    }
+                    _ => 0.0,
+                };
+                let partner = match (y.lane, mu.lane) {
+                    (Lane::Many(_), Lane::One(_)) => mu.var,
+                    (Lane::One(_), Lane::Many(_)) => y.var,
+                    _ => None,
+                };
+                if let Some(slot) = partner {
+                    adj[slot] -= sum;
+                }
+            } else {
+                // Scalar variables only: their pairs, in argument order.
+                let d = [-sum_z * inv_s, sum_z * inv_s, (sum_z2 - nf) * inv_s];
+                for (x, w) in [y, mu, sigma].iter().zip(d) {
+                    if let Some(slot) = x.var {
+                        adj[slot] += g * w;
+                    }
+                }
+            }
+        }
+        Lane::Many(ss) => {
+            let (sum_d, d) = (keep[0], &keep[3..3 + ss.len()]);
+            // The pairs (scalar variables) first, then the runs: σ's, y's, μ's.
+            if let (Some(slot), Lane::One(_)) = (y.var, y.lane) {
+                adj[slot] += g * -sum_d;
+            }
+            if let (Some(slot), Lane::One(_)) = (mu.var, mu.lane) {
+                adj[slot] += g * sum_d;
+            }
+            if let Some(first) = sigma.var {
+                let r = &mut adj[first..first + ss.len()];
+                for ((a, &di), &s) in r.iter_mut().zip(d).zip(ss) {
+                    *a += g * (di * di * s - 1.0 / s);
+                }
+            }
+            if let Some((first, n)) = run(y) {
+                for (a, &di) in adj[first..first + n].iter_mut().zip(d) {
+                    *a += g * -di;
+                }
+            }
+            if let Some((first, n)) = run(mu) {
+                for (a, &di) in adj[first..first + n].iter_mut().zip(d) {
+                    *a += g * di;
+                }
+            }
+        }
+    }
 }

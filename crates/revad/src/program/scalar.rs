@@ -1,14 +1,19 @@
 //! The scalar form of a program: when every operation of a recording is a scalar operator, an
-//! elementary unary function or a read of one element, the program can also run on plain
-//! `f64` slots, without a tape and without a node per operation.
+//! elementary unary function, a read of one element, an array–scalar operation or a density
+//! the form knows, the program can also run on plain `f64` slots, without a tape and without
+//! a node per operation.
 //!
 //! A [`ScalarProgram`] is a straight-line list of [`Instr`]: slots `0..inputs` are the
-//! inputs' elements, then one slot per instruction. [`ScalarProgram::forward`] computes every
-//! slot's value; [`ScalarProgram::reverse`] runs the instructions newest first, as the tape's
-//! sweep runs their nodes (the Stan Math paper, section 2), adding each partial times its
-//! result's adjoint to its operands' adjoints. Each instruction computes its value and its
-//! partials with the same arithmetic as the scalar operator or function it stands for, in the
-//! same order, so a run gives bit for bit the value and gradient of the tape.
+//! inputs' elements (variables and data alike), then one slot per scalar instruction; an
+//! array instruction ([`ArrayInstr`]: `a·s`, `s − a`, ..., `normal_lpdf`, `cauchy_lpdf`) takes
+//! a run of slots for its result and, after it, the values its reverse pass needs.
+//! [`ScalarProgram::forward`] computes every slot's value; [`ScalarProgram::reverse`] runs the
+//! instructions newest first, as the tape's sweep runs their nodes (the Stan Math paper,
+//! section 2), adding each partial times its result's adjoint to its operands' adjoints. Each
+//! instruction computes its value and its partials with the same arithmetic as the operator or
+//! function it stands for, with the same kernels, in the same order, so a run gives bit for bit
+//! the value and gradient of the tape. Where a taped density would check its arguments (σ ≤ 0,
+//! a non-finite sum), the forward pass declines and the caller runs the taped function.
 //!
 //! One forward pass serves any number of reverse sweeps: a Jacobian takes one sweep per output
 //! (an ODE's right-hand side, two for Lotka–Volterra).
@@ -29,7 +34,7 @@
 //!
 //! let (x, y) = (1.3f64, 2.4f64);
 //! let mut values = vec![x, y];
-//! p.forward(&mut values);
+//! assert!(p.forward(&mut values));
 //! let mut adj = vec![0.0; values.len()];
 //! adj[f as usize] = 1.0;
 //! p.reverse(&values, &mut adj);
@@ -41,6 +46,9 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
+use crate::kernels::Lane;
+pub use crate::matrix::ArrayScalarOp;
+use crate::prob::{self, Flat};
 use crate::scalar;
 use crate::special::log_exp as sp;
 
@@ -152,6 +160,9 @@ pub enum Instr {
     PowConst(u32, f64),
     /// `cˣ`.
     ConstPow(f64, u32),
+    /// An operation on arrays: entry `k` of the program's [`ArrayInstr`] table (see
+    /// [`ScalarProgram::push_array`]).
+    Array(u32),
 }
 
 impl Instr {
@@ -159,7 +170,7 @@ impl Instr {
     fn operands(&self) -> SmallVec<[u32; 2]> {
         use Instr::*;
         match *self {
-            Const(_) => SmallVec::new(),
+            Const(_) | Array(_) => SmallVec::new(),
             Add(a, b) | Sub(a, b) | Mul(a, b) | Div(a, b) | Pow(a, b) => {
                 SmallVec::from_slice(&[a, b])
             }
@@ -183,6 +194,12 @@ impl Instr {
 pub struct ScalarProgram {
     inputs: usize,
     code: Vec<Instr>,
+    /// The first slot of each instruction's result.
+    outs: Vec<u32>,
+    /// The array instructions, by [`Instr::Array`]'s index.
+    arrays: Vec<ArrayInstr>,
+    /// The slots a run fills (inputs, results and what array instructions keep).
+    slots: usize,
     outputs: SmallVec<[u32; 4]>,
     scalar_output: bool,
 }
@@ -192,6 +209,7 @@ impl ScalarProgram {
     pub fn new(inputs: usize) -> ScalarProgram {
         ScalarProgram {
             inputs,
+            slots: inputs,
             ..ScalarProgram::default()
         }
     }
@@ -201,9 +219,10 @@ impl ScalarProgram {
         self.inputs
     }
 
-    /// The number of slots a run fills: inputs and instructions.
+    /// The number of slots a run fills: the inputs, one per scalar instruction, and an array
+    /// instruction's results and the values it keeps for the reverse pass.
     pub fn slots(&self) -> usize {
-        self.inputs + self.code.len()
+        self.slots
     }
 
     /// The number of instructions.
@@ -230,8 +249,59 @@ impl ScalarProgram {
             !matches!(instr, Instr::PowConst(_, c) if c == 1.0),
             "ScalarProgram::push: x¹ is x itself, not an instruction"
         );
+        assert!(
+            !matches!(instr, Instr::Array(_)),
+            "ScalarProgram::push: an array instruction goes through push_array"
+        );
         self.code.push(instr);
+        self.outs.push(slot);
+        self.slots += 1;
         slot
+    }
+
+    /// Appends the array instruction `instr`; returns the first slot of its result and the
+    /// result's length (one for a density).
+    ///
+    /// ```
+    /// use revad::program::scalar::{Arg, ArrayInstr, ArrayScalarOp, Density, ScalarProgram};
+    ///
+    /// // normal_lpdf(y | μ + x, 2) for a scalar μ (slot 0), an array x (slots 1..4), data y.
+    /// let mut p = ScalarProgram::new(7);
+    /// let (m, n) = p.push_array(ArrayInstr::WithScalar {
+    ///     op: ArrayScalarOp::Add,
+    ///     a: Arg::Run(1, 3),
+    ///     s: Arg::Var(0),
+    /// });
+    /// let (lp, _) = p.push_array(ArrayInstr::Density {
+    ///     density: Density::Normal,
+    ///     args: [Arg::Data(4, 3), Arg::Run(m, n as u32), Arg::Const(2.0)],
+    ///     propto: false,
+    /// });
+    /// p.set_outputs(&[lp], true);
+    /// let mut values = vec![0.5, 0.1, -0.2, 0.3, 1.0, 0.0, -1.0];
+    /// assert!(p.forward(&mut values));
+    /// let mut adj = vec![0.0; values.len()];
+    /// adj[lp as usize] = 1.0;
+    /// p.reverse(&values, &mut adj);
+    /// // ∂/∂μ = Σ (yᵢ − μ − xᵢ)/σ²
+    /// let expect = ((1.0 - 0.6) + (0.0 - 0.3) + (-1.0 - 0.8)) / 4.0;
+    /// assert!((adj[0] - expect).abs() < 1e-15);
+    /// ```
+    ///
+    /// # Panics
+    /// If an operand is not made of earlier slots.
+    pub fn push_array(&mut self, instr: ArrayInstr) -> (u32, usize) {
+        let slot = self.slots;
+        assert!(
+            instr.args().iter().all(|a| a.end() <= slot),
+            "ScalarProgram::push_array: an operand after its use"
+        );
+        let (len, keep) = instr.widths();
+        self.code.push(Instr::Array(self.arrays.len() as u32));
+        self.arrays.push(instr);
+        self.outs.push(slot as u32);
+        self.slots += len + keep;
+        (slot as u32, len)
     }
 
     /// Makes `slots` the outputs: one scalar when `scalar` (`slots` has one element then), else
@@ -257,17 +327,21 @@ impl ScalarProgram {
     }
 
     /// Computes every slot's value: `values` holds the inputs (as many as
-    /// [`ScalarProgram::inputs`]) and gets the instructions' values appended.
+    /// [`ScalarProgram::inputs`]) and gets the instructions' values appended. False when an
+    /// array instruction's arguments fail its checks (a density's σ ≤ 0, say) or need the
+    /// element checks of the taped function: the caller then runs the taped function, which
+    /// reports them; scalar instructions never fail (IEEE arithmetic, as on the tape).
     ///
     /// # Panics
     /// If `values` does not hold exactly the inputs.
-    pub fn forward(&self, values: &mut Vec<f64>) {
+    #[must_use]
+    pub fn forward(&self, values: &mut Vec<f64>) -> bool {
         assert_eq!(
             values.len(),
             self.inputs,
             "ScalarProgram::forward: wrong inputs"
         );
-        values.reserve(self.code.len());
+        values.reserve(self.slots - self.inputs);
         for instr in &self.code {
             let v = |s: u32| values[s as usize];
             let y = match *instr {
@@ -289,9 +363,16 @@ impl ScalarProgram {
                 Instr::Pow(a, b) => v(a).powf(v(b)),
                 Instr::ConstPow(c, x) => c.powf(v(x)),
                 Instr::PowConst(x, c) => scalar::pow(v(x), c),
+                Instr::Array(k) => {
+                    if !self.arrays[k as usize].forward(values) {
+                        return false;
+                    }
+                    continue;
+                }
             };
             values.push(y);
         }
+        true
     }
 
     /// The reverse sweep: runs the instructions newest first, adding each one's partials times
@@ -306,13 +387,17 @@ impl ScalarProgram {
             values.len() == n && adj.len() == n,
             "ScalarProgram::reverse: wrong lengths"
         );
-        for (k, instr) in self.code.iter().enumerate().rev() {
-            let out = self.inputs + k;
+        for (instr, &out) in self.code.iter().zip(&self.outs).rev() {
+            let out = out as usize;
+            if let Instr::Array(k) = *instr {
+                self.arrays[k as usize].reverse(values, adj, out);
+                continue;
+            }
             let g = adj[out];
             let v = |s: u32| values[s as usize];
             // The arithmetic of each operator's node in the tape, term for term.
             match *instr {
-                Instr::Const(_) => {}
+                Instr::Const(_) | Instr::Array(_) => {}
                 Instr::Copy(x) => adj[x as usize] += g,
                 Instr::Add(a, b) => {
                     adj[a as usize] += g;
@@ -366,6 +451,192 @@ impl ScalarProgram {
                     if g != 0.0 {
                         adj[x as usize] += g * scalar::pow_dy(c, v(x), values[out]);
                     }
+                }
+            }
+        }
+    }
+}
+
+/// An operand of an array instruction, as a run's slots hold it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    /// A float constant.
+    Const(f64),
+    /// A scalar variable: its slot.
+    Var(u32),
+    /// An array variable: `len` slots from `first` (row-major).
+    Run(u32, u32),
+    /// Data (not differentiated): `len` slots from `first`, filled by the caller like inputs.
+    Data(u32, u32),
+}
+
+impl Arg {
+    /// One past the last slot read.
+    fn end(&self) -> usize {
+        match *self {
+            Arg::Const(_) => 0,
+            Arg::Var(s) => s as usize + 1,
+            Arg::Run(first, len) | Arg::Data(first, len) => (first + len) as usize,
+        }
+    }
+
+    /// The number of elements (`None` for a scalar).
+    fn len(&self) -> Option<usize> {
+        match *self {
+            Arg::Const(_) | Arg::Var(_) => None,
+            Arg::Run(_, len) | Arg::Data(_, len) => Some(len as usize),
+        }
+    }
+
+    /// A scalar's value.
+    fn scalar(&self, values: &[f64]) -> f64 {
+        match *self {
+            Arg::Const(c) => c,
+            Arg::Var(s) => values[s as usize],
+            Arg::Run(first, _) | Arg::Data(first, _) => values[first as usize],
+        }
+    }
+
+    /// An array's values (empty for a scalar).
+    fn slice<'a>(&self, values: &'a [f64]) -> &'a [f64] {
+        match *self {
+            Arg::Run(first, len) | Arg::Data(first, len) => {
+                &values[first as usize..(first + len) as usize]
+            }
+            Arg::Const(_) | Arg::Var(_) => &[],
+        }
+    }
+
+    /// The argument as a probability function reads it.
+    fn flat<'a>(&self, values: &'a [f64]) -> Flat<'a> {
+        let (lane, var) = match *self {
+            Arg::Const(c) => (Lane::One(c), None),
+            Arg::Var(s) => (Lane::One(values[s as usize]), Some(s as usize)),
+            Arg::Run(first, _) => (Lane::Many(self.slice(values)), Some(first as usize)),
+            Arg::Data(..) => (Lane::Many(self.slice(values)), None),
+        };
+        Flat { lane, var }
+    }
+}
+
+/// A probability function an [`ArrayInstr::Density`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Density {
+    /// `normal_lpdf(y, mu, sigma)`.
+    Normal,
+    /// `cauchy_lpdf(y, mu, sigma)`.
+    Cauchy,
+}
+
+/// An instruction on arrays: each computes what the taped function it names computes, with the
+/// same kernels in the same order, so a run gives bit for bit the value and gradient of a
+/// replay on the tape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ArrayInstr {
+    /// `a op s` elementwise, for an array `a` (a variable or data) and a scalar `s` (a variable
+    /// or a constant; one of them a variable): the function of
+    /// [`ArrayScalarOp`] (`matrix::multiply_scalar` and the like).
+    WithScalar {
+        /// The operation.
+        op: ArrayScalarOp,
+        /// The array.
+        a: Arg,
+        /// The scalar.
+        s: Arg,
+    },
+    /// A density of three real arguments (each a constant, a scalar variable, an array
+    /// variable or data), summed over the elements.
+    Density {
+        /// The function.
+        density: Density,
+        /// Its real arguments, in order.
+        args: [Arg; 3],
+        /// Whether the terms constant given which arguments are variables are dropped.
+        propto: bool,
+    },
+}
+
+impl ArrayInstr {
+    /// The operands.
+    fn args(&self) -> SmallVec<[Arg; 3]> {
+        match self {
+            ArrayInstr::WithScalar { a, s, .. } => SmallVec::from_slice(&[*a, *s]),
+            ArrayInstr::Density { args, .. } => SmallVec::from_slice(args),
+        }
+    }
+
+    /// The length of the result and the number of slots kept after it for the reverse pass.
+    fn widths(&self) -> (usize, usize) {
+        match self {
+            ArrayInstr::WithScalar { a, .. } => (a.len().unwrap_or(1), 0),
+            ArrayInstr::Density { density, args, .. } => {
+                let n = args.iter().filter_map(Arg::len).max().unwrap_or(1);
+                let keep = match density {
+                    Density::Normal => prob::normal::normal_lpdf_flat_keep(n),
+                    Density::Cauchy => prob::elements::flat_keep(n),
+                };
+                (1, keep)
+            }
+        }
+    }
+
+    /// Appends the result (and the kept values) to `values`; false where the taped function
+    /// must decide (see [`ScalarProgram::forward`]).
+    fn forward(&self, values: &mut Vec<f64>) -> bool {
+        let (len, keep) = self.widths();
+        let start = values.len();
+        values.resize(start + len + keep, 0.0);
+        let (before, after) = values.split_at_mut(start);
+        match *self {
+            ArrayInstr::WithScalar { op, a, s } => {
+                op.values(a.slice(before), s.scalar(before), after);
+                true
+            }
+            ArrayInstr::Density {
+                density,
+                args,
+                propto,
+            } => {
+                let flat = args.map(|x| x.flat(before));
+                let (value, kept) = after.split_at_mut(1);
+                let v = match density {
+                    Density::Normal => prob::normal::normal_lpdf_flat(flat, propto, kept),
+                    Density::Cauchy => prob::cauchy::cauchy_lpdf_flat(flat, propto, kept),
+                };
+                match v {
+                    Some(v) => {
+                        value[0] = v;
+                        true
+                    }
+                    None => false,
+                }
+            }
+        }
+    }
+
+    /// The reverse pass of the instruction whose result starts at slot `out`.
+    fn reverse(&self, values: &[f64], adj: &mut [f64], out: usize) {
+        let (len, keep) = self.widths();
+        let (below, rest) = adj.split_at_mut(out);
+        match *self {
+            ArrayInstr::WithScalar { op, a, s } => {
+                let (x, sv, c) = (a.slice(values), s.scalar(values), &values[out..out + len]);
+                let a_adj = match a {
+                    Arg::Run(first, n) => Some(&mut below[first as usize..(first + n) as usize]),
+                    _ => None,
+                };
+                let sum = op.reverse(&rest[..len], x, sv, c, a_adj, matches!(s, Arg::Var(_)));
+                if let Arg::Var(slot) = s {
+                    below[slot as usize] += sum;
+                }
+            }
+            ArrayInstr::Density { density, args, .. } => {
+                let flat = args.map(|x| x.flat(values));
+                let kept = &values[out + 1..out + 1 + keep];
+                let g = rest[0];
+                match density {
+                    Density::Normal => prob::normal::normal_lpdf_flat_reverse(flat, kept, g, below),
+                    Density::Cauchy => prob::elements::flat_density_reverse(flat, kept, g, below),
                 }
             }
         }

@@ -1,0 +1,571 @@
+//! The array instructions of a program's scalar form against the tape: an array–scalar
+//! operation or a density run on plain floats gives the value and every adjoint of the taped
+//! function bit for bit (as a replay calls it: data shared, floats as constants), for every
+//! combination of constant, scalar variable, array variable and data arguments, several
+//! lengths and seeds; and a form declines (leaves the decision to the tape) where the taped
+//! function checks its arguments.
+
+use revad::matrix::{self, ArrayScalarOp};
+use revad::prob::{cauchy_lpdf, normal_lpdf, ConstArg, VarArg};
+use revad::program::scalar::{Arg, ArrayInstr, Density, ScalarProgram};
+use revad::{tape, Var, Vector};
+
+/// Equal bit for bit, NaN equal to NaN.
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// A deterministic sequence in `[lo, hi)`.
+fn values(n: usize, seed: u64, lo: f64, hi: f64) -> Vec<f64> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            lo + (hi - lo) * ((s >> 11) as f64 / (1u64 << 53) as f64)
+        })
+        .collect()
+}
+
+/// How an argument is given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Const,
+    Scalar,
+    Array,
+    Data,
+}
+
+const KINDS: [Kind; 4] = [Kind::Const, Kind::Scalar, Kind::Array, Kind::Data];
+
+/// An argument of a test: its kind and values (one for a scalar).
+struct Input {
+    kind: Kind,
+    values: Vec<f64>,
+}
+
+/// An argument as the taped function takes it.
+enum Taped {
+    C(ConstArg<'static>),
+    V(VarArg),
+}
+
+/// The value and the adjoints of every variable input of `f` on the tape, seeded with `seed`:
+/// the inputs' variables are made in order, their adjoints returned in the same order as
+/// [`flat`] lays them out.
+fn taped(inputs: &[Input], seed: f64, mut f: impl FnMut(&[Taped]) -> Var) -> (f64, Vec<f64>) {
+    let _scope = tape::nested();
+    let mut scalars = Vec::new();
+    let mut arrays = Vec::new();
+    let args: Vec<Taped> = inputs
+        .iter()
+        .map(|x| match x.kind {
+            Kind::Const => Taped::C(ConstArg::Scalar(x.values[0])),
+            Kind::Data => Taped::C(ConstArg::Shared(Vector::from(x.values.clone()))),
+            Kind::Scalar => {
+                let v = Var::new(x.values[0]);
+                scalars.push(v);
+                Taped::V(VarArg::Scalar(v))
+            }
+            Kind::Array => {
+                let v = Var::array(Vector::from(x.values.clone()));
+                arrays.push(v.clone());
+                Taped::V(VarArg::Array(v))
+            }
+        })
+        .collect();
+    let y = f(&args);
+    (y * seed).grad();
+    // In input order, as `flat` lays them out.
+    let (mut s, mut a) = (scalars.iter(), arrays.iter());
+    let mut adj = Vec::new();
+    for x in inputs {
+        match x.kind {
+            Kind::Scalar => adj.push(s.next().unwrap().adj()),
+            Kind::Array => adj.extend(a.next().unwrap().adj().iter()),
+            _ => {}
+        }
+    }
+    (y.value(), adj)
+}
+
+/// A program of one array instruction on `inputs` (variables and data laid out in order);
+/// its value and the adjoints of the variable inputs, seeded with `seed`, or `None` when the
+/// form declines.
+fn flat(
+    inputs: &[Input],
+    seed: f64,
+    instr: impl Fn(&[Arg]) -> ArrayInstr,
+) -> Option<(f64, Vec<f64>, Vec<f64>)> {
+    let mut n = 0u32;
+    let mut layout = Vec::new();
+    let args: Vec<Arg> = inputs
+        .iter()
+        .map(|x| {
+            let len = x.values.len() as u32;
+            let arg = match x.kind {
+                Kind::Const => return Arg::Const(x.values[0]),
+                Kind::Scalar => Arg::Var(n),
+                Kind::Array => Arg::Run(n, len),
+                Kind::Data => Arg::Data(n, len),
+            };
+            layout.push((n as usize, x));
+            n += if x.kind == Kind::Scalar { 1 } else { len };
+            arg
+        })
+        .collect();
+    let mut p = ScalarProgram::new(n as usize);
+    let (out, len) = p.push_array(instr(&args));
+    let outputs: Vec<u32> = (out..out + len as u32).collect();
+    p.set_outputs(&outputs, len == 1);
+    let mut vals = Vec::new();
+    for (_, x) in &layout {
+        vals.extend_from_slice(
+            &x.values[..if x.kind == Kind::Scalar {
+                1
+            } else {
+                x.values.len()
+            }],
+        );
+    }
+    if !p.forward(&mut vals) {
+        return None;
+    }
+    let mut adj = vec![0.0; vals.len()];
+    // A scalar result seeded with `seed`; an array result's element i with seed·(i + 1).
+    for (i, &o) in outputs.iter().enumerate() {
+        adj[o as usize] = if len == 1 {
+            seed
+        } else {
+            seed * (i + 1) as f64
+        };
+    }
+    p.reverse(&vals, &mut adj);
+    let results: Vec<f64> = outputs.iter().map(|&o| vals[o as usize]).collect();
+    let mut grads = Vec::new();
+    for (first, x) in &layout {
+        match x.kind {
+            Kind::Scalar => grads.push(adj[*first]),
+            Kind::Array => grads.extend_from_slice(&adj[*first..first + x.values.len()]),
+            _ => {}
+        }
+    }
+    Some((results[0], grads, results))
+}
+
+/// Calls the density `$f` with the taped arguments `$a` in every constant/variable
+/// combination (a result of constants alone is not a test case: `None`).
+macro_rules! dispatch3 {
+    ($f:ident, $a:expr, $propto:expr) => {{
+        use Taped::{C, V};
+        let r = match ($a[0].clone(), $a[1].clone(), $a[2].clone()) {
+            (C(_), C(_), C(_)) => return None,
+            (V(a), C(b), C(c)) => $f(a, b, c, $propto),
+            (C(a), V(b), C(c)) => $f(a, b, c, $propto),
+            (C(a), C(b), V(c)) => $f(a, b, c, $propto),
+            (V(a), V(b), C(c)) => $f(a, b, c, $propto),
+            (V(a), C(b), V(c)) => $f(a, b, c, $propto),
+            (C(a), V(b), V(c)) => $f(a, b, c, $propto),
+            (V(a), V(b), V(c)) => $f(a, b, c, $propto),
+        };
+        Some(r)
+    }};
+}
+
+impl Clone for Taped {
+    fn clone(&self) -> Taped {
+        match self {
+            Taped::C(c) => Taped::C(c.clone()),
+            Taped::V(v) => Taped::V(v.clone()),
+        }
+    }
+}
+
+/// The density `density` at `inputs` on the tape (`None`: constants alone, or an error).
+fn taped_density(
+    density: Density,
+    inputs: &[Input],
+    seed: f64,
+    propto: bool,
+) -> Option<(f64, Vec<f64>)> {
+    let run = |a: &[Taped]| -> Option<revad::Result<Var>> {
+        match density {
+            Density::Normal => dispatch3!(normal_lpdf, a, propto),
+            Density::Cauchy => dispatch3!(cauchy_lpdf, a, propto),
+        }
+    };
+    let mut failed = false;
+    let out = taped(inputs, seed, |a| match run(a) {
+        Some(Ok(v)) => v,
+        _ => {
+            failed = true;
+            Var::new(0.0)
+        }
+    });
+    (!failed).then_some(out)
+}
+
+/// Every combination of argument kinds of a density at length `n`, with the values from
+/// `make(k)` for argument k (`k = 2` the scale, kept positive).
+fn check_density(density: Density, make: impl Fn(usize, usize, u64) -> Vec<f64>) {
+    let mut compared = 0;
+    for n in [1, 3, 8, 17] {
+        for (c, kinds) in KINDS
+            .iter()
+            .flat_map(|&a| {
+                KINDS
+                    .iter()
+                    .flat_map(move |&b| KINDS.iter().map(move |&c| [a, b, c]))
+            })
+            .enumerate()
+        {
+            if kinds.iter().all(|k| matches!(k, Kind::Const | Kind::Data)) {
+                continue;
+            }
+            let inputs: Vec<Input> = kinds
+                .iter()
+                .enumerate()
+                .map(|(k, &kind)| {
+                    let len = if matches!(kind, Kind::Array | Kind::Data) {
+                        n
+                    } else {
+                        1
+                    };
+                    Input {
+                        kind,
+                        values: make(k, len, (c * 7 + n) as u64),
+                    }
+                })
+                .collect();
+            for propto in [false, true] {
+                for seed in [1.0, -2.5, 0.0] {
+                    let t = taped_density(density, &inputs, seed, propto);
+                    let f = flat(&inputs, seed, |args| ArrayInstr::Density {
+                        density,
+                        args: [args[0], args[1], args[2]],
+                        propto,
+                    });
+                    let (Some((tv, tg)), Some((fv, fg, _))) = (&t, &f) else {
+                        // The form declines only where the tape checks (and here succeeds
+                        // or fails); it never answers where the tape fails.
+                        assert!(
+                            f.is_none() || t.is_some(),
+                            "{density:?} {kinds:?}: answered a failing call"
+                        );
+                        continue;
+                    };
+                    let what = format!("{density:?} {kinds:?} n={n} propto={propto} seed={seed}");
+                    assert!(same(*fv, *tv), "{what}: value {fv} against {tv}");
+                    assert_eq!(fg.len(), tg.len(), "{what}");
+                    for (k, (a, b)) in fg.iter().zip(tg).enumerate() {
+                        assert!(same(*a, *b), "{what}: adjoint {k} {a} against {b}");
+                    }
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} cases compared");
+}
+
+#[test]
+fn normal_lpdf_matches_the_tape() {
+    check_density(Density::Normal, |k, len, seed| match k {
+        2 => values(len, seed + 3, 0.3, 4.0),
+        _ => values(len, seed + k as u64, -3.0, 3.0),
+    });
+}
+
+#[test]
+fn cauchy_lpdf_matches_the_tape() {
+    check_density(Density::Cauchy, |k, len, seed| match k {
+        2 => values(len, seed + 3, 0.3, 4.0),
+        // Wide values: both branches of the partials (|z| ≤ 1 and > 1).
+        _ => values(len, seed + k as u64, -20.0, 20.0),
+    });
+}
+
+#[test]
+fn densities_decline_where_the_tape_checks() {
+    let bad = [
+        // σ ≤ 0, σ infinite, μ infinite, y NaN, and Σz² overflowing.
+        [0.5, 0.0, -1.0],
+        [0.5, 0.0, f64::INFINITY],
+        [0.5, f64::INFINITY, 1.0],
+        [f64::NAN, 0.0, 1.0],
+        [1e300, -1e300, 1e-300],
+    ];
+    for density in [Density::Normal, Density::Cauchy] {
+        for vals in bad {
+            for n in [1, 5] {
+                let inputs: Vec<Input> = vals
+                    .iter()
+                    .map(|&v| Input {
+                        kind: if n == 1 { Kind::Scalar } else { Kind::Array },
+                        values: vec![v; n],
+                    })
+                    .collect();
+                let f = flat(&inputs, 1.0, |args| ArrayInstr::Density {
+                    density,
+                    args: [args[0], args[1], args[2]],
+                    propto: false,
+                });
+                let t = taped_density(density, &inputs, 1.0, false);
+                match (&f, &t) {
+                    // A call the tape rejects is never answered by the form.
+                    (Some(_), None) => panic!("{density:?} at {vals:?}: answered a failing call"),
+                    (Some((fv, _, _)), Some((tv, _))) => assert!(same(*fv, *tv)),
+                    _ => {}
+                }
+            }
+        }
+        // Containers of different lengths: a size error on the tape, declined by the form.
+        let inputs = [
+            Input {
+                kind: Kind::Array,
+                values: vec![0.1, 0.2],
+            },
+            Input {
+                kind: Kind::Array,
+                values: vec![0.1, 0.2, 0.3],
+            },
+            Input {
+                kind: Kind::Const,
+                values: vec![1.0],
+            },
+        ];
+        let f = flat(&inputs, 1.0, |args| ArrayInstr::Density {
+            density,
+            args: [args[0], args[1], args[2]],
+            propto: false,
+        });
+        assert!(f.is_none() && taped_density(density, &inputs, 1.0, false).is_none());
+    }
+}
+
+#[test]
+fn array_scalar_operations_match_the_tape() {
+    let ops = [
+        ArrayScalarOp::Add,
+        ArrayScalarOp::Subtract,
+        ArrayScalarOp::ScalarSubtract,
+        ArrayScalarOp::Multiply,
+        ArrayScalarOp::Divide,
+        ArrayScalarOp::ScalarDivide,
+    ];
+    let scalars = [1.7, -0.4, 0.0, f64::INFINITY, f64::NAN];
+    for op in ops {
+        for n in [1, 3, 4, 9] {
+            for (a_kind, s_kind) in [
+                (Kind::Array, Kind::Scalar),
+                (Kind::Array, Kind::Const),
+                (Kind::Data, Kind::Scalar),
+            ] {
+                for &s in &scalars {
+                    let mut a = values(n, n as u64, -2.0, 2.0);
+                    a[0] = if n > 2 { 0.0 } else { a[0] };
+                    let inputs = [
+                        Input {
+                            kind: a_kind,
+                            values: a.clone(),
+                        },
+                        Input {
+                            kind: s_kind,
+                            values: vec![s],
+                        },
+                    ];
+                    for seed in [1.0, -0.5] {
+                        let f = flat(&inputs, seed, |args| ArrayInstr::WithScalar {
+                            op,
+                            a: args[0],
+                            s: args[1],
+                        })
+                        .expect("array–scalar operations never decline");
+                        // The tape: the same function, its result's element i seeded with
+                        // seed·(i + 1) through a dot product with constants.
+                        let seen = std::cell::RefCell::new(Vec::new());
+                        let (_, tg) = taped(&inputs, 1.0, |t| {
+                            let y = match (&t[0], &t[1]) {
+                                (Taped::V(VarArg::Array(a)), Taped::V(VarArg::Scalar(s))) => {
+                                    apply(op, a, *s)
+                                }
+                                (Taped::V(VarArg::Array(a)), Taped::C(ConstArg::Scalar(s))) => {
+                                    apply(op, a, *s)
+                                }
+                                (Taped::C(ConstArg::Shared(a)), Taped::V(VarArg::Scalar(s))) => {
+                                    apply(op, a, *s)
+                                }
+                                _ => unreachable!(),
+                            };
+                            seen.borrow_mut().extend(y.value().iter().copied());
+                            let w: Vector =
+                                (1..=n).map(|i| seed * i as f64).collect::<Vec<_>>().into();
+                            first_then_dot(&y, &w)
+                        });
+                        let what = format!("{op:?} {a_kind:?}×{s_kind:?} n={n} s={s} seed={seed}");
+                        for (k, (x, y)) in f.2.iter().zip(seen.borrow().iter()).enumerate() {
+                            assert!(same(*x, *y), "{what}: value {k} {x} against {y}");
+                        }
+                        assert_eq!(f.1.len(), tg.len(), "{what}");
+                        for (k, (x, y)) in f.1.iter().zip(&tg).enumerate() {
+                            assert!(same(*x, *y), "{what}: adjoint {k} {x} against {y}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `op` of an array and a scalar on the tape.
+fn apply<R: revad::Real>(op: ArrayScalarOp, a: &impl matrix::Operand<Vector>, s: R) -> Var<Vector> {
+    match op {
+        ArrayScalarOp::Add => matrix::add_scalar(a, s),
+        ArrayScalarOp::Subtract => matrix::subtract_scalar(a, s),
+        ArrayScalarOp::ScalarSubtract => matrix::scalar_subtract(s, a),
+        ArrayScalarOp::Multiply => matrix::multiply_scalar(a, s),
+        ArrayScalarOp::Divide => matrix::divide(a, s),
+        ArrayScalarOp::ScalarDivide => matrix::scalar_elt_divide(s, a),
+    }
+}
+
+/// `Σ wᵢ yᵢ`: seeds `y`'s element i with `wᵢ` (times the outer seed, 1).
+fn first_then_dot(y: &Var<Vector>, w: &Vector) -> Var {
+    matrix::dot_product(y, w).expect("same lengths")
+}
+
+#[test]
+fn a_hierarchical_model_runs_as_on_the_tape() {
+    // Eight schools, non-centred: inputs μ, log τ, η (8); data y, σ (8 each).
+    let (j, y, sigma) = (8usize, values(8, 11, -10.0, 25.0), values(8, 12, 9.0, 18.0));
+    let mut p = ScalarProgram::new(2 + 3 * j);
+    let (mu, lt, eta) = (0u32, 1u32, Arg::Run(2, j as u32));
+    let (yd, sd) = (
+        Arg::Data(2 + j as u32, j as u32),
+        Arg::Data(2 + 2 * j as u32, j as u32),
+    );
+    let exp = revad::program::scalar::Elementary::named("exp").unwrap();
+    let tau = p.push(revad::program::scalar::Instr::Unary(lt, exp));
+    let density = |p: &mut ScalarProgram, d, args| {
+        p.push_array(ArrayInstr::Density {
+            density: d,
+            args,
+            propto: false,
+        })
+        .0
+    };
+    let a = density(
+        &mut p,
+        Density::Normal,
+        [Arg::Var(mu), Arg::Const(0.0), Arg::Const(5.0)],
+    );
+    let b = density(
+        &mut p,
+        Density::Cauchy,
+        [Arg::Var(tau), Arg::Const(0.0), Arg::Const(5.0)],
+    );
+    let ab = p.push(revad::program::scalar::Instr::Add(a, b));
+    let abl = p.push(revad::program::scalar::Instr::Add(ab, lt));
+    let c = density(
+        &mut p,
+        Density::Normal,
+        [eta, Arg::Const(0.0), Arg::Const(1.0)],
+    );
+    let abc = p.push(revad::program::scalar::Instr::Add(abl, c));
+    let (te, _) = p.push_array(ArrayInstr::WithScalar {
+        op: ArrayScalarOp::Multiply,
+        a: eta,
+        s: Arg::Var(tau),
+    });
+    let (theta, _) = p.push_array(ArrayInstr::WithScalar {
+        op: ArrayScalarOp::Add,
+        a: Arg::Run(te, j as u32),
+        s: Arg::Var(mu),
+    });
+    let d = density(&mut p, Density::Normal, [yd, Arg::Run(theta, j as u32), sd]);
+    let lp = p.push(revad::program::scalar::Instr::Add(abc, d));
+    p.set_outputs(&[lp], true);
+
+    for trial in 0..20u64 {
+        let x = values(2 + j, 100 + trial, -1.5, 1.5);
+        let mut vals = x.clone();
+        vals.extend_from_slice(&y);
+        vals.extend_from_slice(&sigma);
+        assert!(p.forward(&mut vals));
+        let mut adj = vec![0.0; vals.len()];
+        adj[lp as usize] = 1.0;
+        p.reverse(&vals, &mut adj);
+        // The tape, as a replay runs it.
+        let _scope = tape::nested();
+        let (mu, lt) = (Var::new(x[0]), Var::new(x[1]));
+        let eta = Var::array(Vector::from(x[2..].to_vec()));
+        let tau = revad::exp(lt);
+        let lp_t = normal_lpdf(
+            VarArg::Scalar(mu),
+            ConstArg::Scalar(0.0),
+            ConstArg::Scalar(5.0),
+            false,
+        )
+        .unwrap()
+            + cauchy_lpdf(
+                VarArg::Scalar(tau),
+                ConstArg::Scalar(0.0),
+                ConstArg::Scalar(5.0),
+                false,
+            )
+            .unwrap()
+            + lt
+            + normal_lpdf(
+                VarArg::Array(eta.clone()),
+                ConstArg::Scalar(0.0),
+                ConstArg::Scalar(1.0),
+                false,
+            )
+            .unwrap();
+        let theta = matrix::add_scalar(&matrix::multiply_scalar(&eta, tau), mu);
+        let lp_t = lp_t
+            + normal_lpdf(
+                ConstArg::Shared(Vector::from(y.clone())),
+                VarArg::Array(theta),
+                ConstArg::Shared(Vector::from(sigma.clone())),
+                false,
+            )
+            .unwrap();
+        lp_t.grad();
+        assert!(same(vals[lp as usize], lp_t.value()), "value");
+        assert!(same(adj[0], mu.adj()) && same(adj[1], lt.adj()), "μ, log τ");
+        for (k, g) in eta.adj().iter().enumerate() {
+            assert!(same(adj[2 + k], *g), "η[{k}]");
+        }
+    }
+    // And the gradient against finite differences.
+    let run = |x: &[f64]| -> (f64, Vec<f64>) {
+        let mut vals = x.to_vec();
+        vals.extend_from_slice(&y);
+        vals.extend_from_slice(&sigma);
+        assert!(p.forward(&mut vals));
+        let mut adj = vec![0.0; vals.len()];
+        adj[lp as usize] = 1.0;
+        p.reverse(&vals, &mut adj);
+        (vals[lp as usize], adj[..2 + j].to_vec())
+    };
+    for trial in 0..3u64 {
+        let x = values(2 + j, 200 + trial, -1.0, 1.0);
+        let (_, g) = run(&x);
+        for k in 0..x.len() {
+            let h = 1e-6;
+            let (mut up, mut down) = (x.clone(), x.clone());
+            up[k] += h;
+            down[k] -= h;
+            let fd = (run(&up).0 - run(&down).0) / (2.0 * h);
+            assert!(
+                (fd - g[k]).abs() <= 1e-6 * (1.0 + g[k].abs()),
+                "∂/∂x{k}: {fd} against {}",
+                g[k]
+            );
+        }
+    }
+}
