@@ -275,7 +275,9 @@ def schools(m: Any, lt: Any, e: Any, ys: Any, sigmas: Any) -> Any:
             + revad.normal_lpdf(ys, m + tau * e, sigmas))
 
 
-def schools_args(rng: np.random.Generator, j: int = 8, data: Callable[[Any], Any] = revad.Data) -> tuple[Any, ...]:
+def schools_args(
+    rng: np.random.Generator, j: int = 8, data: Callable[[Any], Any] = revad.Data
+) -> tuple[Any, ...]:
     return (float(rng.normal()), float(rng.normal(scale=2.0)), rng.normal(size=j),
             data(8.0 * rng.normal(size=j)), data(rng.uniform(0.5, 15.0, j)))
 
@@ -367,7 +369,7 @@ def test_new_data_and_new_shapes() -> None:
     args = schools_args(rng)
     for swapped in [
         (np.float64(args[0]), *args[1:]),
-        (int(1), *args[1:]),
+        (1, *args[1:]),
         (*args[:2], args[2].astype(np.float32), *args[3:]),
         (*args[:2], revad.Data(args[2]), *args[3:]),
         (*args[:3], np.asarray(args[3].value), args[4]),
@@ -419,3 +421,23 @@ def test_threads_share_a_scalar_form() -> None:
     for t in threads:
         t.join()
     assert not failures and scalar_programs(jitted) == 1
+
+
+def schools_vector(theta: Any, ys: Any, sigmas: Any) -> Any:
+    """Eight schools of one parameter vector (μ, log τ, η), as samplers and batches take it."""
+    return schools(theta[0], theta[1], theta[2:], ys, sigmas)
+
+
+def test_a_batch_with_data_runs_the_scalar_form() -> None:
+    rng = np.random.default_rng(11)
+    ys, sigmas = revad.Data(8.0 * rng.normal(size=8)), revad.Data(rng.uniform(9.0, 15.0, 8))
+    vg = revad.value_and_grad(schools_vector)
+    jitted = revad.jit(vg)
+    xs = rng.normal(size=(300, 10))
+    xs[17, 1] = 400.0  # (y − θ)² overflows at τ = e⁴⁰⁰: the tape decides that row
+    values, grads = jitted.value_and_grad_batch(xs, ys, sigmas, threads=2)
+    assert scalar_programs(jitted) == 1
+    for x, v, g in zip(xs, values, grads, strict=True):
+        assert same((v, g), vg(x, ys, sigmas))
+    # And one call at a time, from a NumPy point.
+    assert same(jitted(xs[3], ys, sigmas), vg(xs[3], ys, sigmas))

@@ -1,12 +1,15 @@
 //! Criterion: a replayed program (`revad::program`, what `revad.jit` records from Python)
 //! against the same function written in Rust, to give the cost of replay per operation.
 //!
-//! Two functions: the talk expression f(x, y) = x·log(y) + log(x·y)·y (6 operations), and a
+//! Three functions: the talk expression f(x, y) = x·log(y) + log(x·y)·y (6 operations), and a
 //! chain of n = 100 steps `s ← s·xᵢ + log(xᵢ)` (3 operations a step). Each is timed as a
 //! gradient: inputs made, the function run (replayed or direct), the sweep, the adjoints read,
 //! the tape reset. Per-operation overhead = (replay − direct) / operations. Each also runs by
 //! its scalar form (`revad::program::scalar`, what `revad.jit` runs for a function of scalar
-//! operations alone): values forward and one reverse sweep on plain floats, no tape.
+//! operations alone): values forward and one reverse sweep on plain floats, no tape. The third,
+//! the non-centred eight-schools model (J = 8: μ, log τ, η and data y, σ), runs directly on
+//! the tape (the core functions as a replay calls them) and by its scalar form, whose array
+//! instructions stand for its vector operations and densities.
 //!
 //! `cargo bench -p revad-benches --bench program`
 
@@ -14,9 +17,11 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use revad::program::scalar::{Elementary, Instr, ScalarProgram};
+use revad::matrix::{self, ArrayScalarOp};
+use revad::prob::{cauchy_lpdf, normal_lpdf, ConstArg, VarArg};
+use revad::program::scalar::{Arg, ArrayInstr, Density, Elementary, Instr, ScalarProgram};
 use revad::program::{Op, Program, Replay};
-use revad::{log, tape, Var};
+use revad::{exp, log, tape, Var, Vector};
 use revad_benches::talk;
 
 type Prog = Program<Var, revad::Error>;
@@ -60,6 +65,78 @@ fn chain_program(n: usize) -> Prog {
         let l = p.op(op1(log), &[i]);
         s = p.op(op2(|a, b| a + b), &[m, l]);
     }
+    p
+}
+
+/// The eight-schools data: y and σ.
+fn schools_data() -> (Vector, Vector) {
+    let y = [28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0];
+    let sigma = [15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0];
+    (Vector::from(y.to_vec()), Vector::from(sigma.to_vec()))
+}
+
+/// Eight schools on the tape at x = (μ, log τ, η): the gradient's first adjoint.
+fn schools_direct(x: &[f64], y: &Vector, sigma: &Vector) -> f64 {
+    let (mu, lt) = (Var::new(x[0]), Var::new(x[1]));
+    let eta = Var::array(Vector::from(x[2..].to_vec()));
+    let c = ConstArg::Scalar;
+    let tau = exp(lt);
+    let lp = normal_lpdf(VarArg::Scalar(mu), c(0.0), c(5.0), false).unwrap()
+        + cauchy_lpdf(VarArg::Scalar(tau), c(0.0), c(5.0), false).unwrap()
+        + lt
+        + normal_lpdf(VarArg::Array(eta.clone()), c(0.0), c(1.0), false).unwrap();
+    let theta = matrix::add_scalar(&matrix::multiply_scalar(&eta, tau), mu);
+    let lik = normal_lpdf(
+        ConstArg::Shared(y.clone()),
+        VarArg::Array(theta),
+        ConstArg::Shared(sigma.clone()),
+        false,
+    );
+    (lp + lik.unwrap()).grad();
+    let g = mu.adj();
+    tape::reset();
+    g
+}
+
+/// Eight schools' scalar form: inputs μ, log τ, η (8), then the data y, σ.
+fn schools_scalar() -> ScalarProgram {
+    let mut p = ScalarProgram::new(26);
+    let density = |p: &mut ScalarProgram, density, args| {
+        let instr = ArrayInstr::Density {
+            density,
+            args,
+            propto: false,
+        };
+        p.push_array(instr).0
+    };
+    let (c, eta) = (Arg::Const, Arg::Run(2, 8));
+    let tau = p.push(Instr::Unary(1, Elementary::named("exp").unwrap()));
+    let a = density(&mut p, Density::Normal, [Arg::Var(0), c(0.0), c(5.0)]);
+    let b = density(&mut p, Density::Cauchy, [Arg::Var(tau), c(0.0), c(5.0)]);
+    let ab = p.push(Instr::Add(a, b));
+    let abl = p.push(Instr::Add(ab, 1));
+    let e = density(&mut p, Density::Normal, [eta, c(0.0), c(1.0)]);
+    let abe = p.push(Instr::Add(abl, e));
+    let mul = ArrayInstr::WithScalar {
+        op: ArrayScalarOp::Multiply,
+        a: eta,
+        s: Arg::Var(tau),
+    };
+    let (te, n) = p.push_array(mul);
+    let add = ArrayInstr::WithScalar {
+        op: ArrayScalarOp::Add,
+        a: Arg::Run(te, n as u32),
+        s: Arg::Var(0),
+    };
+    let (theta, n) = p.push_array(add);
+    let data = [
+        Arg::Data(10, 8),
+        Arg::Run(theta, n as u32),
+        Arg::Data(18, 8),
+    ];
+    let lik = density(&mut p, Density::Normal, data);
+    let lp = p.push(Instr::Add(abe, lik));
+    p.set_outputs(&[lp], true);
     p
 }
 
@@ -156,6 +233,24 @@ fn programs(c: &mut Criterion) {
     assert_eq!(scalar_run(&s, &x, &mut values, &mut adj), direct(chain, &x));
     group.bench_function("scalar_form", |b| {
         b.iter(|| scalar_run(&s, black_box(&x), &mut values, &mut adj))
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("program_schools_8");
+    let (y, sigma) = schools_data();
+    let x = [1.5, 0.7, 0.3, -0.8, 1.1, 0.2, -1.4, 0.6, 0.05, -0.3];
+    let s = schools_scalar();
+    let mut inputs = x.to_vec();
+    inputs.extend(y.iter().chain(sigma.iter()));
+    assert_eq!(
+        scalar_run(&s, &inputs, &mut values, &mut adj),
+        schools_direct(&x, &y, &sigma)
+    );
+    group.bench_function("direct", |b| {
+        b.iter(|| schools_direct(black_box(&x), &y, &sigma))
+    });
+    group.bench_function("scalar_form", |b| {
+        b.iter(|| scalar_run(&s, black_box(&inputs), &mut values, &mut adj))
     });
     group.finish();
 }

@@ -987,20 +987,40 @@ fn batch_row(
     grad: &mut [f64],
     allow_constant: bool,
 ) -> RowOutcome {
+    // The form's inputs: the point's elements and the data's, in argument order.
+    let data = |kind: &Kind| match kind {
+        Kind::Data(Const::V(v)) => v.len(),
+        Kind::Data(Const::M(m)) => m.len(),
+        _ => 0,
+    };
+    let elements = row.len() + kinds.iter().map(data).sum::<usize>();
     for program in programs {
         let form = program.scalar_form();
-        if let Some(form) = form.filter(|f| f.scalar_output() && f.inputs() == row.len()) {
+        if let Some(form) = form.filter(|f| f.scalar_output() && f.inputs() == elements) {
             // No guards: the scalar form fits every point (unless a density's checks leave
             // the decision to the tape).
             let done = SCALAR.with(|buffers| {
                 let (values, adj) = &mut *buffers.borrow_mut();
                 values.clear();
-                row.values_into(values);
+                let mut first = 0;
+                for (i, kind) in kinds.iter().enumerate() {
+                    match kind {
+                        _ if i == k => {
+                            first = values.len();
+                            row.values_into(values);
+                        }
+                        Kind::Data(Const::V(v)) => {
+                            values.extend_from_slice(revad::Storage::as_slice(v))
+                        }
+                        Kind::Data(Const::M(m)) => values.extend(m.iter()),
+                        _ => {}
+                    }
+                }
                 if !run_scalar(form, values, adj, true) {
                     return false;
                 }
                 *value = values[form.outputs()[0] as usize];
-                grad.copy_from_slice(&adj[..grad.len()]);
+                grad.copy_from_slice(&adj[first..first + grad.len()]);
                 true
             });
             if done {

@@ -195,6 +195,19 @@ enum ScSlot {
     Other,
 }
 
+impl ScSlot {
+    /// An array variable of the elements `slots`: a range when they are consecutive (as an
+    /// array instruction reads its operands), else a list.
+    fn list(slots: Vec<u32>) -> ScSlot {
+        match slots.first() {
+            Some(&first) if slots.iter().zip(first..).all(|(&s, k)| s == k) => {
+                ScSlot::Range(first, slots.len() as u32)
+            }
+            _ => ScSlot::List(slots),
+        }
+    }
+}
+
 /// Data inputs of at most this many elements in all are inputs of the scalar form (their
 /// values copied into it on every call); with more, a recording has no scalar form.
 pub const FORM_DATA_MAX: usize = 4096;
@@ -268,7 +281,7 @@ impl ScalarForm {
         let slot = match form {
             Form::Instr(i) => ScSlot::Slot(self.code.push(i)),
             Form::Alias(k) => ScSlot::Slot(k),
-            Form::Elements(elems) => ScSlot::List(
+            Form::Elements(elems) => ScSlot::list(
                 elems
                     .into_iter()
                     .map(|e| match e {
@@ -277,7 +290,8 @@ impl ScalarForm {
                     })
                     .collect(),
             ),
-            Form::Copies(slots) => ScSlot::List(
+            // One `Copy` each: consecutive slots, an array instruction's operand.
+            Form::Copies(slots) => ScSlot::list(
                 slots
                     .into_iter()
                     .map(|k| self.code.push(Instr::Copy(k)))
