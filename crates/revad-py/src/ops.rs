@@ -40,13 +40,17 @@ impl Op {
     }
 
     /// The scalar form of `a op b` (see [`crate::record::apply_form`]): the operator of
-    /// [`Op::scalar`] on a scalar variable and a scalar variable or a float, or the
-    /// array–scalar node of [`arr_scalar`] (`+ − · /`).
-    pub fn form(self, a: &Sc<'_>, b: &Sc<'_>) -> Option<Form> {
+    /// [`Op::scalar`] on a scalar variable and a scalar variable or a float, the array–scalar
+    /// node of [`arr_scalar`], or the node of [`arr_arr`] for arrays of one kind and shape
+    /// (`same_shape`, from [`same_shape`]) (`+ − · /`).
+    pub fn form(self, a: &Sc<'_>, b: &Sc<'_>, same_shape: bool) -> Option<Form> {
         use Instr::*;
         let is_array = |x: &Sc<'_>| matches!(x, Sc::Range(..) | Sc::Data(..));
         if is_array(a) != is_array(b) {
             return self.array_scalar_form(a, b);
+        }
+        if is_array(a) {
+            return self.array_array_form(a, b, same_shape);
         }
         let instr = match (self, *a, *b) {
             (Op::Add, Sc::Slot(a), Sc::Slot(b)) => Add(a, b),
@@ -90,6 +94,20 @@ impl Op {
         };
         let (a, s) = (array.arg()?, scalar.arg()?);
         Some(Form::Array(ArrayInstr::WithScalar { op, a, s }))
+    }
+
+    /// The scalar form of [`arr_arr`]'s node for two arrays of one kind and shape.
+    fn array_array_form(self, a: &Sc<'_>, b: &Sc<'_>, same_shape: bool) -> Option<Form> {
+        use revad::matrix::ArrayArrayOp as A;
+        let op = match self {
+            Op::Add => A::Add,
+            Op::Sub => A::Subtract,
+            Op::Mul => A::Multiply,
+            Op::Div => A::Divide,
+            Op::Pow => return None,
+        };
+        let (a, b) = (a.arg()?, b.arg()?);
+        same_shape.then_some(Form::Array(ArrayInstr::WithArray { op, a, b }))
     }
 
     /// `a op b` for two scalars.
@@ -158,6 +176,16 @@ fn arr_scalar<S: Storage>(op: Op, a: Arr<S>, s: Arg, reflected: bool) -> PyResul
         }
     };
     Ok(finish(r, d))
+}
+
+/// Whether `a` and `b` are arrays of one kind (1-D or 2-D) and shape: the operands
+/// [`elementwise`] gives to one [`arr_arr`] node.
+pub fn same_shape(a: &X, b: &X) -> bool {
+    match (a, b) {
+        (X::A(Ax::V(a)), X::A(Ax::V(b))) => a.value().len() == b.value().len(),
+        (X::A(Ax::M(a)), X::A(Ax::M(b))) => a.value().dim() == b.value().dim(),
+        _ => false,
+    }
 }
 
 /// NumPy's broadcast shape of two shapes (axes aligned from the right; an axis of length 1

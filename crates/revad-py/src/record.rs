@@ -298,7 +298,7 @@ impl ScalarForm {
                     .collect(),
             ),
             Form::Array(instr) => {
-                let scalar = matches!(instr, ArrayInstr::Density { .. });
+                let scalar = instr.scalar_result();
                 match self.code.push_array(instr) {
                     (first, _) if scalar => ScSlot::Slot(first),
                     (first, len) => ScSlot::Range(first, len as u32),

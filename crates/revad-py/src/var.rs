@@ -23,7 +23,7 @@ use crate::family::family;
 use crate::handle::{read, write, PyVar, Val};
 use crate::index;
 use crate::record::{self, Form, Sc};
-use crate::ops::{elementwise, matmul_x, Op};
+use crate::ops::{elementwise, matmul_x, same_shape, Op};
 use crate::shape;
 
 /// What a binary operator does with its two operands.
@@ -49,6 +49,7 @@ fn operator(
     else {
         return Ok(py.NotImplemented());
     };
+    let same = same_shape(&a, &b);
     let args = [a, b];
     match how {
         Binary::Elementwise(op) => record::apply_form(
@@ -61,7 +62,7 @@ fn operator(
                 [a, b] => elementwise(op, (*a).clone(), (*b).clone()),
                 _ => unreachable!("two operands"),
             },
-            |x| op.form(&x[0], &x[1]),
+            |x| op.form(&x[0], &x[1], same),
         ),
         Binary::MatMul => record::apply(function, &args, |x| {
             matmul_x(x[0].clone(), x[1].clone())
@@ -212,11 +213,12 @@ operators! {
                     Ok((try_x(&inputs.get_item(0)?, F)?, try_x(&inputs.get_item(1)?, F)?))
                 })?;
                 if let (Some(a), Some(b)) = (a, b) {
+                    let same = same_shape(&a, &b);
                     return record::apply_form(
                         F,
                         &[a, b],
                         move |x| elementwise(op, x[0].clone(), x[1].clone()),
-                        |x| op.form(&x[0], &x[1]),
+                        |x| op.form(&x[0], &x[1], same),
                     )?
                     .into_py(py);
                 }

@@ -5,9 +5,9 @@
 //! lengths and seeds; and a form declines (leaves the decision to the tape) where the taped
 //! function checks its arguments.
 
-use revad::matrix::{self, ArrayScalarOp};
+use revad::matrix::{self, ArrayArrayOp, ArrayScalarOp};
 use revad::prob::{cauchy_lpdf, normal_lpdf, ConstArg, VarArg};
-use revad::program::scalar::{Arg, ArrayInstr, Density, ScalarProgram};
+use revad::program::scalar::{Arg, ArrayInstr, ArrayMap, Density, ScalarProgram};
 use revad::{tape, Var, Vector};
 
 /// Equal bit for bit, NaN equal to NaN.
@@ -568,4 +568,246 @@ fn a_hierarchical_model_runs_as_on_the_tape() {
             );
         }
     }
+}
+
+/// `op` of two arrays on the tape.
+fn apply_pair(
+    op: ArrayArrayOp,
+    a: &impl matrix::Operand<Vector>,
+    b: &impl matrix::Operand<Vector>,
+) -> Var<Vector> {
+    match op {
+        ArrayArrayOp::Add => matrix::add(a, b),
+        ArrayArrayOp::Subtract => matrix::subtract(a, b),
+        ArrayArrayOp::Multiply => matrix::elt_multiply(a, b),
+        ArrayArrayOp::Divide => matrix::elt_divide(a, b),
+    }
+    .expect("one shape")
+}
+
+#[test]
+fn array_array_operations_and_sums_match_the_tape() {
+    let ops = [
+        ArrayArrayOp::Add,
+        ArrayArrayOp::Subtract,
+        ArrayArrayOp::Multiply,
+        ArrayArrayOp::Divide,
+    ];
+    for op in ops {
+        for n in [1, 4, 9] {
+            let (mut x, y) = (values(n, 3, -2.0, 2.0), values(n, 4, -2.0, 2.0));
+            x[0] = 0.0;
+            // Two variables, a variable and data in either order, and one variable twice;
+            // the result summed (the `Sum` instruction) after a product with weights.
+            for case in 0..4 {
+                let w: Vec<f64> = (1..=n).map(|i| 0.5 * i as f64).collect();
+                // The form: inputs x (0..n), y (n..2n), w (data, 2n..3n).
+                let mut p = ScalarProgram::new(3 * n);
+                let (xa, ya, wd) = (
+                    Arg::Run(0, n as u32),
+                    Arg::Run(n as u32, n as u32),
+                    Arg::Data(2 * n as u32, n as u32),
+                );
+                let (a, b) = match case {
+                    0 => (xa, ya),
+                    1 => (xa, Arg::Data(n as u32, n as u32)),
+                    2 => (Arg::Data(0, n as u32), ya),
+                    _ => (xa, xa),
+                };
+                let (c, _) = p.push_array(ArrayInstr::WithArray { op, a, b });
+                let (cw, _) = p.push_array(ArrayInstr::WithArray {
+                    op: ArrayArrayOp::Multiply,
+                    a: Arg::Run(c, n as u32),
+                    b: wd,
+                });
+                let (s, _) = p.push_array(ArrayInstr::Sum(Arg::Run(cw, n as u32)));
+                p.set_outputs(&[s], true);
+                let mut vals = [x.clone(), y.clone(), w.clone()].concat();
+                assert!(p.forward(&mut vals));
+                let mut adj = vec![0.0; vals.len()];
+                adj[s as usize] = -1.5;
+                p.reverse(&vals, &mut adj);
+                // The tape.
+                let _scope = tape::nested();
+                let (xv, yv) = (
+                    Var::array(Vector::from(x.clone())),
+                    Var::array(Vector::from(y.clone())),
+                );
+                let (xd, yd, wv) = (
+                    Vector::from(x.clone()),
+                    Vector::from(y.clone()),
+                    Vector::from(w.clone()),
+                );
+                let c_t = match case {
+                    0 => apply_pair(op, &xv, &yv),
+                    1 => apply_pair(op, &xv, &yd),
+                    2 => apply_pair(op, &xd, &yv),
+                    _ => apply_pair(op, &xv, &xv),
+                };
+                let s_t = matrix::sum(&matrix::elt_multiply(&c_t, &wv).unwrap());
+                (s_t * -1.5).grad();
+                let what = format!("{op:?} case {case} n={n}");
+                assert!(same(vals[s as usize], s_t.value()), "{what}: value");
+                for (k, t) in xv.adj().iter().chain(yv.adj().iter()).enumerate() {
+                    assert!(
+                        same(adj[k], *t),
+                        "{what}: adjoint {k} {} against {t}",
+                        adj[k]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// An elementwise function of an array variable on the tape.
+type Elementwise = fn(&Var<Vector>) -> Var<Vector>;
+
+#[test]
+fn elementwise_functions_match_the_tape() {
+    // Every elementwise function with a flat form, on points inside and at the edges of its
+    // domain (zero, negative, huge, infinite, NaN), seeded per element.
+    let points = [
+        0.3,
+        -0.7,
+        0.0,
+        -0.0,
+        1.5,
+        -2.5,
+        40.0,
+        -40.0,
+        1e-300,
+        1e300,
+        0.999,
+        -1.0,
+        1.0,
+        2.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    let names = [
+        "exp",
+        "expm1",
+        "log",
+        "log1p",
+        "tanh",
+        "inv_logit",
+        "log_inv_logit",
+        "log1m_inv_logit",
+        "log1p_exp",
+        "exp2",
+        "log2",
+        "log10",
+        "square",
+        "sqrt",
+        "cbrt",
+        "inv",
+        "inv_sqrt",
+        "inv_square",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "sinh",
+        "cosh",
+        "asinh",
+        "acosh",
+        "atanh",
+        "erf",
+        "erfc",
+        "Phi_approx",
+        "lgamma",
+        "digamma",
+        "trigamma",
+        "logit",
+        "log1m_exp",
+        "inv_cloglog",
+        "fabs",
+        "abs",
+    ];
+    let taped: [(&str, Elementwise); 40] = [
+        ("exp", matrix::exp),
+        ("expm1", matrix::expm1),
+        ("log", matrix::log),
+        ("log1p", matrix::log1p),
+        ("tanh", matrix::tanh),
+        ("inv_logit", matrix::inv_logit),
+        ("log_inv_logit", matrix::log_inv_logit),
+        ("log1m_inv_logit", matrix::log1m_inv_logit),
+        ("log1p_exp", matrix::log1p_exp),
+        ("exp2", matrix::exp2),
+        ("log2", matrix::log2),
+        ("log10", matrix::log10),
+        ("square", matrix::square),
+        ("sqrt", matrix::sqrt),
+        ("cbrt", matrix::cbrt),
+        ("inv", matrix::inv),
+        ("inv_sqrt", matrix::inv_sqrt),
+        ("inv_square", matrix::inv_square),
+        ("sin", matrix::sin),
+        ("cos", matrix::cos),
+        ("tan", matrix::tan),
+        ("asin", matrix::asin),
+        ("acos", matrix::acos),
+        ("atan", matrix::atan),
+        ("sinh", matrix::sinh),
+        ("cosh", matrix::cosh),
+        ("asinh", matrix::asinh),
+        ("acosh", matrix::acosh),
+        ("atanh", matrix::atanh),
+        ("erf", matrix::erf),
+        ("erfc", matrix::erfc),
+        ("Phi_approx", matrix::Phi_approx),
+        ("lgamma", matrix::lgamma),
+        ("digamma", matrix::digamma),
+        ("trigamma", matrix::trigamma),
+        ("logit", matrix::logit),
+        ("log1m_exp", matrix::log1m_exp),
+        ("inv_cloglog", matrix::inv_cloglog),
+        ("fabs", matrix::fabs),
+        ("abs", matrix::abs),
+    ];
+    assert_eq!(names.len(), taped.len());
+    for (name, f) in taped {
+        let map = ArrayMap::named(name).unwrap_or_else(|| panic!("{name} has a flat form"));
+        assert_eq!(map.name(), name);
+        // Lengths around the SIMD blocks: the points repeated.
+        for n in [1, 5, 17, 40] {
+            let x: Vec<f64> = (0..n).map(|i| points[i % points.len()]).collect();
+            let seeds: Vec<f64> = (0..n)
+                .map(|i| if i % 3 == 2 { 0.0 } else { 0.5 + i as f64 })
+                .collect();
+            let mut p = ScalarProgram::new(n);
+            let (c, len) = p.push_array(ArrayInstr::Map(map, Arg::Run(0, n as u32)));
+            let outs: Vec<u32> = (c..c + len as u32).collect();
+            p.set_outputs(&outs, false);
+            let mut vals = x.clone();
+            assert!(p.forward(&mut vals));
+            let mut adj = vec![0.0; vals.len()];
+            for (o, s) in outs.iter().zip(&seeds) {
+                adj[*o as usize] = *s;
+            }
+            p.reverse(&vals, &mut adj);
+            let _scope = tape::nested();
+            let xv = Var::array(Vector::from(x.clone()));
+            let y = f(&xv);
+            let w = Vector::from(seeds.clone());
+            // Seeds through a dot product with constants: the result's element i gets wᵢ.
+            matrix::dot_product(&y, &w).unwrap().grad();
+            for i in 0..n {
+                let what = format!("{name} n={n} at {}", x[i]);
+                assert!(same(vals[c as usize + i], y.value()[i]), "{what}: value");
+                assert!(
+                    same(adj[i], xv.adj()[i]),
+                    "{what}: adjoint {} against {}",
+                    adj[i],
+                    xv.adj()[i]
+                );
+            }
+        }
+    }
+    assert!(ArrayMap::named("Phi").is_none() && ArrayMap::named("floor").is_none());
 }

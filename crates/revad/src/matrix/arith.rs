@@ -51,20 +51,106 @@ fn elementwise<S: Storage>(
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());
             if let Some(k) = ka {
-                let r = below.run(slot_of(k), n);
-                for i in 0..n {
-                    r[i] += g[i] * da(x[i], y[i], c[i]);
-                }
+                add_pair_partials(below.run(slot_of(k), n), g, x, y, c, da);
             }
             if let Some(k) = kb {
-                let r = below.run(slot_of(k), n);
-                for i in 0..n {
-                    r[i] += g[i] * db(x[i], y[i], c[i]);
-                }
+                add_pair_partials(below.run(slot_of(k), n), g, x, y, c, db);
             }
         }
     });
     Ok(Var::from_key(value, key))
+}
+
+/// One argument's share of [`elementwise`]'s reverse pass: `rᵢ += ḡᵢ·d(aᵢ, bᵢ, cᵢ)`.
+#[inline(always)]
+fn add_pair_partials(
+    r: &mut [f64],
+    g: &[f64],
+    x: &[f64],
+    y: &[f64],
+    c: &[f64],
+    d: impl Fn(f64, f64, f64) -> f64,
+) {
+    for i in 0..r.len() {
+        r[i] += g[i] * d(x[i], y[i], c[i]);
+    }
+}
+
+/// An elementwise operation of two arrays of one shape, one of [`elementwise`]'s: what a
+/// program's scalar form runs (see [`crate::program::scalar`]), with the value and partials of
+/// the function it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayArrayOp {
+    /// `a + b` ([`add`]).
+    Add,
+    /// `a − b` ([`subtract`]).
+    Subtract,
+    /// `a ∘ b` ([`elt_multiply`]).
+    Multiply,
+    /// `a ⊘ b` ([`elt_divide`]).
+    Divide,
+}
+
+/// Runs `$body` with `$f`, `$da`, `$db` bound to the value and partials of `$op` (an
+/// [`ArrayArrayOp`]).
+macro_rules! with_pair_rule {
+    ($op:expr, |$f:ident, $da:ident, $db:ident| $body:expr) => {{
+        type D = fn(f64, f64, f64) -> f64;
+        match $op {
+            ArrayArrayOp::Add => {
+                let $f = |x: f64, y: f64| x + y;
+                let ($da, $db): (D, D) = (|_, _, _| 1.0, |_, _, _| 1.0);
+                $body
+            }
+            ArrayArrayOp::Subtract => {
+                let $f = |x: f64, y: f64| x - y;
+                let ($da, $db): (D, D) = (|_, _, _| 1.0, |_, _, _| -1.0);
+                $body
+            }
+            ArrayArrayOp::Multiply => {
+                let $f = |x: f64, y: f64| x * y;
+                let ($da, $db): (D, D) = (|_, y, _| y, |x, _, _| x);
+                $body
+            }
+            ArrayArrayOp::Divide => {
+                let $f = |x: f64, y: f64| x / y;
+                let ($da, $db): (D, D) = (|_, y, _| 1.0 / y, |_, y, c| -c / y);
+                $body
+            }
+        }
+    }};
+}
+
+impl ArrayArrayOp {
+    /// The operation on `a` and `b` (a tape node, or constants).
+    fn record<S: Storage>(
+        self,
+        function: &'static str,
+        a: &impl Operand<S>,
+        b: &impl Operand<S>,
+    ) -> Result<Var<S>> {
+        with_pair_rule!(self, |f, da, db| elementwise(function, a, b, f, da, db))
+    }
+
+    /// The values `cᵢ = f(aᵢ, bᵢ)` into `out`, as the taped operation computes them.
+    pub fn values(self, a: &[f64], b: &[f64], out: &mut [f64]) {
+        with_pair_rule!(self, |f, _da, _db| {
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = f(x, y);
+            }
+        })
+    }
+
+    /// `a`'s share of the taped operation's reverse pass on plain floats, with result
+    /// adjoints `g` and result `c`: `ā += ḡ ∘ ∂c/∂a`, term for term as the node adds it.
+    pub fn reverse_a(self, g: &[f64], a: &[f64], b: &[f64], c: &[f64], a_adj: &mut [f64]) {
+        with_pair_rule!(self, |_f, da, _db| add_pair_partials(a_adj, g, a, b, c, da))
+    }
+
+    /// `b`'s share, as [`ArrayArrayOp::reverse_a`] (the node adds it after `a`'s).
+    pub fn reverse_b(self, g: &[f64], a: &[f64], b: &[f64], c: &[f64], b_adj: &mut [f64]) {
+        with_pair_rule!(self, |_f, _da, db| add_pair_partials(b_adj, g, a, b, c, db))
+    }
 }
 
 /// `a + b` elementwise; the shapes must agree.
@@ -78,7 +164,7 @@ fn elementwise<S: Storage>(
 /// check_gradient(|x| matrix::dot_self(&matrix::add(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
 /// ```
 pub fn add<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
-    elementwise("add", a, b, |x, y| x + y, |_, _, _| 1.0, |_, _, _| 1.0)
+    ArrayArrayOp::Add.record("add", a, b)
 }
 
 /// `a − b` elementwise; the shapes must agree.
@@ -92,14 +178,7 @@ pub fn add<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S
 /// check_gradient(|x| matrix::dot_self(&matrix::subtract(&vector_from(&x[..2]), &b).unwrap()), &[&[1.0, -2.0]]);
 /// ```
 pub fn subtract<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
-    elementwise(
-        "subtract",
-        a,
-        b,
-        |x, y| x - y,
-        |_, _, _| 1.0,
-        |_, _, _| -1.0,
-    )
+    ArrayArrayOp::Subtract.record("subtract", a, b)
 }
 
 /// `a ∘ b` (elementwise product); the shapes must agree.
@@ -113,7 +192,7 @@ pub fn subtract<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<
 /// check_gradient(|x| matrix::dot_self(&matrix::elt_multiply(&matrix_from(1, 2, &x[..2]), &matrix_from(1, 2, &x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
 /// ```
 pub fn elt_multiply<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
-    elementwise("elt_multiply", a, b, |x, y| x * y, |_, y, _| y, |x, _, _| x)
+    ArrayArrayOp::Multiply.record("elt_multiply", a, b)
 }
 
 /// `a ⊘ b` (elementwise quotient); the shapes must agree.
@@ -127,14 +206,7 @@ pub fn elt_multiply<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Res
 /// check_gradient(|x| matrix::sum(&matrix::elt_divide(&vector_from(&x[..2]), &vector_from(&x[2..])).unwrap()), &[&[1.0, -2.0, 0.5, 3.0]]);
 /// ```
 pub fn elt_divide<S: Storage>(a: &impl Operand<S>, b: &impl Operand<S>) -> Result<Var<S>> {
-    elementwise(
-        "elt_divide",
-        a,
-        b,
-        |x, y| x / y,
-        |_, y, _| 1.0 / y,
-        |_, y, c| -c / y,
-    )
+    ArrayArrayOp::Divide.record("elt_divide", a, b)
 }
 
 /// `aᵢ^bᵢ` elementwise (Stan's vectorised `pow`); the shapes must agree. The partials are those

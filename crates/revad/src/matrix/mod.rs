@@ -52,14 +52,15 @@ mod multiply;
 mod operand;
 mod operators;
 mod products;
-mod reduce;
+pub(crate) mod reduce;
 mod select;
 mod special;
 mod unary;
 
 pub use arith::{
     add, add_scalar, broadcast_elementwise, divide, elt_divide, elt_multiply, multiply_scalar, pow,
-    scalar_elt_divide, scalar_subtract, subtract, subtract_scalar, ArrayScalarOp, BinaryOp,
+    scalar_elt_divide, scalar_subtract, subtract, subtract_scalar, ArrayArrayOp, ArrayScalarOp,
+    BinaryOp,
 };
 pub use axis::{
     log_sum_exp_axis, max_axis, mean_axis, min_axis, prod_axis, reduce_axis, sum_axis, Reduction,

@@ -38,17 +38,18 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
     tape::record_keyed(value, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, 1);
-            let g = g[0] * w;
-            let r = below.run(slot_of(k), n);
-            let add = AddScaled {
-                r,
-                g,
-                p: partials.as_ref().map(|p| p.as_slice()),
-            };
-            // A long run compiled for the widest instruction set the machine has.
-            kernels::dispatch_long(n, add)
+            let p = partials.as_ref().map(|p| p.as_slice());
+            add_reduced(below.run(slot_of(k), n), g[0], w, p);
         }
     })
+}
+
+/// The reverse pass of a reduction with result adjoint `g`: `rᵢ += (g·w)·pᵢ` (`pᵢ` = 1 when
+/// `None`), in a long run compiled for the widest instruction set the machine has. A
+/// program's scalar form runs `sum`'s (`w` = 1) with it too.
+pub(crate) fn add_reduced(r: &mut [f64], g: f64, w: f64, p: Option<&[f64]>) {
+    let n = r.len();
+    kernels::dispatch_long(n, AddScaled { r, g: g * w, p })
 }
 
 /// `Σ aᵢ` of every element.

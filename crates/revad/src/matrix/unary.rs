@@ -127,18 +127,77 @@ where
     let key = tape::record_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
-            let add = AddPartials {
-                r: below.run(slot_of(k), n),
-                g,
-                x: a_val.as_slice(),
-                c: c_val.as_slice(),
-                d,
-            };
-            // A long run compiled for the widest instruction set the machine has.
-            kernels::dispatch_long(n, add)
+            let r = below.run(slot_of(k), n);
+            add_partials(r, g, a_val.as_slice(), c_val.as_slice(), d)
         }
     });
     Var::from_key(value, key)
+}
+
+/// `rᵢ += gᵢ·d(xᵢ, cᵢ)` (see [`AddPartials`]), in a long run compiled for the widest
+/// instruction set the machine has.
+fn add_partials(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
+    let n = r.len();
+    kernels::dispatch_long(n, AddPartials { r, g, x, c, d })
+}
+
+/// An elementwise function of one array as a program's scalar form runs it (see
+/// [`crate::program::scalar`]): the values and the reverse pass of the function of this
+/// module of the same name, the same code its node runs.
+///
+/// ```
+/// use revad::matrix::ArrayMap;
+/// let exp = ArrayMap::named("exp").unwrap();
+/// let (x, mut c) = ([0.0, 1.0], [0.0; 2]);
+/// exp.values(&x, &mut c);
+/// let mut r = [0.0; 2];
+/// exp.reverse(&[1.0, 2.0], &x, &c, &mut r); // rᵢ += gᵢ·eˣⁱ
+/// assert_eq!((c[0], r[1]), (1.0, 2.0 * c[1]));
+/// ```
+#[derive(Clone, Copy)]
+pub struct ArrayMap {
+    name: &'static str,
+    values: fn(&[f64], &mut [f64]),
+    reverse: MapReverse,
+}
+
+/// The reverse pass of an [`ArrayMap`]: `(g, x, c, r)` ↦ `rᵢ += gᵢ·f′(xᵢ)`.
+type MapReverse = fn(&[f64], &[f64], &[f64], &mut [f64]);
+
+impl ArrayMap {
+    /// The elementwise function revad exports as `matrix::name`, if it has a flat form: every
+    /// function of this module but the ones that check their arguments (`Phi`, `inv_Phi`,
+    /// `tgamma`, `log1m`) and the piecewise constants (`floor`, ...).
+    pub fn named(name: &str) -> Option<ArrayMap> {
+        named_simd(name).or_else(|| named_scalar(name))
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// `outᵢ = f(xᵢ)`.
+    pub fn values(&self, x: &[f64], out: &mut [f64]) {
+        (self.values)(x, out)
+    }
+
+    /// `rᵢ += gᵢ·f′(xᵢ)` (from `x` and the values `c`), as the function's node adds it.
+    pub fn reverse(&self, g: &[f64], x: &[f64], c: &[f64], r: &mut [f64]) {
+        (self.reverse)(g, x, c, r)
+    }
+}
+
+impl std::fmt::Debug for ArrayMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl PartialEq for ArrayMap {
+    fn eq(&self, other: &ArrayMap) -> bool {
+        self.name == other.name
+    }
 }
 
 /// `rᵢ += gᵢ·d(xᵢ, cᵢ)`: the reverse pass of an elementwise function with partial `d` at the
@@ -227,7 +286,23 @@ macro_rules! vectorised {
         pub fn $name<S: Storage>(a: &impl Operand<S>) -> Var<S> {
             map(a, crate::$name::<f64>, $d)
         }
-    )+};
+    )+
+        /// The flat forms of the functions of this table (see [`ArrayMap`]).
+        fn named_scalar(name: &str) -> Option<ArrayMap> {
+            match name {
+                $(stringify!($name) => Some(ArrayMap {
+                    name: stringify!($name),
+                    values: |x, out| {
+                        for (o, &xi) in out.iter_mut().zip(x) {
+                            *o = crate::$name::<f64>(xi);
+                        }
+                    },
+                    reverse: |g, x, c, r| add_partials(r, g, x, c, $d),
+                }),)+
+                _ => None,
+            }
+        }
+    };
 }
 
 /// As [`vectorised!`] for the functions whose scalar version returns `Result`.
@@ -442,7 +517,31 @@ macro_rules! vectorised_simd {
         pub fn $name<S: Storage>(a: &impl Operand<S>) -> Var<S> {
             simd_dispatch!($how, a, $f, $d)
         }
-    )+};
+    )+
+        /// The flat forms of the functions of this table (see [`ArrayMap`]).
+        fn named_simd(name: &str) -> Option<ArrayMap> {
+            match name {
+                $(stringify!($name) => Some(ArrayMap {
+                    name: stringify!($name),
+                    values: |x, out| elementary::map($f, x, out),
+                    reverse: |g, x, c, r| simd_reverse!($how, g, x, c, r, $d),
+                }),)+
+                _ => None,
+            }
+        }
+    };
+}
+
+/// A SIMD-kernel function's reverse pass on plain floats, its derivative a closure or a
+/// kernel: what its node's sweep runs.
+macro_rules! simd_reverse {
+    (kernel, $g:expr, $x:expr, $c:expr, $r:expr, $d:expr) => {{
+        let _ = $c;
+        elementary::add_scaled($d, $x, $g, $r)
+    }};
+    (closure, $g:expr, $x:expr, $c:expr, $r:expr, $d:expr) => {
+        add_partials($r, $g, $x, $c, $d)
+    };
 }
 
 vectorised_simd! {

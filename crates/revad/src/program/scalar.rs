@@ -46,8 +46,9 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::kernels::Lane;
-pub use crate::matrix::ArrayScalarOp;
+use crate::kernels::{self, Lane};
+use crate::matrix::reduce;
+pub use crate::matrix::{ArrayArrayOp, ArrayMap, ArrayScalarOp};
 use crate::prob::{self, Flat};
 use crate::scalar;
 use crate::special::log_exp as sp;
@@ -544,6 +545,21 @@ pub enum ArrayInstr {
         /// The scalar.
         s: Arg,
     },
+    /// `a op b` elementwise for two arrays of one shape (variables or data; one of them a
+    /// variable): the function of [`ArrayArrayOp`] (`matrix::add` and the like).
+    WithArray {
+        /// The operation.
+        op: ArrayArrayOp,
+        /// The first array.
+        a: Arg,
+        /// The second array.
+        b: Arg,
+    },
+    /// `Σ aᵢ` of an array variable (`matrix::sum`).
+    Sum(Arg),
+    /// `f(aᵢ)` of every element of an array variable: `matrix::exp` and the other elementwise
+    /// functions of one array.
+    Map(ArrayMap, Arg),
     /// A density of three real arguments (each a constant, a scalar variable, an array
     /// variable or data), summed over the elements.
     Density {
@@ -557,10 +573,17 @@ pub enum ArrayInstr {
 }
 
 impl ArrayInstr {
+    /// Whether the result is a scalar (a density, a sum), not an array.
+    pub fn scalar_result(&self) -> bool {
+        matches!(self, ArrayInstr::Density { .. } | ArrayInstr::Sum(_))
+    }
+
     /// The operands.
     fn args(&self) -> SmallVec<[Arg; 3]> {
         match self {
             ArrayInstr::WithScalar { a, s, .. } => SmallVec::from_slice(&[*a, *s]),
+            ArrayInstr::WithArray { a, b, .. } => SmallVec::from_slice(&[*a, *b]),
+            ArrayInstr::Sum(a) | ArrayInstr::Map(_, a) => SmallVec::from_slice(&[*a]),
             ArrayInstr::Density { args, .. } => SmallVec::from_slice(args),
         }
     }
@@ -568,7 +591,10 @@ impl ArrayInstr {
     /// The length of the result and the number of slots kept after it for the reverse pass.
     fn widths(&self) -> (usize, usize) {
         match self {
-            ArrayInstr::WithScalar { a, .. } => (a.len().unwrap_or(1), 0),
+            ArrayInstr::WithScalar { a, .. }
+            | ArrayInstr::WithArray { a, .. }
+            | ArrayInstr::Map(_, a) => (a.len().unwrap_or(1), 0),
+            ArrayInstr::Sum(_) => (1, 0),
             ArrayInstr::Density { density, args, .. } => {
                 let n = args.iter().filter_map(Arg::len).max().unwrap_or(1);
                 let keep = match density {
@@ -590,6 +616,18 @@ impl ArrayInstr {
         match *self {
             ArrayInstr::WithScalar { op, a, s } => {
                 op.values(a.slice(before), s.scalar(before), after);
+                true
+            }
+            ArrayInstr::WithArray { op, a, b } => {
+                op.values(a.slice(before), b.slice(before), after);
+                true
+            }
+            ArrayInstr::Sum(a) => {
+                after[0] = kernels::sum(a.slice(before));
+                true
+            }
+            ArrayInstr::Map(f, a) => {
+                f.values(a.slice(before), after);
                 true
             }
             ArrayInstr::Density {
@@ -628,6 +666,34 @@ impl ArrayInstr {
                 let sum = op.reverse(&rest[..len], x, sv, c, a_adj, matches!(s, Arg::Var(_)));
                 if let Arg::Var(slot) = s {
                     below[slot as usize] += sum;
+                }
+            }
+            ArrayInstr::WithArray { op, a, b } => {
+                let (x, y, c) = (a.slice(values), b.slice(values), &values[out..out + len]);
+                let g = &rest[..len];
+                // a's share, then b's (the two may be one variable).
+                if let Arg::Run(first, n) = a {
+                    op.reverse_a(g, x, y, c, &mut below[first as usize..(first + n) as usize]);
+                }
+                if let Arg::Run(first, n) = b {
+                    op.reverse_b(g, x, y, c, &mut below[first as usize..(first + n) as usize]);
+                }
+            }
+            ArrayInstr::Sum(a) => {
+                if let Arg::Run(first, n) = a {
+                    let r = &mut below[first as usize..(first + n) as usize];
+                    reduce::add_reduced(r, rest[0], 1.0, None);
+                }
+            }
+            ArrayInstr::Map(f, a) => {
+                if let Arg::Run(first, n) = a {
+                    let (x, c) = (a.slice(values), &values[out..out + len]);
+                    f.reverse(
+                        &rest[..len],
+                        x,
+                        c,
+                        &mut below[first as usize..(first + n) as usize],
+                    );
                 }
             }
             ArrayInstr::Density { density, args, .. } => {
