@@ -557,12 +557,7 @@ impl PyJit {
                     _ => {}
                 }
             }
-            let sweep = self.mode != Mode::Value;
-            let done = match form.len() >= SCALAR_DETACH {
-                true => py.detach(|| run_scalar(form, values, adj, sweep)),
-                false => run_scalar(form, values, adj, sweep),
-            };
-            if !done {
+            if !self.run_form(py, form, values, adj) {
                 return Ok(None);
             }
             let grads = positions.iter().map(|&i| {
@@ -573,6 +568,22 @@ impl PyJit {
             });
             self.scalar_output(py, form, values, adj, grads).map(Some)
         })
+    }
+
+    /// Runs `form` on `values` (see [`run_scalar`]), with the GIL released for a long one;
+    /// the sweep too unless in value mode.
+    fn run_form(
+        &self,
+        py: Python<'_>,
+        form: &ScalarProgram,
+        values: &mut Vec<f64>,
+        adj: &mut Vec<f64>,
+    ) -> bool {
+        let sweep = self.mode != Mode::Value;
+        match form.len() >= SCALAR_DETACH {
+            true => py.detach(|| run_scalar(form, values, adj, sweep)),
+            false => run_scalar(form, values, adj, sweep),
+        }
     }
 
     /// What a call by a scalar form returns, from the form's values and adjoints, with each
@@ -653,12 +664,7 @@ impl PyJit {
             if values.len() != form.inputs() {
                 return Ok(None);
             }
-            let sweep = self.mode != Mode::Value;
-            let done = match form.len() >= SCALAR_DETACH {
-                true => py.detach(|| run_scalar(form, values, adj, sweep)),
-                false => run_scalar(form, values, adj, sweep),
-            };
-            if !done {
+            if !self.run_form(py, form, values, adj) {
                 return Ok(None);
             }
             self.replays.fetch_add(1, Ordering::Relaxed);

@@ -153,11 +153,13 @@ impl Sc<'_> {
         }
     }
 
-    /// The operand as an array instruction reads it (`None` for a list of slots or other).
+    /// The operand as an array instruction reads it (`None` for a list of slots or other, and
+    /// for an array of more than [`FORM_ARRAY_MAX`] elements).
     pub fn arg(&self) -> Option<flat::Arg> {
         Some(match *self {
             Sc::Slot(s) => flat::Arg::Var(s),
             Sc::Const(c) => flat::Arg::Const(c),
+            Sc::Range(_, len) | Sc::Data(_, len) if len as usize > FORM_ARRAY_MAX => return None,
             Sc::Range(first, len) => flat::Arg::Run(first, len),
             Sc::Data(first, len) => flat::Arg::Data(first, len),
             Sc::List(_) | Sc::Other => return None,
@@ -209,8 +211,10 @@ impl ScSlot {
 }
 
 /// Data inputs of at most this many elements in all are inputs of the scalar form (their
-/// values copied into it on every call); with more, a recording has no scalar form.
-pub const FORM_DATA_MAX: usize = 4096;
+/// values copied into it on every call; with more, a recording has no scalar form), and arrays
+/// of at most this many elements operands of its array instructions. Beyond, the taped replay
+/// is as fast per element and hands its gradients over without copies.
+pub const FORM_ARRAY_MAX: usize = 4096;
 
 /// The scalar form of a recording in progress: its code, and each program slot in it.
 struct ScalarForm {
@@ -221,14 +225,14 @@ struct ScalarForm {
 impl ScalarForm {
     /// The form of a function of `inputs`: each scalar variable an input slot, each array
     /// variable or data array a run of them (its elements, row-major); `None` with more than
-    /// [`FORM_DATA_MAX`] data elements.
+    /// [`FORM_ARRAY_MAX`] data elements.
     fn new(inputs: &[X]) -> Option<ScalarForm> {
         let data: usize = inputs
             .iter()
             .filter_map(data_ident)
             .map(|(_, r, c)| r * c.max(1))
             .sum();
-        if data > FORM_DATA_MAX {
+        if data > FORM_ARRAY_MAX {
             return None;
         }
         let mut n = 0u32;
@@ -239,21 +243,19 @@ impl ScalarForm {
                     n += 1;
                     ScSlot::Slot(n - 1)
                 }
-                X::A(Ax::V(Arr::V(v))) => {
-                    n += v.len() as u32;
-                    ScSlot::Range(n - v.len() as u32, v.len() as u32)
-                }
-                X::A(Ax::M(Arr::V(m))) => {
-                    n += m.len() as u32;
-                    ScSlot::Range(n - m.len() as u32, m.len() as u32)
-                }
-                X::A(Ax::V(Arr::D(d))) => {
-                    n += d.len() as u32;
-                    ScSlot::Data(n - d.len() as u32, d.len() as u32)
-                }
-                X::A(Ax::M(Arr::D(d))) => {
-                    n += d.len() as u32;
-                    ScSlot::Data(n - d.len() as u32, d.len() as u32)
+                X::A(a) => {
+                    let (len, var) = match a {
+                        Ax::V(Arr::V(v)) => (v.len(), true),
+                        Ax::M(Arr::V(m)) => (m.len(), true),
+                        Ax::V(Arr::D(d)) => (d.len(), false),
+                        Ax::M(Arr::D(d)) => (d.len(), false),
+                    };
+                    let (first, len) = (n, len as u32);
+                    n += len;
+                    match var {
+                        true => ScSlot::Range(first, len),
+                        false => ScSlot::Data(first, len),
+                    }
                 }
                 X::S(Arg::F(c)) => ScSlot::Const(*c),
             });

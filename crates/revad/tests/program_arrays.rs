@@ -489,15 +489,20 @@ fn a_hierarchical_model_runs_as_on_the_tape() {
     let lp = p.push(revad::program::scalar::Instr::Add(abc, d));
     p.set_outputs(&[lp], true);
 
-    for trial in 0..20u64 {
-        let x = values(2 + j, 100 + trial, -1.5, 1.5);
-        let mut vals = x.clone();
+    // The value and gradient by the form at (μ, log τ, η).
+    let run = |x: &[f64]| -> (f64, Vec<f64>) {
+        let mut vals = x.to_vec();
         vals.extend_from_slice(&y);
         vals.extend_from_slice(&sigma);
         assert!(p.forward(&mut vals));
         let mut adj = vec![0.0; vals.len()];
         adj[lp as usize] = 1.0;
         p.reverse(&vals, &mut adj);
+        (vals[lp as usize], adj[..2 + j].to_vec())
+    };
+    for trial in 0..20u64 {
+        let x = values(2 + j, 100 + trial, -1.5, 1.5);
+        let (value, adj) = run(&x);
         // The tape, as a replay runs it.
         let _scope = tape::nested();
         let (mu, lt) = (Var::new(x[0]), Var::new(x[1]));
@@ -535,23 +540,13 @@ fn a_hierarchical_model_runs_as_on_the_tape() {
             )
             .unwrap();
         lp_t.grad();
-        assert!(same(vals[lp as usize], lp_t.value()), "value");
+        assert!(same(value, lp_t.value()), "value");
         assert!(same(adj[0], mu.adj()) && same(adj[1], lt.adj()), "μ, log τ");
         for (k, g) in eta.adj().iter().enumerate() {
             assert!(same(adj[2 + k], *g), "η[{k}]");
         }
     }
     // And the gradient against finite differences.
-    let run = |x: &[f64]| -> (f64, Vec<f64>) {
-        let mut vals = x.to_vec();
-        vals.extend_from_slice(&y);
-        vals.extend_from_slice(&sigma);
-        assert!(p.forward(&mut vals));
-        let mut adj = vec![0.0; vals.len()];
-        adj[lp as usize] = 1.0;
-        p.reverse(&vals, &mut adj);
-        (vals[lp as usize], adj[..2 + j].to_vec())
-    };
     for trial in 0..3u64 {
         let x = values(2 + j, 200 + trial, -1.0, 1.0);
         let (_, g) = run(&x);
