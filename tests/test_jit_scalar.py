@@ -511,9 +511,12 @@ def test_elementwise_functions_of_arrays_take_the_scalar_form(name: str) -> None
 def test_large_array_variables_keep_the_replay() -> None:
     # Beyond 4,096 elements an array instruction is not in the form: the taped replay hands
     # its gradient over without the form's copies.
-    vg = revad.value_and_grad(lambda y, m: revad.normal_lpdf(y, m, 2.0), argnums=(0, 1))
-    for n, programs in [(4096, 1), (4097, 0)]:
-        jitted = revad.jit(vg)
-        y = np.linspace(-3.0, 3.0, n)
-        assert same(jitted(y, 0.3), vg(y, 0.3)) and same(jitted(y, 0.4), vg(y, 0.4))
-        assert scalar_programs(jitted) == programs
+    for f in (lambda y, m: revad.normal_lpdf(y, m, 2.0),
+              lambda y, m: revad.sum(y) * m,
+              lambda y, m: revad.sum(revad.exp(y)) + m):
+        vg = revad.value_and_grad(f, argnums=(0, 1))
+        for n, programs in [(4096, 1), (4097, 0)]:
+            jitted = revad.jit(vg)
+            y = np.linspace(-3.0, 3.0, n)
+            assert same(jitted(y, 0.3), vg(y, 0.3)) and same(jitted(y, 0.4), vg(y, 0.4))
+            assert scalar_programs(jitted) == programs

@@ -15,7 +15,7 @@ use crate::family::family;
 use crate::handle::PyVar;
 use crate::ops::{broadcast_binary, elementwise, shape_of, Op};
 use crate::record::{self, Form, Sc};
-use revad::program::scalar::{self as flat, ArrayInstr, ArrayMap, Elementary, Instr};
+use revad::program::scalar::{ArrayInstr, ArrayMap, Elementary, Instr};
 use crate::shape::{read_axes, reduce, shape_arg};
 
 /// The argument of a unary function: a float, a Var (checked once, scalar or array) or a NumPy
@@ -56,8 +56,10 @@ macro_rules! unary {
             }), |x| match (x[0], Elementary::named(stringify!($name))) {
                 (Sc::Slot(a), Some(f)) => Some(Form::Instr(Instr::Unary(a, f))),
                 // An array Var: `revad::matrix::$name`'s node.
-                (Sc::Range(first, len), _) => ArrayMap::named(stringify!($name))
-                    .map(|f| Form::Array(ArrayInstr::Map(f, flat::Arg::Run(first, len)))),
+                (a @ Sc::Range(..), _) => Some(Form::Array(ArrayInstr::Map(
+                    ArrayMap::named(stringify!($name))?,
+                    a.arg()?,
+                ))),
                 _ => None,
             })?
             .into_py(py)
@@ -612,9 +614,7 @@ fn reduction(
                 &[x],
                 move |x| reduce(how, x[0].clone(), axes.clone(), keepdims),
                 |x| match x[0] {
-                    Sc::Range(first, len) if whole => {
-                        Some(Form::Array(ArrayInstr::Sum(flat::Arg::Run(first, len))))
-                    }
+                    a @ Sc::Range(..) if whole => Some(Form::Array(ArrayInstr::Sum(a.arg()?))),
                     _ => None,
                 },
             )?

@@ -806,3 +806,21 @@ fn elementwise_functions_match_the_tape() {
     }
     assert!(ArrayMap::named("Phi").is_none() && ArrayMap::named("floor").is_none());
 }
+
+#[test]
+#[should_panic(expected = "operands of the wrong shape")]
+fn arrays_of_different_lengths_are_refused() {
+    let mut p = ScalarProgram::new(5);
+    p.push_array(ArrayInstr::WithArray {
+        op: ArrayArrayOp::Add,
+        a: Arg::Run(0, 2),
+        b: Arg::Run(2, 3),
+    });
+}
+
+#[test]
+#[should_panic(expected = "operands of the wrong shape")]
+fn a_scalar_is_not_an_array_operand() {
+    let mut p = ScalarProgram::new(2);
+    p.push_array(ArrayInstr::Sum(Arg::Var(0)));
+}

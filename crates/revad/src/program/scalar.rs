@@ -1,7 +1,8 @@
 //! The scalar form of a program: when every operation of a recording is a scalar operator, an
-//! elementary unary function, a read of one element, an array–scalar operation or a density
-//! the form knows, the program can also run on plain `f64` slots, without a tape and without
-//! a node per operation.
+//! elementary unary function, a read of one element, or an array operation the form knows
+//! (arithmetic of an array with a scalar or with an array of its shape, a sum, an elementwise
+//! function, the normal and Cauchy densities), the program can also run on plain `f64` slots,
+//! without a tape and without a node per operation.
 //!
 //! A [`ScalarProgram`] is a straight-line list of [`Instr`]: slots `0..inputs` are the
 //! inputs' elements (variables and data alike), then one slot per scalar instruction; an
@@ -290,12 +291,25 @@ impl ScalarProgram {
     /// ```
     ///
     /// # Panics
-    /// If an operand is not made of earlier slots.
+    /// If an operand is not made of earlier slots, or is not an array where the instruction
+    /// takes one (`a` of every instruction but a density's), or two arrays of `WithArray`
+    /// differ in length.
     pub fn push_array(&mut self, instr: ArrayInstr) -> (u32, usize) {
         let slot = self.slots;
         assert!(
             instr.args().iter().all(|a| a.end() <= slot),
             "ScalarProgram::push_array: an operand after its use"
+        );
+        let array = |a: &Arg| a.len().is_some();
+        let shaped = match &instr {
+            ArrayInstr::WithScalar { a, s, .. } => array(a) && !array(s),
+            ArrayInstr::WithArray { a, b, .. } => array(a) && a.len() == b.len(),
+            ArrayInstr::Sum(a) | ArrayInstr::Map(_, a) => array(a),
+            ArrayInstr::Density { .. } => true,
+        };
+        assert!(
+            shaped,
+            "ScalarProgram::push_array: operands of the wrong shape: {instr:?}"
         );
         let (len, keep) = instr.widths();
         self.code.push(Instr::Array(self.arrays.len() as u32));
