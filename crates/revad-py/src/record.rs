@@ -198,8 +198,8 @@ enum ScSlot {
 }
 
 impl ScSlot {
-    /// An array variable of the elements `slots`: a range when they are consecutive (as an
-    /// array instruction reads its operands), else a list.
+    /// An array variable of the new slots `slots` (copies): a range when they are consecutive
+    /// (as an array instruction reads its operands), else a list.
     fn list(slots: Vec<u32>) -> ScSlot {
         match slots.first() {
             Some(&first) if slots.iter().zip(first..).all(|(&s, k)| s == k) => {
@@ -283,7 +283,9 @@ impl ScalarForm {
         let slot = match form {
             Form::Instr(i) => ScSlot::Slot(self.code.push(i)),
             Form::Alias(k) => ScSlot::Slot(k),
-            Form::Elements(elems) => ScSlot::list(
+            // Aliases of existing slots: a list, never an array instruction's operand (the
+            // packed vector's node would add its adjoints into them later in the sweep).
+            Form::Elements(elems) => ScSlot::List(
                 elems
                     .into_iter()
                     .map(|e| match e {
