@@ -76,9 +76,9 @@ fn add_pair_partials(
     }
 }
 
-/// An elementwise operation of two arrays of one shape, one of [`elementwise`]'s: what a
-/// program's scalar form runs (see [`crate::program::scalar`]), with the value and partials of
-/// the function it names.
+/// An elementwise operation of two arrays of one shape ([`add`], [`subtract`],
+/// [`elt_multiply`], [`elt_divide`]): the rule those functions record, which a program's scalar
+/// form runs too (see [`crate::program::scalar`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArrayArrayOp {
     /// `a + b` ([`add`]).
@@ -284,9 +284,9 @@ fn scalar_partial(
     lane_sum(x.len(), |i| g[i] * ds(x[i], s, c[i]))
 }
 
-/// An elementwise operation of an array `a` and a scalar `s`, one of [`with_scalar`]'s: what
-/// a program's scalar form runs (see [`crate::program::scalar`]), with the value and partials
-/// of the function it names.
+/// An elementwise operation of an array `a` and a scalar `s` ([`add_scalar`] and the five
+/// others below): the rule those functions record, which a program's scalar form runs too (see
+/// [`crate::program::scalar`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArrayScalarOp {
     /// `a + s` ([`add_scalar`]).
