@@ -284,9 +284,10 @@ fn scalar_partial(
     lane_sum(x.len(), |i| g[i] * ds(x[i], s, c[i]))
 }
 
-/// An elementwise operation of an array `a` and a scalar `s` ([`add_scalar`] and the five
-/// others below): the rule those functions record, which a program's scalar form runs too (see
-/// [`crate::program::scalar`]).
+/// An elementwise operation of an array `a` and a scalar `s` ([`add_scalar`],
+/// [`subtract_scalar`], [`scalar_subtract`], [`multiply_scalar`], [`divide`],
+/// [`scalar_elt_divide`]): the rule those functions record, which a program's scalar form runs
+/// too (see [`crate::program::scalar`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArrayScalarOp {
     /// `a + s` ([`add_scalar`]).
