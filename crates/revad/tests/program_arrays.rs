@@ -681,48 +681,6 @@ fn elementwise_functions_match_the_tape() {
         f64::NEG_INFINITY,
         f64::NAN,
     ];
-    let names = [
-        "exp",
-        "expm1",
-        "log",
-        "log1p",
-        "tanh",
-        "inv_logit",
-        "log_inv_logit",
-        "log1m_inv_logit",
-        "log1p_exp",
-        "exp2",
-        "log2",
-        "log10",
-        "square",
-        "sqrt",
-        "cbrt",
-        "inv",
-        "inv_sqrt",
-        "inv_square",
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "sinh",
-        "cosh",
-        "asinh",
-        "acosh",
-        "atanh",
-        "erf",
-        "erfc",
-        "Phi_approx",
-        "lgamma",
-        "digamma",
-        "trigamma",
-        "logit",
-        "log1m_exp",
-        "inv_cloglog",
-        "fabs",
-        "abs",
-    ];
     let taped: [(&str, Elementwise); 40] = [
         ("exp", matrix::exp),
         ("expm1", matrix::expm1),
@@ -765,7 +723,6 @@ fn elementwise_functions_match_the_tape() {
         ("fabs", matrix::fabs),
         ("abs", matrix::abs),
     ];
-    assert_eq!(names.len(), taped.len());
     for (name, f) in taped {
         let map = ArrayMap::named(name).unwrap_or_else(|| panic!("{name} has a flat form"));
         assert_eq!(map.name(), name);
