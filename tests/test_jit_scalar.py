@@ -310,8 +310,9 @@ def every_array_scalar_op(x: Any, s: Any, d: Any) -> Any:
 
 def density_kinds(y: Any, mu: Any, sigma: Any, d: Any, c: Any) -> Any:
     """normal_lpdf and cauchy_lpdf with every kind of argument: scalar and array variables,
-    data, floats, with and without propto."""
+    data, floats, with and without propto; std_normal_lpdf of a scalar and an array."""
     lp = revad.normal_lpdf(y, mu, sigma) + revad.cauchy_lpdf(y, mu, sigma, propto=True)
+    lp = lp + revad.std_normal_lpdf(y) + revad.std_normal_lpdf(mu, propto=True)
     for f in (revad.normal_lpdf, revad.cauchy_lpdf):
         lp = (lp + f(d, mu, sigma) + f(y, 0.5, sigma) + f(d, c, sigma) + f(y, c, 2.0)
               + f(d, mu, 1.5, propto=True) + f(mu, c, d) + f(c, d, sigma) + f(y, d, c)

@@ -372,9 +372,13 @@ fn operand_real(x: &X) -> Real<'static> {
 }
 
 /// The scalar form of the probability function `function` at operands `scs` (see
-/// [`crate::record::apply_form`]), for the densities that have one: `normal_lpdf` and
-/// `cauchy_lpdf`.
+/// [`crate::record::apply_form`]), for the densities that have one: `normal_lpdf`,
+/// `cauchy_lpdf` and `std_normal_lpdf`.
 fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
+    if let ("std_normal_lpdf", [y @ (Sc::Slot(_) | Sc::Range(..))]) = (function, scs) {
+        let y = y.arg()?;
+        return Some(Form::Array(ArrayInstr::StdNormal { y, propto }));
+    }
     let density = match function {
         "normal_lpdf" => Density::Normal,
         "cauchy_lpdf" => Density::Cauchy,

@@ -69,7 +69,7 @@ mod rayleigh;
 mod scaled_inv_chi_square;
 mod skew_double_exponential;
 mod skew_normal;
-mod std_normal;
+pub(crate) mod std_normal;
 mod student_t;
 mod uniform;
 mod vectors;

@@ -12,7 +12,7 @@
 //! below −37 where Φ itself underflows. `std_normal_lpdf` of a vector reads the values in one
 //! SIMD pass for Σy², and an array variable's node keeps the values rather than n partials.
 
-use super::args::{Keys, Lane, OperandsAndPartials, Out, ProbArg, ProbOutput};
+use super::args::{Flat, Keys, Lane, OperandsAndPartials, Out, ProbArg, ProbOutput};
 use super::elements::{Form, Rule, Table};
 use crate::error::Result;
 use crate::kernels;
@@ -51,11 +51,7 @@ where
         // A scalar, or scattered variables: the element loop.
         let call = ARGS.check(F, (), (&y,))?;
         return call.sum(Form::Density { propto }, |_, [yv]| {
-            let mut lp = -0.5 * yv * yv;
-            if !propto {
-                lp -= HALF_LOG_TWO_PI;
-            }
-            Ok((lp, [-yv]))
+            Ok(lpdf_term(yv, propto))
         });
     };
     // Σy² in one pass; a NaN element makes it NaN and the element check reports it.
@@ -88,6 +84,56 @@ where
         ops.add_owned(&y, ys.iter().map(|&v| -v).collect());
     }
     Ok(ops.finish(lp))
+}
+
+/// The term of [`std_normal_lpdf`] at one element, −½y² (− ½log(2π) unless `propto`), and
+/// its partial −y.
+#[inline(always)]
+fn lpdf_term(y: f64, propto: bool) -> (f64, [f64; 1]) {
+    let mut lp = -0.5 * y * y;
+    if !propto {
+        lp -= HALF_LOG_TWO_PI;
+    }
+    (lp, [-y])
+}
+
+/// [`std_normal_lpdf`] on plain floats, for a program's scalar form (see
+/// [`crate::program::scalar`]) as a replay calls it: the value, with what the reverse pass
+/// needs in `keep[0]` (the partial of a scalar variable); `None` for a NaN or an empty array,
+/// for the caller to run the taped function.
+pub(crate) fn std_normal_lpdf_flat(y: Flat<'_>, propto: bool, keep: &mut [f64]) -> Option<f64> {
+    match y.lane {
+        Lane::One(v) if !v.is_nan() => {
+            // `Elementwise::sum` of one element: the sum and the partial start at 0.
+            let (lp, [d]) = lpdf_term(v, propto);
+            keep[0] = 0.0 + d;
+            Some(0.0 + lp)
+        }
+        Lane::Many(ys) if !ys.is_empty() => {
+            let sum_sq = kernels::sum_sq_shifted(ys, 0.0, 1.0);
+            if sum_sq.is_nan() {
+                return None;
+            }
+            let mut lp = -0.5 * sum_sq;
+            if !propto {
+                lp -= ys.len() as f64 * HALF_LOG_TWO_PI;
+            }
+            Some(lp)
+        }
+        _ => None,
+    }
+}
+
+/// The reverse pass of [`std_normal_lpdf_flat`] for the result adjoint `g`, adding into `adj`
+/// what the taped function's node adds.
+pub(crate) fn std_normal_lpdf_flat_reverse(y: Flat<'_>, keep: &[f64], g: f64, adj: &mut [f64]) {
+    match (y.lane, y.var) {
+        (Lane::One(_), Some(slot)) => adj[slot] += g * keep[0],
+        (Lane::Many(ys), Some(first)) => {
+            kernels::add_shifted_sum(&mut adj[first..first + ys.len()], ys, 0.0, g);
+        }
+        _ => {}
+    }
 }
 
 /// The CDFs: `Σ log Φ(sign·yᵢ)` and its partials, combined as `form` says.

@@ -306,6 +306,7 @@ impl ScalarProgram {
             ArrayInstr::WithArray { a, b, .. } => array(a) && a.len() == b.len(),
             ArrayInstr::Sum(a) | ArrayInstr::Map(_, a) => array(a),
             ArrayInstr::Density { .. } => true,
+            ArrayInstr::StdNormal { y, .. } => matches!(y, Arg::Var(_) | Arg::Run(..)),
         };
         assert!(
             shaped,
@@ -574,6 +575,13 @@ pub enum ArrayInstr {
     /// `f(aᵢ)` of every element of an array variable: `matrix::exp` and the other elementwise
     /// functions of one array.
     Map(ArrayMap, Arg),
+    /// `std_normal_lpdf(y)` of a scalar or array variable.
+    StdNormal {
+        /// The argument.
+        y: Arg,
+        /// Whether −½log(2π) per element is dropped.
+        propto: bool,
+    },
     /// A density of three real arguments (each a constant, a scalar variable, an array
     /// variable or data), summed over the elements.
     Density {
@@ -589,7 +597,10 @@ pub enum ArrayInstr {
 impl ArrayInstr {
     /// Whether the result is a scalar (a density, a sum), not an array.
     pub fn scalar_result(&self) -> bool {
-        matches!(self, ArrayInstr::Density { .. } | ArrayInstr::Sum(_))
+        matches!(
+            self,
+            ArrayInstr::Density { .. } | ArrayInstr::StdNormal { .. } | ArrayInstr::Sum(_)
+        )
     }
 
     /// The operands.
@@ -597,7 +608,9 @@ impl ArrayInstr {
         match self {
             ArrayInstr::WithScalar { a, s, .. } => SmallVec::from_slice(&[*a, *s]),
             ArrayInstr::WithArray { a, b, .. } => SmallVec::from_slice(&[*a, *b]),
-            ArrayInstr::Sum(a) | ArrayInstr::Map(_, a) => SmallVec::from_slice(&[*a]),
+            ArrayInstr::Sum(a) | ArrayInstr::Map(_, a) | ArrayInstr::StdNormal { y: a, .. } => {
+                SmallVec::from_slice(&[*a])
+            }
             ArrayInstr::Density { args, .. } => SmallVec::from_slice(args),
         }
     }
@@ -609,6 +622,7 @@ impl ArrayInstr {
             | ArrayInstr::WithArray { a, .. }
             | ArrayInstr::Map(_, a) => (a.len().unwrap_or(1), 0),
             ArrayInstr::Sum(_) => (1, 0),
+            ArrayInstr::StdNormal { .. } => (1, 1),
             ArrayInstr::Density { density, args, .. } => {
                 let n = args.iter().filter_map(Arg::len).max().unwrap_or(1);
                 let keep = match density {
@@ -643,6 +657,16 @@ impl ArrayInstr {
             ArrayInstr::Map(f, a) => {
                 f.values(a.slice(before), after);
                 true
+            }
+            ArrayInstr::StdNormal { y, propto } => {
+                let (value, kept) = after.split_at_mut(1);
+                match prob::std_normal::std_normal_lpdf_flat(y.flat(before), propto, kept) {
+                    Some(v) => {
+                        value[0] = v;
+                        true
+                    }
+                    None => false,
+                }
             }
             ArrayInstr::Density {
                 density,
@@ -698,6 +722,10 @@ impl ArrayInstr {
                     let r = &mut below[first as usize..(first + n) as usize];
                     reduce::add_reduced(r, rest[0], 1.0, None);
                 }
+            }
+            ArrayInstr::StdNormal { y, .. } => {
+                let kept = &values[out + 1..out + 1 + keep];
+                prob::std_normal::std_normal_lpdf_flat_reverse(y.flat(values), kept, rest[0], below)
             }
             ArrayInstr::Map(f, a) => {
                 if let Arg::Run(first, n) = a {
