@@ -62,6 +62,29 @@ enum Kind {
     Static,
 }
 
+impl Kind {
+    /// The number of elements a point or data array gives a scalar form's inputs (0 for
+    /// anything else).
+    fn elements(&self) -> usize {
+        match self {
+            Kind::Point(p) => p.len(),
+            Kind::Data(Const::V(v)) => v.len(),
+            Kind::Data(Const::M(m)) => m.len(),
+            _ => 0,
+        }
+    }
+
+    /// Appends those elements (row-major) to `out`.
+    fn values_into(&self, out: &mut Vec<f64>) {
+        match self {
+            Kind::Point(p) => p.values_into(out),
+            Kind::Data(Const::V(v)) => out.extend_from_slice(revad::Storage::as_slice(v)),
+            Kind::Data(Const::M(m)) => out.extend(m.iter()),
+            _ => {}
+        }
+    }
+}
+
 /// The shape of a point or data argument.
 #[derive(Clone, Copy, PartialEq)]
 enum Shape {
@@ -470,15 +493,7 @@ impl PyJit {
             return self.run_python(py, args, kwargs, &kinds, &positions, None);
         }
         // The points' and data's elements: a scalar form's inputs.
-        let elements: usize = kinds
-            .iter()
-            .map(|k| match k {
-                Kind::Point(p) => p.len(),
-                Kind::Data(Const::V(v)) => v.len(),
-                Kind::Data(Const::M(m)) => m.len(),
-                _ => 0,
-            })
-            .sum();
+        let elements: usize = kinds.iter().map(Kind::elements).sum();
         for (k, program) in self.candidates(py, &sig, &kw).into_iter().enumerate() {
             let scalar = program.scalar_form();
             if let Some(form) = scalar.filter(|f| f.scalar_output() && f.inputs() == elements) {
@@ -550,12 +565,7 @@ impl PyJit {
             let mut first: SmallVec<[usize; 4]> = SmallVec::new();
             for kind in kinds {
                 first.push(values.len());
-                match kind {
-                    Kind::Point(p) => p.values_into(values),
-                    Kind::Data(Const::V(v)) => values.extend_from_slice(revad::Storage::as_slice(v)),
-                    Kind::Data(Const::M(m)) => values.extend(m.iter()),
-                    _ => {}
-                }
+                kind.values_into(values);
             }
             if !self.run_form(py, form, values, adj) {
                 return Ok(None);
@@ -873,17 +883,7 @@ const DETACH_ELEMENTS: usize = 4096;
 
 /// Whether a replay of `program` at these arguments releases the GIL.
 fn detach(program: &Prog, kinds: &[Kind]) -> bool {
-    program.len() >= DETACH_STEPS
-        || kinds
-            .iter()
-            .map(|k| match k {
-                Kind::Point(p) => p.len(),
-                Kind::Data(Const::V(v)) => v.len(),
-                Kind::Data(Const::M(m)) => m.len(),
-                _ => 0,
-            })
-            .sum::<usize>()
-            >= DETACH_ELEMENTS
+    program.len() >= DETACH_STEPS || kinds.iter().map(Kind::elements).sum::<usize>() >= DETACH_ELEMENTS
 }
 
 /// How a replay without the GIL ended.
@@ -993,13 +993,9 @@ fn batch_row(
     grad: &mut [f64],
     allow_constant: bool,
 ) -> RowOutcome {
-    // The form's inputs: the point's elements and the data's, in argument order.
-    let data = |kind: &Kind| match kind {
-        Kind::Data(Const::V(v)) => v.len(),
-        Kind::Data(Const::M(m)) => m.len(),
-        _ => 0,
-    };
-    let elements = row.len() + kinds.iter().map(data).sum::<usize>();
+    // The form's inputs: the point's elements and the data's, in argument order (the first
+    // row, in `kinds[k]`, has as many elements as every row).
+    let elements: usize = kinds.iter().map(Kind::elements).sum();
     for program in programs {
         let form = program.scalar_form();
         if let Some(form) = form.filter(|f| f.scalar_output() && f.inputs() == elements) {
@@ -1010,16 +1006,11 @@ fn batch_row(
                 values.clear();
                 let mut first = 0;
                 for (i, kind) in kinds.iter().enumerate() {
-                    match kind {
-                        _ if i == k => {
-                            first = values.len();
-                            row.values_into(values);
-                        }
-                        Kind::Data(Const::V(v)) => {
-                            values.extend_from_slice(revad::Storage::as_slice(v))
-                        }
-                        Kind::Data(Const::M(m)) => values.extend(m.iter()),
-                        _ => {}
+                    if i == k {
+                        first = values.len();
+                        row.values_into(values);
+                    } else {
+                        kind.values_into(values);
                     }
                 }
                 if !run_scalar(form, values, adj, true) {
