@@ -19,7 +19,7 @@ use crate::kernels;
 use crate::scalar::Real;
 use crate::special::log_exp::{sum_log, sum_log_slice};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
-use crate::tape::{self, Adjoints, Slot};
+use crate::tape::{self, AdjointStore, Adjoints, Slot};
 use crate::var::{Storage, Vector};
 
 const HALF_LOG_TWO_PI: f64 = 0.918_938_533_204_672_8;
@@ -187,7 +187,7 @@ where
         let runs = (y_run, mu_run);
         return Ok(<Out<(Y, M, S)>>::from_value_or(lp, || {
             tape::record_keyed(lp, &keys, move |out| {
-                scalar_sigma_sweep(out, yv, mv, runs, partner, d_sigma, inv_s2, n)
+                scalar_sigma_sweep(out, (yv, mv), runs, partner, d_sigma, inv_s2)
             })
         }));
     }
@@ -351,51 +351,76 @@ impl Values {
             Lane::Many(_) => a.shared_values().map(Values::Many),
         }
     }
+
+    fn lane(&self) -> Lane<'_> {
+        match self {
+            Values::One(v) => Lane::One(*v),
+            Values::Many(a) => Lane::Many(a.as_slice()),
+        }
+    }
 }
 
-/// The reverse pass of [`normal_lpdf_scalar_sigma`] without stored partials: with
-/// `c = ḡ/σ²` it adds `c·(μᵢ − yᵢ)` to y's run and `c·(yᵢ − μᵢ)` to μ's from the shared
-/// values; a scalar partner of one container gets `−Σ` of that container's increments (its
-/// partial, summed here rather than in the forward pass), σ its partial known at the forward pass.
-#[allow(clippy::too_many_arguments)]
+/// The reverse pass of [`normal_lpdf_scalar_sigma`] without stored partials, on the tape.
 fn scalar_sigma_sweep(
     out: Slot,
-    yv: Values,
-    mv: Values,
+    (yv, mv): (Values, Values),
     (y_run, mu_run): (Option<Slot>, Option<Slot>),
     partner: Option<Slot>,
     d_sigma: Option<(Slot, f64)>,
     inv_s2: f64,
-    n: usize,
 ) -> impl FnOnce(&mut Adjoints) + 'static {
     move |adj: &mut Adjoints| {
         let g = adj[out];
-        if let Some((slot, d)) = d_sigma {
-            adj[slot] += g * d;
+        scalar_sigma_reverse(
+            adj,
+            g,
+            [yv.lane(), mv.lane()],
+            [y_run.map(Slot::index), mu_run.map(Slot::index)],
+            partner.map(Slot::index),
+            d_sigma.map(|(s, d)| (s.index(), d)),
+            inv_s2,
+        );
+    }
+}
+
+/// The normal density's reverse pass with a scalar σ and an array y or μ, from their values
+/// (no stored partials), for the result adjoint `g`: σ's slot gets `g·∂σ`; with `c = g/σ²`,
+/// y's run gets `c·(μᵢ − yᵢ)` and μ's `c·(yᵢ − μᵢ)`; a scalar partner of one container gets
+/// `−Σ` of that container's increments (its partial, summed here rather than in the forward
+/// pass). The taped node and the flat program run this one body, each on its own adjoints.
+pub(crate) fn scalar_sigma_reverse<A: AdjointStore + ?Sized>(
+    adj: &mut A,
+    g: f64,
+    [y, mu]: [Lane<'_>; 2],
+    [y_run, mu_run]: [Option<usize>; 2],
+    partner: Option<usize>,
+    d_sigma: Option<(usize, f64)>,
+    inv_s2: f64,
+) {
+    if let Some((slot, d)) = d_sigma {
+        *adj.at(slot) += g * d;
+    }
+    let c = g * inv_s2;
+    let sum = match (y, mu, y_run, mu_run) {
+        (Lane::Many(a), Lane::One(m), Some(first), _) => {
+            kernels::add_shifted_sum(adj.run_at(first, a.len()), a, m, c)
         }
-        let c = g * inv_s2;
-        let sum = match (&yv, &mv, y_run, mu_run) {
-            (Values::Many(a), Values::One(m), Some(first), _) => {
-                kernels::add_shifted_sum(adj.run(first, n), a.as_slice(), *m, c)
-            }
-            (Values::One(yv), Values::Many(b), _, Some(first)) => {
-                kernels::add_shifted_sum(adj.run(first, n), b.as_slice(), *yv, c)
-            }
-            (Values::Many(a), Values::Many(b), y_run, mu_run) => {
-                let (a, b) = (a.as_slice(), b.as_slice());
-                if let Some(first) = y_run {
-                    kernels::add_diff(adj.run(first, n), a, b, c);
-                }
-                if let Some(first) = mu_run {
-                    kernels::add_diff(adj.run(first, n), b, a, c);
-                }
-                0.0
-            }
-            _ => 0.0,
-        };
-        if let Some(slot) = partner {
-            adj[slot] -= sum;
+        (Lane::One(yv), Lane::Many(b), _, Some(first)) => {
+            kernels::add_shifted_sum(adj.run_at(first, b.len()), b, yv, c)
         }
+        (Lane::Many(a), Lane::Many(b), y_run, mu_run) => {
+            if let Some(first) = y_run {
+                kernels::add_diff(adj.run_at(first, a.len()), a, b, c);
+            }
+            if let Some(first) = mu_run {
+                kernels::add_diff(adj.run_at(first, b.len()), b, a, c);
+            }
+            0.0
+        }
+        _ => 0.0,
+    };
+    if let Some(slot) = partner {
+        *adj.at(slot) -= sum;
     }
 }
 
@@ -527,37 +552,16 @@ pub(crate) fn normal_lpdf_flat_reverse(
                 _ => 1.0,
             };
             if y.is_run() || mu.is_run() {
-                // `scalar_sigma_sweep`: the containers' increments from the values.
-                if let Some(slot) = sigma.var {
-                    adj[slot] += g * ((sum_z2 - nf) * inv_s);
-                }
-                let c = g * (inv_s * inv_s);
-                let sum = match (y.lane, mu.lane, run(y), run(mu)) {
-                    (Lane::Many(a), Lane::One(m), Some((first, n)), _) => {
-                        kernels::add_shifted_sum(&mut adj[first..first + n], a, m, c)
-                    }
-                    (Lane::One(yv), Lane::Many(b), _, Some((first, n))) => {
-                        kernels::add_shifted_sum(&mut adj[first..first + n], b, yv, c)
-                    }
-                    (Lane::Many(a), Lane::Many(b), y_run, mu_run) => {
-                        if let Some((first, n)) = y_run {
-                            kernels::add_diff(&mut adj[first..first + n], a, b, c);
-                        }
-                        if let Some((first, n)) = mu_run {
-                            kernels::add_diff(&mut adj[first..first + n], b, a, c);
-                        }
-                        0.0
-                    }
-                    _ => 0.0,
-                };
+                // The taped node's sweep: the containers' increments from the values.
+                let run = |x: Flat<'_>| run(x).map(|(first, _)| first);
                 let partner = match (y.lane, mu.lane) {
                     (Lane::Many(_), Lane::One(_)) => mu.var,
                     (Lane::One(_), Lane::Many(_)) => y.var,
                     _ => None,
                 };
-                if let Some(slot) = partner {
-                    adj[slot] -= sum;
-                }
+                let d_sigma = sigma.var.map(|slot| (slot, (sum_z2 - nf) * inv_s));
+                let (lanes, runs) = ([y.lane, mu.lane], [run(y), run(mu)]);
+                scalar_sigma_reverse(adj, g, lanes, runs, partner, d_sigma, inv_s * inv_s);
             } else {
                 // Scalar variables only: their pairs, in argument order.
                 let d = [-sum_z * inv_s, sum_z * inv_s, (sum_z2 - nf) * inv_s];

@@ -196,6 +196,39 @@ impl IndexMut<Slot> for Adjoints {
     }
 }
 
+/// Adjoints that a reverse pass adds into, by slot index: the tape's ([`Adjoints`]) or a
+/// flat program's (a slice), so that one reverse body serves a taped node and its flat form.
+pub(crate) trait AdjointStore {
+    /// The adjoint of slot `i`.
+    fn at(&mut self, i: usize) -> &mut f64;
+    /// The adjoints of the `len` slots from `first`.
+    fn run_at(&mut self, first: usize, len: usize) -> &mut [f64];
+}
+
+impl AdjointStore for Adjoints {
+    #[inline(always)]
+    fn at(&mut self, i: usize) -> &mut f64 {
+        &mut self.0[i]
+    }
+
+    #[inline(always)]
+    fn run_at(&mut self, first: usize, len: usize) -> &mut [f64] {
+        &mut self.0[first..first + len]
+    }
+}
+
+impl AdjointStore for [f64] {
+    #[inline(always)]
+    fn at(&mut self, i: usize) -> &mut f64 {
+        &mut self[i]
+    }
+
+    #[inline(always)]
+    fn run_at(&mut self, first: usize, len: usize) -> &mut [f64] {
+        &mut self[first..first + len]
+    }
+}
+
 /// Where a completed or interrupted sweep left its scope.
 #[derive(Clone, Copy, Debug)]
 struct Swept {
