@@ -10,7 +10,9 @@ turns a Var into a float, exceptions inside a replay, threads, batches, pickling
 from __future__ import annotations
 
 import math
+import multiprocessing
 import pickle
+import sys
 import threading
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -440,6 +442,20 @@ def test_a_batch_with_branches_and_errors() -> None:
         jitted.value_and_grad_batch(np.array([[1.0, 2.0], [-20.0, 1.0]]))
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_a_batch_raises_the_first_failing_points_error(threads: int) -> None:
+    # The threads share the points out as they come free; the error raised is still the first
+    # failing point's in order, whichever thread reached it.
+    jitted = revad.jit(revad.value_and_grad(lambda x: revad.normal_lpdf(x[1], 0.0, x[0])))
+    xs = np.ones((2000, 2))
+    xs[1500, 0], xs[300, 0], xs[1999, 0] = -7.0, -5.0, -3.0
+    with pytest.raises(revad.DomainError, match=r"is -5,"):
+        jitted.value_and_grad_batch(xs, threads=threads)
+    xs[300, 0] = 1.0
+    with pytest.raises(revad.DomainError, match=r"is -7,"):
+        jitted.value_and_grad_batch(xs, threads=threads)
+
+
 def test_a_batch_needs_one_differentiated_argument() -> None:
     with pytest.raises(TypeError, match="value_and_grad"):
         revad.jit(lambda x: x).value_and_grad_batch(np.zeros((2, 2)))
@@ -458,6 +474,21 @@ def test_a_jitted_function_in_a_process_pool() -> None:
         got = list(pool.map(SCHOOLS, xs))
     for x, g in zip(xs, got, strict=True):
         assert same(g, SCHOOLS(x))
+
+
+def _batch_in_child(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return SCHOOLS.value_and_grad_batch(xs, threads=2)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork is the default start method on Linux")
+def test_a_batch_in_a_forked_process_after_one_in_the_parent() -> None:
+    # The parent's helper threads do not exist in a forked child: its batch starts its own.
+    xs = np.random.default_rng(11).normal(size=(3000, 10))
+    want = SCHOOLS.value_and_grad_batch(xs, threads=2)
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        got = pool.submit(_batch_in_child, xs).result(timeout=120)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 
 def test_a_dask_cluster_evaluates_many_points() -> None:

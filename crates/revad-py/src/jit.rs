@@ -9,14 +9,14 @@
 //! function that cannot be recorded runs eagerly from then on, with one `RevadWarning`.
 
 use std::cell::RefCell;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
-use rayon::prelude::*;
 use revad::program::scalar::ScalarProgram;
 use revad::program::Replay;
 use revad::tape;
@@ -28,6 +28,7 @@ use crate::errors::{self, to_py};
 use crate::family::family;
 use crate::handle::{PyData, Values};
 use crate::point::{finish, Adjoints, Argnums, Inputs, Point};
+use crate::pool;
 use crate::record::{self, to_const, Const, Prog};
 
 /// What a call returns.
@@ -941,24 +942,6 @@ fn replay_detached(
     }
 }
 
-/// The shared thread pools of batches, one per thread count.
-static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
-
-fn pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
-    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
-        return Ok(p.clone());
-    }
-    let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|k| format!("revad-batch-{k}"))
-        .build()
-        .map_err(|e| PyValueError::new_err(format!("value_and_grad_batch: {e}")))?;
-    let p = Arc::new(p);
-    pools.push((threads, p.clone()));
-    Ok(p)
-}
-
 /// The points of a batch: the rows of a matrix, or the elements of a vector.
 enum Rows {
     Vectors(revad::Matrix),
@@ -973,6 +956,25 @@ impl Rows {
             Rows::Scalars(v) => Point::Scalar(v[i]),
         }
     }
+
+    /// The number of points.
+    fn len(&self) -> usize {
+        match self {
+            Rows::Vectors(a) => a.nrows(),
+            Rows::Scalars(v) => v.len(),
+        }
+    }
+
+    /// Appends the elements of point `i` to `out` (no point made).
+    fn values_into(&self, i: usize, out: &mut Vec<f64>) {
+        match self {
+            Rows::Vectors(a) => match a.row(i).to_slice() {
+                Some(row) => out.extend_from_slice(row),
+                None => out.extend(a.row(i).iter()),
+            },
+            Rows::Scalars(v) => out.push(v[i]),
+        }
+    }
 }
 
 /// The outcome of one point of a batch.
@@ -982,17 +984,76 @@ enum RowOutcome {
     Failed(PyErr),
 }
 
-/// Replays the first fitting program at one point of a batch, writing the value and the
-/// gradient of the differentiated input (slot `k` among the inputs).
-fn batch_row(
-    programs: &[Arc<Prog>],
-    kinds: &[Kind],
+/// A batch's points and what they share, owned, so that helper threads may hold it.
+struct BatchWork {
+    /// The programs that may fit, in the order tried.
+    programs: SmallVec<[Arc<Prog>; 2]>,
+    /// The arguments' kinds at the first point.
+    kinds: Vec<Kind>,
+    /// The differentiated argument's position.
     k: usize,
-    row: &Point,
-    value: &mut f64,
-    grad: &mut [f64],
+    rows: Arc<Rows>,
     allow_constant: bool,
-) -> RowOutcome {
+    /// The length of a point's gradient.
+    width: usize,
+    /// The chunks helper threads ran.
+    helped: Mutex<Vec<HelpedChunk>>,
+}
+
+/// The points of a batch that did not finish in Rust: diverged or failed.
+type Outcomes = Vec<(usize, RowOutcome)>;
+
+/// A chunk of points a helper thread ran: their values, gradients and the points not done.
+struct HelpedChunk {
+    points: Range<usize>,
+    values: Vec<f64>,
+    grads: Vec<f64>,
+    outcomes: Outcomes,
+}
+
+impl BatchWork {
+    /// Runs the points of `chunk`, writing their values and gradients into `values` and
+    /// `grads`; returns the points not done.
+    fn run_into(&self, chunk: Range<usize>, values: &mut [f64], grads: &mut [f64]) -> Outcomes {
+        let mut out = Vec::new();
+        for ((i, v), g) in chunk.zip(values).zip(grads.chunks_mut(self.width)) {
+            match batch_row(self, i, v, g) {
+                RowOutcome::Done => {}
+                other => out.push((i, other)),
+            }
+        }
+        out
+    }
+
+    fn keep(&self, chunk: HelpedChunk) {
+        self.helped.lock().unwrap_or_else(|e| e.into_inner()).push(chunk);
+    }
+}
+
+impl pool::Chunks for BatchWork {
+    fn count(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn run(&self, points: Range<usize>) {
+        let n = points.len();
+        let (mut values, mut grads) = (vec![0.0; n], vec![0.0; n * self.width]);
+        let outcomes = self.run_into(points.clone(), &mut values, &mut grads);
+        self.keep(HelpedChunk { points, values, grads, outcomes });
+    }
+
+    fn panicked(&self, points: Range<usize>) {
+        let e = PyRuntimeError::new_err("value_and_grad_batch: a helper thread panicked");
+        let outcomes = vec![(points.start, RowOutcome::Failed(e))];
+        self.keep(HelpedChunk { points, values: Vec::new(), grads: Vec::new(), outcomes });
+    }
+}
+
+/// Replays the first fitting program at point `i` of a batch, writing the value and the
+/// gradient of the differentiated input (slot `k` among the inputs).
+fn batch_row(work: &BatchWork, i: usize, value: &mut f64, grad: &mut [f64]) -> RowOutcome {
+    let (programs, kinds, k, rows) = (&work.programs[..], &work.kinds[..], work.k, &*work.rows);
+    let allow_constant = work.allow_constant;
     // The form's inputs: the point's elements and the data's, in argument order (the first
     // row, in `kinds[k]`, has as many elements as every row).
     let elements: usize = kinds.iter().map(Kind::elements).sum();
@@ -1005,10 +1066,10 @@ fn batch_row(
                 let (values, adj) = &mut *buffers.borrow_mut();
                 values.clear();
                 let mut first = 0;
-                for (i, kind) in kinds.iter().enumerate() {
-                    if i == k {
+                for (j, kind) in kinds.iter().enumerate() {
+                    if j == k {
                         first = values.len();
-                        row.values_into(values);
+                        rows.values_into(i, values);
                     } else {
                         kind.values_into(values);
                     }
@@ -1025,10 +1086,10 @@ fn batch_row(
             }
         }
         let _scope = tape::nested();
-        let inp = row.vars();
+        let inp = rows.point(i).vars();
         let mut xs = Operands::with_capacity(kinds.len() + 1);
-        for (i, kind) in kinds.iter().enumerate() {
-            if i == k {
+        for (j, kind) in kinds.iter().enumerate() {
+            if j == k {
                 inp.operands(&mut xs);
                 continue;
             }
@@ -1234,7 +1295,8 @@ impl PyJit {
                 )))
             }
         };
-        let (m, width) = match &rows {
+        let rows = Arc::new(rows);
+        let (m, width) = match &*rows {
             Rows::Vectors(a) => a.dim(),
             Rows::Scalars(v) => (v.len(), 1),
         };
@@ -1268,44 +1330,37 @@ impl PyJit {
             if self.state().eager.is_some() || programs.is_empty() {
                 pending = (0..m).collect();
             } else {
-                let allow_constant = self.allow_constant;
-                let chunk = m.div_ceil(threads * 4).max(1);
-                let work = |values: &mut [f64], grads: &mut [f64]| -> Vec<(usize, RowOutcome)> {
-                    let run = |(c, (vs, gs)): (usize, (&mut [f64], &mut [f64]))| {
-                        let mut out = Vec::new();
-                        for (j, (v, g)) in vs.iter_mut().zip(gs.chunks_mut(width)).enumerate() {
-                            let i = c * chunk + j;
-                            let row = rows.point(i);
-                            match batch_row(&programs, &kinds, k, &row, v, g, allow_constant)
-                            {
-                                RowOutcome::Done => {}
-                                other => out.push((i, other)),
-                            }
-                        }
-                        out
-                    };
-                    if threads == 1 {
-                        values
-                            .chunks_mut(chunk)
-                            .zip(grads.chunks_mut(chunk * width))
-                            .enumerate()
-                            .flat_map(run)
-                            .collect()
-                    } else {
-                        values
-                            .par_chunks_mut(chunk)
-                            .zip(grads.par_chunks_mut(chunk * width))
-                            .enumerate()
-                            .flat_map_iter(run)
-                            .collect()
+                let work = BatchWork {
+                    programs,
+                    kinds,
+                    k,
+                    rows: rows.clone(),
+                    allow_constant: self.allow_constant,
+                    width,
+                    helped: Mutex::new(Vec::new()),
+                };
+                let shared = pool::Shared::new(work, threads - 1);
+                let mut outcomes = Outcomes::new();
+                py.detach(|| {
+                    pool::run(&shared, |r| {
+                        let vs = &mut values[r.clone()];
+                        let gs = &mut grads[r.start * width..r.end * width];
+                        outcomes.extend(shared.work.run_into(r, vs, gs));
+                    })
+                });
+                let helped = std::mem::take(
+                    &mut *shared.work.helped.lock().unwrap_or_else(|e| e.into_inner()),
+                );
+                for h in helped {
+                    let r = h.points;
+                    if h.values.len() == r.len() {
+                        values[r.clone()].copy_from_slice(&h.values);
+                        grads[r.start * width..r.end * width].copy_from_slice(&h.grads);
                     }
-                };
-                let outcomes = if threads == 1 {
-                    work(&mut values, &mut grads)
-                } else {
-                    let pool = pool(threads)?;
-                    py.detach(|| pool.install(|| work(&mut values, &mut grads)))
-                };
+                    outcomes.extend(h.outcomes);
+                }
+                // The first failing point's error is raised, whichever thread reached it.
+                outcomes.sort_unstable_by_key(|(i, _)| *i);
                 for (i, o) in outcomes {
                     match o {
                         RowOutcome::Failed(e) => return Err(e),
@@ -1331,7 +1386,7 @@ impl PyJit {
             }
         }
         let values = PyArray1::from_vec(py, values).into_any();
-        let grads = if matches!(rows, Rows::Vectors(_)) {
+        let grads = if matches!(*rows, Rows::Vectors(_)) {
             PyArray1::from_vec(py, grads).reshape([m, width])?.into_any()
         } else {
             PyArray1::from_vec(py, grads).into_any()

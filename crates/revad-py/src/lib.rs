@@ -49,6 +49,7 @@ mod handle;
 mod index;
 mod ops;
 mod point;
+mod pool;
 mod record;
 mod shape;
 
