@@ -29,8 +29,11 @@ Each time is µs per value-and-gradient call with the inputs already in each lib
 (revad: ``revad.value_and_grad(model, argnums=...)``, which records, sweeps and returns the
 gradients as floats and NumPy arrays, the same model function and call as JAX's; "revad jit":
 the same under ``revad.jit``, replayed in Rust after its first call, whose time — the
-recording, the best of 7 new jits' first calls, timed without the cyclic garbage collector as
-timeit times the eager call — is reported over an eager call's as "record/eager"; JAX:
+recording, timed without the cyclic garbage collector as timeit times the eager call — is
+reported over an eager call's in two columns: "record/eager", the best of 15 new jits' first
+calls after 5 untimed ones (warm, as timeit's repeats warm the eager call), and "cold", the
+best of the 7 made right after the case's other timings (the recording's code and data then
+come from memory, not cache); JAX:
 ``jax.jit(jax.value_and_grad(...))`` after compiling, compile time reported apart; PyTorch:
 eager ``backward()``). revad runs twice: with the
 data as NumPy arrays (read, and copied where a node keeps them, on every call) and as
@@ -87,6 +90,22 @@ class Case:
     compile_seconds: float | None = None
     # A new revad.jit and its first call (which records), timed against an eager call.
     recording: tuple[Callable[[], Any], Callable[[Any], object]] | None = None
+
+
+def _first_calls(make: Callable[[], Any], call: Callable[[Any], object], n: int) -> list[float]:
+    """The times of `n` first calls, each of a new jit from `make`, in order."""
+    firsts = []
+    for _ in range(n):
+        jitted = make()
+        # Without the cyclic GC, as timeit times the eager call it is divided by.
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            call(jitted)
+            firsts.append(time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return firsts
 
 
 def _jax() -> Any | None:
@@ -571,7 +590,7 @@ def main() -> None:
     pairs = [(o, p) for p in peers for o in ours]
     print(f"{'case':<18}{'size':>9}" + "".join(f"{n + ' µs':>14}" for n in names)
           + "".join(f"{o.replace('revad', 'r') + '/' + p.split()[0]:>14}" for o, p in pairs)
-          + f"{'jit compile s':>15}{'record/eager':>14}")
+          + f"{'jit compile s':>15}{'record/eager':>14}{'cold':>8}")
     rows: list[tuple[Case, dict[str, float]]] = []
     for name, build, sizes in builders:
         if args.case and name not in args.case:
@@ -587,23 +606,13 @@ def main() -> None:
                              else f"{'–':>14}" for o, p in pairs)
             compile_s = (f"{case.compile_seconds:15.2f}" if case.compile_seconds is not None
                          else f"{'–':>15}")
-            record = "–"
+            record, cold = "–", "–"
             if case.recording is not None:
-                make, call = case.recording
-                firsts = []
-                for _ in range(7):
-                    jitted = make()
-                    # Without the cyclic GC, as timeit times the eager call it is divided by.
-                    gc.disable()
-                    try:
-                        start = time.perf_counter()
-                        call(jitted)
-                        firsts.append(time.perf_counter() - start)
-                    finally:
-                        gc.enable()
+                firsts = _first_calls(*case.recording, 27)
                 eager = times.get("revad Data", times["revad"])
-                record = f"{min(firsts) * 1e6 / eager:.2f}"
-            print(f"{case.name:<18}{size:>9}{cells}{ratios}{compile_s}{record:>14}")
+                cold = f"{min(firsts[:7]) * 1e6 / eager:.2f}"
+                record = f"{min(firsts[12:]) * 1e6 / eager:.2f}"
+            print(f"{case.name:<18}{size:>9}{cells}{ratios}{compile_s}{record:>14}{cold:>8}")
     print("\ntarget: revad/peer ≤ 0.2 where the peer is overhead-bound (small sizes), "
           "≤ 0.77 at the largest sizes")
     # A partial run must not replace the committed plot of every case.
