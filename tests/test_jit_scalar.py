@@ -339,6 +339,41 @@ def test_array_scalar_operations_and_densities_equal_eager_bit_for_bit() -> None
     assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
 
 
+ELEMENTWISE_DENSITIES = [
+    # (density, y's range, the second argument's range): the third is a positive scale or shape.
+    (revad.beta_lpdf, (0.02, 0.98), (0.3, 4.0)),
+    (revad.logistic_lpdf, (-6.0, 6.0), (-2.0, 2.0)),
+    (revad.double_exponential_lpdf, (-6.0, 6.0), (-2.0, 2.0)),
+    (revad.gumbel_lpdf, (-6.0, 6.0), (-2.0, 2.0)),
+    (revad.frechet_lpdf, (0.1, 5.0), (0.3, 4.0)),
+]
+
+
+@pytest.mark.parametrize(("f", "y_range", "p_range"), ELEMENTWISE_DENSITIES,
+                         ids=[d[0].__name__ for d in ELEMENTWISE_DENSITIES])
+def test_elementwise_densities_run_by_the_form_bit_for_bit(
+        f: Any, y_range: tuple[float, float], p_range: tuple[float, float]) -> None:
+    mid = 0.5 * (y_range[0] + y_range[1])
+
+    def model(y: Any, p: Any, s: Any, dy: Any, c: Any) -> Any:
+        return (f(y, p, s) + f(y, p, s, propto=True) + f(dy, p, s) + f(y, c, 1.5)
+                + f(dy, c, s, propto=True) + f(y, 0.8, c) + f(mid, p, c))
+
+    vg = revad.value_and_grad(model, argnums=(0, 1, 2, 4))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(12)
+    for _ in range(30):
+        args = (rng.uniform(*y_range, 6), float(rng.uniform(*p_range)), rng.uniform(0.3, 3.0, 6),
+                revad.Data(rng.uniform(*y_range, 6)), float(rng.uniform(0.5, 2.0)))
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
+    # An argument the eager call rejects: the eager error, and the next call is right.
+    bad = (args[0], args[1], -args[2], args[3], args[4])
+    with pytest.raises(revad.DomainError):
+        jitted(*bad)
+    assert same(jitted(*args), vg(*args))
+
+
 def test_a_density_error_is_the_eager_error_and_the_next_call_runs() -> None:
     vg = revad.value_and_grad(schools, argnums=(0, 1, 2))
     jitted = revad.jit(vg)

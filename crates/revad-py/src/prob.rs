@@ -382,6 +382,11 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
     let density = match function {
         "normal_lpdf" => Density::Normal,
         "cauchy_lpdf" => Density::Cauchy,
+        "beta_lpdf" => Density::Beta,
+        "logistic_lpdf" => Density::Logistic,
+        "double_exponential_lpdf" => Density::DoubleExponential,
+        "gumbel_lpdf" => Density::Gumbel,
+        "frechet_lpdf" => Density::Frechet,
         _ => return None,
     };
     let [y, mu, sigma] = scs else { return None };

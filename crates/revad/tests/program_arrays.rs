@@ -6,7 +6,10 @@
 //! function checks its arguments.
 
 use revad::matrix::{self, ArrayArrayOp, ArrayScalarOp};
-use revad::prob::{cauchy_lpdf, normal_lpdf, ConstArg, VarArg};
+use revad::prob::{
+    beta_lpdf, cauchy_lpdf, double_exponential_lpdf, frechet_lpdf, gumbel_lpdf, logistic_lpdf,
+    normal_lpdf, ConstArg, VarArg,
+};
 use revad::program::scalar::{Arg, ArrayInstr, ArrayMap, Density, ScalarProgram};
 use revad::{tape, Var, Vector};
 
@@ -195,6 +198,11 @@ fn taped_density(
         match density {
             Density::Normal => dispatch3!(normal_lpdf, a, propto),
             Density::Cauchy => dispatch3!(cauchy_lpdf, a, propto),
+            Density::Beta => dispatch3!(beta_lpdf, a, propto),
+            Density::Logistic => dispatch3!(logistic_lpdf, a, propto),
+            Density::DoubleExponential => dispatch3!(double_exponential_lpdf, a, propto),
+            Density::Gumbel => dispatch3!(gumbel_lpdf, a, propto),
+            Density::Frechet => dispatch3!(frechet_lpdf, a, propto),
         }
     };
     let mut failed = false;
@@ -289,6 +297,46 @@ fn cauchy_lpdf_matches_the_tape() {
 }
 
 #[test]
+fn beta_lpdf_matches_the_tape() {
+    check_density(Density::Beta, |k, len, seed| match k {
+        // Shapes below and above 1, and exactly 1 (its terms are skipped).
+        0 => values(len, seed, 0.02, 0.98),
+        _ => {
+            let mut v = values(len, seed + k as u64, 0.3, 4.0);
+            v[0] = 1.0;
+            v
+        }
+    });
+}
+
+#[test]
+fn logistic_double_exponential_and_gumbel_lpdf_match_the_tape() {
+    for density in [
+        Density::Logistic,
+        Density::DoubleExponential,
+        Density::Gumbel,
+    ] {
+        check_density(density, |k, len, seed| match k {
+            2 => values(len, seed + 3, 0.3, 4.0),
+            // y = μ in the first element (the double exponential's kink).
+            _ => {
+                let mut v = values(len, seed + k as u64, -6.0, 6.0);
+                v[0] = 0.5;
+                v
+            }
+        });
+    }
+}
+
+#[test]
+fn frechet_lpdf_matches_the_tape() {
+    check_density(Density::Frechet, |k, len, seed| match k {
+        0 => values(len, seed, 0.1, 5.0),
+        _ => values(len, seed + k as u64, 0.3, 4.0),
+    });
+}
+
+#[test]
 fn densities_decline_where_the_tape_checks() {
     let bad = [
         // σ ≤ 0, σ infinite, μ infinite, y NaN, and Σz² overflowing.
@@ -298,7 +346,16 @@ fn densities_decline_where_the_tape_checks() {
         [f64::NAN, 0.0, 1.0],
         [1e300, -1e300, 1e-300],
     ];
-    for density in [Density::Normal, Density::Cauchy] {
+    let all = [
+        Density::Normal,
+        Density::Cauchy,
+        Density::Beta,
+        Density::Logistic,
+        Density::DoubleExponential,
+        Density::Gumbel,
+        Density::Frechet,
+    ];
+    for density in all {
         for vals in bad {
             for n in [1, 5] {
                 let inputs: Vec<Input> = vals

@@ -11,8 +11,8 @@
 //! density and ∂ₐI, ∂ᵦI its shape derivatives. The smaller of I and 1 − I is computed directly,
 //! so `beta_lcdf` and `beta_lccdf` keep their accuracy in both tails.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lbeta};
 use crate::special::inc_beta::log_tail;
@@ -48,16 +48,29 @@ where
     (Y, A, B): ProbOutput,
 {
     let call = ARGS.check("beta_lpdf", (), (&y, &alpha, &beta))?;
-    call.sum(Form::Density { propto }, |_, [yv, a, b]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, B::IS_VAR]),
+    )
+}
+
+/// The term of [`beta_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, a_var, b_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, a, b]| {
         let (ly, l1my) = (yv.ln(), (-yv).ln_1p());
         let mut lp = 0.0;
-        if !propto || A::IS_VAR || B::IS_VAR {
+        if !propto || a_var || b_var {
             lp -= lbeta(a, b);
         }
-        if (!propto || Y::IS_VAR || A::IS_VAR) && a != 1.0 {
+        if (!propto || y_var || a_var) && a != 1.0 {
             lp += (a - 1.0) * ly;
         }
-        if (!propto || Y::IS_VAR || B::IS_VAR) && b != 1.0 {
+        if (!propto || y_var || b_var) && b != 1.0 {
             lp += (b - 1.0) * l1my;
         }
         let dy = if a == 1.0 { 0.0 } else { (a - 1.0) / yv }
@@ -66,23 +79,18 @@ where
             } else {
                 (b - 1.0) / (1.0 - yv)
             };
-        let dab = if A::IS_VAR || B::IS_VAR {
-            digamma(a + b)
-        } else {
-            0.0
-        };
-        let da = if A::IS_VAR {
-            ly - digamma(a) + dab
-        } else {
-            0.0
-        };
-        let db = if B::IS_VAR {
-            l1my - digamma(b) + dab
-        } else {
-            0.0
-        };
+        let dab = if a_var || b_var { digamma(a + b) } else { 0.0 };
+        let da = if a_var { ly - digamma(a) + dab } else { 0.0 };
+        let db = if b_var { l1my - digamma(b) + dab } else { 0.0 };
         Ok((lp, [dy, da, db]))
-    })
+    }
+}
+
+/// [`beta_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn beta_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, "beta_lpdf", args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(

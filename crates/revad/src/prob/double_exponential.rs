@@ -16,8 +16,8 @@
 
 use std::f64::consts::LN_2;
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 
 /// Stan's checks of the double exponential distribution's arguments (`y` must be finite for
@@ -53,14 +53,27 @@ where
     (Y, M, S): ProbOutput,
 {
     let call = LPDF.check("double_exponential_lpdf", (), (&y, &mu, &sigma))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, s]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, S::IS_VAR]),
+    )
+}
+
+/// The term of [`double_exponential_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, _, s_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, m, s]| {
         let d = yv - m;
         let az = d.abs() / s;
         let mut lp = -az;
         if !propto {
             lp -= LN_2;
         }
-        if !propto || S::IS_VAR {
+        if !propto || s_var {
             lp -= s.ln();
         }
         let sgn = if d > 0.0 {
@@ -71,7 +84,18 @@ where
             0.0
         };
         Ok((lp, [-sgn / s, sgn / s, (az - 1.0) / s]))
-    })
+    }
+}
+
+/// [`double_exponential_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn double_exponential_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&LPDF, "double_exponential_lpdf", args, term, keep)
 }
 
 /// log F(z) and d/dz log F(z) of the standard double exponential.

@@ -10,8 +10,8 @@
 //! | `frechet_lccdf` | log(1 − e^(−x)) | (−αx/y)/expm1(x) | (x log(σ/y))/expm1(x) | (αx/σ)/expm1(x) |
 //! | `frechet_cdf` | Π e^(−xᵢ) | F·αx/y | −F·x log(σ/y) | −F·αx/σ |
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
@@ -44,23 +44,47 @@ where
     (Y, A, S): ProbOutput,
 {
     let call = ARGS.check("frechet_lpdf", (), (&y, &alpha, &sigma))?;
-    call.sum(Form::Density { propto }, |_, [yv, a, s]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, S::IS_VAR]),
+    )
+}
+
+/// The term of [`frechet_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, a_var, s_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, a, s]| {
         let (ly, ls) = (yv.ln(), s.ln());
         let log_ratio = ls - ly;
         let x = (a * log_ratio).exp();
         let mut lp = -x;
-        if !propto || A::IS_VAR {
+        if !propto || a_var {
             lp += a.ln();
         }
-        if !propto || A::IS_VAR || S::IS_VAR {
+        if !propto || a_var || s_var {
             lp += a * ls;
         }
-        if !propto || Y::IS_VAR || A::IS_VAR {
+        if !propto || y_var || a_var {
             lp -= (a + 1.0) * ly;
         }
         let da = 1.0 / a + (1.0 - x) * log_ratio;
         Ok((lp, [(a * x - a - 1.0) / yv, da, a * (1.0 - x) / s]))
-    })
+    }
+}
+
+/// [`frechet_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn frechet_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, "frechet_lpdf", args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, S: ProbArg>(

@@ -12,8 +12,8 @@
 //! The complementary CDF uses `log1m_exp(−u)`, and `−z − u/2` once `u < 1e-10` (where it
 //! would underflow), so it stays finite far into the upper tail.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
@@ -48,7 +48,20 @@ where
     (Y, M, S): ProbOutput,
 {
     let call = ARGS.check("gumbel_lpdf", (), (&y, &mu, &beta))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, b]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, S::IS_VAR]),
+    )
+}
+
+/// The term of [`gumbel_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, _, b_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, m, b]| {
         let z = (yv - m) / b;
         if z.is_infinite() {
             // the density vanishes at both ends (−z − e⁻ᶻ would be ∞ − ∞ at −∞)
@@ -56,7 +69,7 @@ where
         }
         let u = (-z).exp();
         let mut lp = -z - u;
-        if !propto || S::IS_VAR {
+        if !propto || b_var {
             lp -= b.ln();
         }
         if !lp.is_finite() {
@@ -64,7 +77,14 @@ where
         }
         let du = [(u - 1.0) / b, (1.0 - u) / b, (z * (1.0 - u) - 1.0) / b];
         Ok((lp, du))
-    })
+    }
+}
+
+/// [`gumbel_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn gumbel_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, "gumbel_lpdf", args, term, keep)
 }
 
 /// The shared loop of the (log) CDFs; `upper` selects the complementary CDF.

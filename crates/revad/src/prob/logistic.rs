@@ -13,8 +13,8 @@
 //! Everything goes through `log1p_exp`, `log_inv_logit` and `inv_logit`, finite and accurate
 //! in both tails.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::{inv_logit, log1p_exp, log_inv_logit};
 
@@ -51,16 +51,40 @@ where
     (Y, M, S): ProbOutput,
 {
     let call = LPDF.check("logistic_lpdf", (), (&y, &mu, &sigma))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, s]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, S::IS_VAR]),
+    )
+}
+
+/// The term of [`logistic_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, _, s_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, m, s]| {
         let z = (yv - m) / s;
         // −z − 2 log(1 + e⁻ᶻ) = −|z| − 2 log(1 + e^(−|z|)) (the density is symmetric)
         let mut lp = -z.abs() - 2.0 * log1p_exp(-z.abs());
-        if !propto || S::IS_VAR {
+        if !propto || s_var {
             lp -= s.ln();
         }
         let g = 1.0 - 2.0 * inv_logit(z);
         Ok((lp, [g / s, -g / s, -(1.0 + g * z) / s]))
-    })
+    }
+}
+
+/// [`logistic_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn logistic_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&LPDF, "logistic_lpdf", args, term, keep)
 }
 
 /// The shared loop of the (log) CDFs: `Σ log λ(sign·zᵢ)`.

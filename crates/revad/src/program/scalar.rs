@@ -542,6 +542,37 @@ pub enum Density {
     Normal,
     /// `cauchy_lpdf(y, mu, sigma)`.
     Cauchy,
+    /// `beta_lpdf(y, alpha, beta)`.
+    Beta,
+    /// `logistic_lpdf(y, mu, sigma)`.
+    Logistic,
+    /// `double_exponential_lpdf(y, mu, sigma)`.
+    DoubleExponential,
+    /// `gumbel_lpdf(y, mu, beta)`.
+    Gumbel,
+    /// `frechet_lpdf(y, alpha, sigma)`.
+    Frechet,
+}
+
+/// A density of three arguments on plain floats: the value, with what its reverse pass needs
+/// in `keep`; `None` where the taped function would check its arguments.
+type FlatDensity = for<'a> fn([Flat<'a>; 3], bool, &mut [f64]) -> Option<f64>;
+
+impl Density {
+    /// The density's flat form when it is a sum of elementwise terms
+    /// ([`prob::elements::flat_density`], whose keep and reverse pass it shares); `None` for
+    /// the normal density, which has its own.
+    fn elementwise(self) -> Option<FlatDensity> {
+        Some(match self {
+            Density::Normal => return None,
+            Density::Cauchy => prob::cauchy::cauchy_lpdf_flat,
+            Density::Beta => prob::beta::beta_lpdf_flat,
+            Density::Logistic => prob::logistic::logistic_lpdf_flat,
+            Density::DoubleExponential => prob::double_exponential::double_exponential_lpdf_flat,
+            Density::Gumbel => prob::gumbel::gumbel_lpdf_flat,
+            Density::Frechet => prob::frechet::frechet_lpdf_flat,
+        })
+    }
 }
 
 /// An instruction on arrays: each computes what the taped function it names computes, with the
@@ -627,7 +658,7 @@ impl ArrayInstr {
                 let n = args.iter().filter_map(Arg::len).max().unwrap_or(1);
                 let keep = match density {
                     Density::Normal => prob::normal::normal_lpdf_flat_keep(n),
-                    Density::Cauchy => prob::elements::flat_keep(n),
+                    _ => prob::elements::flat_keep(n),
                 };
                 (1, keep)
             }
@@ -675,9 +706,9 @@ impl ArrayInstr {
             } => {
                 let flat = args.map(|x| x.flat(before));
                 let (value, kept) = after.split_at_mut(1);
-                let v = match density {
-                    Density::Normal => prob::normal::normal_lpdf_flat(flat, propto, kept),
-                    Density::Cauchy => prob::cauchy::cauchy_lpdf_flat(flat, propto, kept),
+                let v = match density.elementwise() {
+                    None => prob::normal::normal_lpdf_flat(flat, propto, kept),
+                    Some(lpdf) => lpdf(flat, propto, kept),
                 };
                 match v {
                     Some(v) => {
@@ -744,7 +775,7 @@ impl ArrayInstr {
                 let g = rest[0];
                 match density {
                     Density::Normal => prob::normal::normal_lpdf_flat_reverse(flat, kept, g, below),
-                    Density::Cauchy => prob::elements::flat_density_reverse(flat, kept, g, below),
+                    _ => prob::elements::flat_density_reverse(flat, kept, g, below),
                 }
             }
         }
