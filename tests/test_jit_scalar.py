@@ -346,6 +346,8 @@ ELEMENTWISE_DENSITIES = [
     (revad.double_exponential_lpdf, (-6.0, 6.0), (-2.0, 2.0)),
     (revad.gumbel_lpdf, (-6.0, 6.0), (-2.0, 2.0)),
     (revad.frechet_lpdf, (0.1, 5.0), (0.3, 4.0)),
+    (revad.gamma_lpdf, (0.05, 6.0), (0.3, 4.0)),
+    (revad.lognormal_lpdf, (0.05, 6.0), (-2.0, 2.0)),
 ]
 
 

@@ -387,6 +387,8 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
         "double_exponential_lpdf" => Density::DoubleExponential,
         "gumbel_lpdf" => Density::Gumbel,
         "frechet_lpdf" => Density::Frechet,
+        "gamma_lpdf" => Density::Gamma,
+        "lognormal_lpdf" => Density::Lognormal,
         _ => return None,
     };
     let [y, mu, sigma] = scs else { return None };

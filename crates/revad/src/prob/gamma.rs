@@ -12,8 +12,8 @@
 //! p = z^(α−1) e^(−z)/Γ(α) at z = βy and ∂ₐP = `grad_reg_lower_inc_gamma`. Q is computed
 //! directly, so `gamma_lccdf` keeps its accuracy far in the upper tail.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{batched_logs, Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{batched_logs, flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::log_inc_gamma;
@@ -50,33 +50,59 @@ where
     (Y, A, B): ProbOutput,
 {
     let call = LPDF.check("gamma_lpdf", (), (&y, &alpha, &beta))?;
-    // log y for a long container in one pass, where the term or ∂α uses it.
-    let logs_y = match !propto || Y::IS_VAR || A::IS_VAR {
-        true => batched_logs(&y),
+    let vars = [Y::IS_VAR, A::IS_VAR, B::IS_VAR];
+    let logs_y = logs_of_y(&y, propto, vars);
+    let term = lpdf_term(propto, vars, logs_y.as_deref());
+    call.sum(Form::Density { propto }, term)
+}
+
+/// log y for a long container in one pass, where the term or ∂α uses it.
+fn logs_of_y<Y: ProbArg>(y: &Y, propto: bool, [y_var, a_var, _]: [bool; 3]) -> Option<Vec<f64>> {
+    match !propto || y_var || a_var {
+        true => batched_logs(y),
         false => None,
-    };
-    call.sum(Form::Density { propto }, |i, [yv, a, b]| {
-        let ly = match &logs_y {
+    }
+}
+
+/// The term of [`gamma_lpdf`] at element `i` and its partials; the flags say which of the
+/// three arguments are variables, and `logs_y` holds log y where it was computed in one pass.
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, a_var, b_var]: [bool; 3],
+    logs_y: Option<&[f64]>,
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> + '_ {
+    move |i, [yv, a, b]| {
+        let ly = match logs_y {
             Some(l) => l[i],
             None => yv.ln(),
         };
         let lb = b.ln();
         let mut lp = 0.0;
-        if !propto || A::IS_VAR {
+        if !propto || a_var {
             lp -= lgamma(a);
         }
-        if !propto || A::IS_VAR || B::IS_VAR {
+        if !propto || a_var || b_var {
             lp += a * lb;
         }
-        if !propto || Y::IS_VAR || A::IS_VAR {
+        if !propto || y_var || a_var {
             lp += if a == 1.0 { 0.0 } else { (a - 1.0) * ly };
         }
-        if !propto || Y::IS_VAR || B::IS_VAR {
+        if !propto || y_var || b_var {
             lp -= b * yv;
         }
-        let da = if A::IS_VAR { lb - digamma(a) + ly } else { 0.0 };
+        let da = if a_var { lb - digamma(a) + ly } else { 0.0 };
         Ok((lp, [(a - 1.0) / yv - b, da, a / b - yv]))
-    })
+    }
+}
+
+/// [`gamma_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn gamma_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
+    let vars = args.map(|x| x.var.is_some());
+    let logs_y = logs_of_y(&args[0].constant(), propto, vars);
+    let term = lpdf_term(propto, vars, logs_y.as_deref());
+    flat_density(&LPDF, "gamma_lpdf", args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(

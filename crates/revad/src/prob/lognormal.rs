@@ -14,8 +14,8 @@
 //! as in Stan; at `y = ∞` the CDF is 1. The tails use `log Φ` and `φ/Φ` from
 //! [`crate::special::normal`], accurate where Φ underflows.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{batched_logs, Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{batched_logs, flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::normal::{log_Phi, log_Phi_deriv};
 
@@ -53,16 +53,34 @@ where
     (Y, M, S): ProbOutput,
 {
     let call = ARGS.check("lognormal_lpdf", (), (&y, &mu, &sigma))?;
-    // log y for a long container in one pass; the term and ∂σ, ∂μ read the same value.
-    let logs_y = match !propto || Y::IS_VAR || M::IS_VAR || S::IS_VAR {
-        true => batched_logs(&y),
+    let vars = [Y::IS_VAR, M::IS_VAR, S::IS_VAR];
+    let logs_y = logs_of_y(&y, propto, vars);
+    let term = lpdf_term(propto, vars, logs_y.as_deref());
+    call.sum(Form::Density { propto }, term)
+}
+
+/// log y for a long container in one pass; the term and ∂σ, ∂μ read the same value.
+fn logs_of_y<Y: ProbArg>(y: &Y, propto: bool, vars: [bool; 3]) -> Option<Vec<f64>> {
+    match !propto || vars.contains(&true) {
+        true => batched_logs(y),
         false => None,
-    };
-    call.sum(Form::Density { propto }, |i, [yv, m, s]| {
+    }
+}
+
+/// The term of [`lognormal_lpdf`] at element `i` and its partials; the flags say which of
+/// the three arguments are variables, and `logs_y` holds log y where it was computed in one
+/// pass.
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, _, s_var]: [bool; 3],
+    logs_y: Option<&[f64]>,
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> + '_ {
+    move |i, [yv, m, s]| {
         if yv == 0.0 {
             return Ok((f64::NEG_INFINITY, [0.0; 3]));
         }
-        let log_y = match &logs_y {
+        let log_y = match logs_y {
             Some(l) => l[i],
             None => yv.ln(),
         };
@@ -71,15 +89,28 @@ where
         if !propto {
             lp -= HALF_LOG_TWO_PI;
         }
-        if !propto || S::IS_VAR {
+        if !propto || s_var {
             lp -= s.ln();
         }
-        if !propto || Y::IS_VAR {
+        if !propto || y_var {
             lp -= log_y;
         }
         let dz = z / s;
         Ok((lp, [-(1.0 + dz) / yv, dz, (z * z - 1.0) / s]))
-    })
+    }
+}
+
+/// [`lognormal_lpdf`] on plain floats, for a program's scalar form: the value, with the
+/// partials in `keep` (see [`flat_density`]).
+pub(crate) fn lognormal_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let vars = args.map(|x| x.var.is_some());
+    let logs_y = logs_of_y(&args[0].constant(), propto, vars);
+    let term = lpdf_term(propto, vars, logs_y.as_deref());
+    flat_density(&ARGS, "lognormal_lpdf", args, term, keep)
 }
 
 /// The shared loop of the log CDFs: `Σ log Φ(sign·zᵢ)`.

@@ -552,6 +552,10 @@ pub enum Density {
     Gumbel,
     /// `frechet_lpdf(y, alpha, sigma)`.
     Frechet,
+    /// `gamma_lpdf(y, alpha, beta)`.
+    Gamma,
+    /// `lognormal_lpdf(y, mu, sigma)`.
+    Lognormal,
 }
 
 /// A density of three arguments on plain floats: the value, with what its reverse pass needs
@@ -571,6 +575,8 @@ impl Density {
             Density::DoubleExponential => prob::double_exponential::double_exponential_lpdf_flat,
             Density::Gumbel => prob::gumbel::gumbel_lpdf_flat,
             Density::Frechet => prob::frechet::frechet_lpdf_flat,
+            Density::Gamma => prob::gamma::gamma_lpdf_flat,
+            Density::Lognormal => prob::lognormal::lognormal_lpdf_flat,
         })
     }
 }
