@@ -376,6 +376,27 @@ def test_elementwise_densities_run_by_the_form_bit_for_bit(
     assert same(jitted(*args), vg(*args))
 
 
+def test_exponential_and_student_t_run_by_the_form_bit_for_bit() -> None:
+    def model(y: Any, nu: Any, s: Any, dy: Any, c: Any) -> Any:
+        t = revad.student_t_lpdf
+        return (revad.exponential_lpdf(y, s) + revad.exponential_lpdf(dy, c, propto=True)
+                + revad.exponential_lpdf(y, 1.5) + revad.exponential_lpdf(0.7, s)
+                + t(y, nu, c, s) + t(dy, nu, 0.0, s, propto=True) + t(y, 3.0, c, 2.0)
+                + t(dy, nu, c, 2.5) + t(0.4, nu, y, s))
+
+    vg = revad.value_and_grad(model, argnums=(0, 1, 2, 4))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(13)
+    for _ in range(30):
+        args = (rng.uniform(0.0, 5.0, 6), float(rng.uniform(0.5, 30.0)), rng.uniform(0.3, 3.0, 6),
+                revad.Data(rng.uniform(0.0, 5.0, 6)), float(rng.uniform(0.5, 2.0)))
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
+    with pytest.raises(revad.DomainError):
+        jitted(args[0], -1.0, args[2], args[3], args[4])
+    assert same(jitted(*args), vg(*args))
+
+
 def test_a_density_error_is_the_eager_error_and_the_next_call_runs() -> None:
     vg = revad.value_and_grad(schools, argnums=(0, 1, 2))
     jitted = revad.jit(vg)

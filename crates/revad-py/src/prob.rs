@@ -20,7 +20,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyTuple};
 use revad::prob::{ConstArg, IntArg, VarArg};
-use revad::program::scalar::{ArrayInstr, Density};
+use revad::program::scalar::{ArrayInstr, Density, Density2, Density4};
 use revad::{Var, Vector};
 
 use crate::args::{shape_str, Arg, Arr, Ax, Out, X};
@@ -378,6 +378,23 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
     if let ("std_normal_lpdf", [y @ (Sc::Slot(_) | Sc::Range(..))]) = (function, scs) {
         let y = y.arg()?;
         return Some(Form::Array(ArrayInstr::StdNormal { y, propto }));
+    }
+    match (function, scs) {
+        ("exponential_lpdf", [y, beta]) => {
+            return Some(Form::Array(ArrayInstr::Density2 {
+                density: Density2::Exponential,
+                args: [y.arg()?, beta.arg()?],
+                propto,
+            }))
+        }
+        ("student_t_lpdf", [y, nu, mu, sigma]) => {
+            return Some(Form::Array(ArrayInstr::Density4 {
+                density: Density4::StudentT,
+                args: [y.arg()?, nu.arg()?, mu.arg()?, sigma.arg()?],
+                propto,
+            }))
+        }
+        _ => {}
     }
     let density = match function {
         "normal_lpdf" => Density::Normal,

@@ -7,10 +7,12 @@
 
 use revad::matrix::{self, ArrayArrayOp, ArrayScalarOp};
 use revad::prob::{
-    beta_lpdf, cauchy_lpdf, double_exponential_lpdf, frechet_lpdf, gamma_lpdf, gumbel_lpdf,
-    logistic_lpdf, lognormal_lpdf, normal_lpdf, ConstArg, VarArg,
+    beta_lpdf, cauchy_lpdf, double_exponential_lpdf, exponential_lpdf, frechet_lpdf, gamma_lpdf,
+    gumbel_lpdf, logistic_lpdf, lognormal_lpdf, normal_lpdf, student_t_lpdf, ConstArg, VarArg,
 };
-use revad::program::scalar::{Arg, ArrayInstr, ArrayMap, Density, ScalarProgram};
+use revad::program::scalar::{
+    Arg, ArrayInstr, ArrayMap, Density, Density2, Density4, ScalarProgram,
+};
 use revad::{tape, Var, Vector};
 
 /// Equal bit for bit, NaN equal to NaN.
@@ -178,6 +180,46 @@ macro_rules! dispatch3 {
     }};
 }
 
+/// [`dispatch3`] for densities of two arguments.
+macro_rules! dispatch2 {
+    ($f:ident, $a:expr, $propto:expr) => {{
+        use Taped::{C, V};
+        let r = match ($a[0].clone(), $a[1].clone()) {
+            (C(_), C(_)) => return None,
+            (C(a), V(b)) => $f(a, b, $propto),
+            (V(a), C(b)) => $f(a, b, $propto),
+            (V(a), V(b)) => $f(a, b, $propto),
+        };
+        Some(r)
+    }};
+}
+
+/// [`dispatch3`] for densities of four arguments.
+macro_rules! dispatch4 {
+    ($f:ident, $a:expr, $propto:expr) => {{
+        use Taped::{C, V};
+        let r = match ($a[0].clone(), $a[1].clone(), $a[2].clone(), $a[3].clone()) {
+            (C(_), C(_), C(_), C(_)) => return None,
+            (C(a), C(b), C(c), V(d)) => $f(a, b, c, d, $propto),
+            (C(a), C(b), V(c), C(d)) => $f(a, b, c, d, $propto),
+            (C(a), C(b), V(c), V(d)) => $f(a, b, c, d, $propto),
+            (C(a), V(b), C(c), C(d)) => $f(a, b, c, d, $propto),
+            (C(a), V(b), C(c), V(d)) => $f(a, b, c, d, $propto),
+            (C(a), V(b), V(c), C(d)) => $f(a, b, c, d, $propto),
+            (C(a), V(b), V(c), V(d)) => $f(a, b, c, d, $propto),
+            (V(a), C(b), C(c), C(d)) => $f(a, b, c, d, $propto),
+            (V(a), C(b), C(c), V(d)) => $f(a, b, c, d, $propto),
+            (V(a), C(b), V(c), C(d)) => $f(a, b, c, d, $propto),
+            (V(a), C(b), V(c), V(d)) => $f(a, b, c, d, $propto),
+            (V(a), V(b), C(c), C(d)) => $f(a, b, c, d, $propto),
+            (V(a), V(b), C(c), V(d)) => $f(a, b, c, d, $propto),
+            (V(a), V(b), V(c), C(d)) => $f(a, b, c, d, $propto),
+            (V(a), V(b), V(c), V(d)) => $f(a, b, c, d, $propto),
+        };
+        Some(r)
+    }};
+}
+
 impl Clone for Taped {
     fn clone(&self) -> Taped {
         match self {
@@ -187,24 +229,62 @@ impl Clone for Taped {
     }
 }
 
-/// The density `density` at `inputs` on the tape (`None`: constants alone, or an error).
-fn taped_density(
-    density: Density,
-    inputs: &[Input],
-    seed: f64,
-    propto: bool,
-) -> Option<(f64, Vec<f64>)> {
+/// A density instruction of the form and the same density on the tape.
+#[derive(Clone, Copy, Debug)]
+enum Case {
+    Three(Density),
+    Two(Density2),
+    Four(Density4),
+}
+
+impl Case {
+    fn arity(self) -> usize {
+        match self {
+            Case::Two(_) => 2,
+            Case::Three(_) => 3,
+            Case::Four(_) => 4,
+        }
+    }
+
+    /// The instruction on `args`.
+    fn instr(self, args: &[Arg], propto: bool) -> ArrayInstr {
+        match self {
+            Case::Three(density) => ArrayInstr::Density {
+                density,
+                args: [args[0], args[1], args[2]],
+                propto,
+            },
+            Case::Two(density) => ArrayInstr::Density2 {
+                density,
+                args: [args[0], args[1]],
+                propto,
+            },
+            Case::Four(density) => ArrayInstr::Density4 {
+                density,
+                args: [args[0], args[1], args[2], args[3]],
+                propto,
+            },
+        }
+    }
+}
+
+/// The density of `case` at `inputs` on the tape (`None`: constants alone, or an error).
+fn taped_density(case: Case, inputs: &[Input], seed: f64, propto: bool) -> Option<(f64, Vec<f64>)> {
     let run = |a: &[Taped]| -> Option<revad::Result<Var>> {
-        match density {
-            Density::Normal => dispatch3!(normal_lpdf, a, propto),
-            Density::Cauchy => dispatch3!(cauchy_lpdf, a, propto),
-            Density::Beta => dispatch3!(beta_lpdf, a, propto),
-            Density::Logistic => dispatch3!(logistic_lpdf, a, propto),
-            Density::DoubleExponential => dispatch3!(double_exponential_lpdf, a, propto),
-            Density::Gumbel => dispatch3!(gumbel_lpdf, a, propto),
-            Density::Frechet => dispatch3!(frechet_lpdf, a, propto),
-            Density::Gamma => dispatch3!(gamma_lpdf, a, propto),
-            Density::Lognormal => dispatch3!(lognormal_lpdf, a, propto),
+        match case {
+            Case::Three(Density::Normal) => dispatch3!(normal_lpdf, a, propto),
+            Case::Three(Density::Cauchy) => dispatch3!(cauchy_lpdf, a, propto),
+            Case::Three(Density::Beta) => dispatch3!(beta_lpdf, a, propto),
+            Case::Three(Density::Logistic) => dispatch3!(logistic_lpdf, a, propto),
+            Case::Three(Density::DoubleExponential) => {
+                dispatch3!(double_exponential_lpdf, a, propto)
+            }
+            Case::Three(Density::Gumbel) => dispatch3!(gumbel_lpdf, a, propto),
+            Case::Three(Density::Frechet) => dispatch3!(frechet_lpdf, a, propto),
+            Case::Three(Density::Gamma) => dispatch3!(gamma_lpdf, a, propto),
+            Case::Three(Density::Lognormal) => dispatch3!(lognormal_lpdf, a, propto),
+            Case::Two(Density2::Exponential) => dispatch2!(exponential_lpdf, a, propto),
+            Case::Four(Density4::StudentT) => dispatch4!(student_t_lpdf, a, propto),
         }
     };
     let mut failed = false;
@@ -218,20 +298,31 @@ fn taped_density(
     (!failed).then_some(out)
 }
 
-/// Every combination of argument kinds of a density at length `n`, with the values from
-/// `make(k)` for argument k (`k = 2` the scale, kept positive).
+/// Every combination of argument kinds of a density at several lengths, with the values from
+/// `make(k, len, seed)` for argument k.
 fn check_density(density: Density, make: impl Fn(usize, usize, u64) -> Vec<f64>) {
+    check_case(Case::Three(density), make)
+}
+
+/// [`check_density`] for any number of arguments.
+fn check_case(case: Case, make: impl Fn(usize, usize, u64) -> Vec<f64>) {
+    let arity = case.arity();
+    let mut combos: Vec<Vec<Kind>> = vec![vec![]];
+    for _ in 0..arity {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                KINDS.iter().map(move |&k| {
+                    let mut c = c.clone();
+                    c.push(k);
+                    c
+                })
+            })
+            .collect();
+    }
     let mut compared = 0;
     for n in [1, 3, 8, 17, 40] {
-        for (c, kinds) in KINDS
-            .iter()
-            .flat_map(|&a| {
-                KINDS
-                    .iter()
-                    .flat_map(move |&b| KINDS.iter().map(move |&c| [a, b, c]))
-            })
-            .enumerate()
-        {
+        for (c, kinds) in combos.iter().enumerate() {
             if kinds.iter().all(|k| matches!(k, Kind::Const | Kind::Data)) {
                 continue;
             }
@@ -252,22 +343,18 @@ fn check_density(density: Density, make: impl Fn(usize, usize, u64) -> Vec<f64>)
                 .collect();
             for propto in [false, true] {
                 for seed in [1.0, -2.5, 0.0] {
-                    let t = taped_density(density, &inputs, seed, propto);
-                    let f = flat(&inputs, seed, |args| ArrayInstr::Density {
-                        density,
-                        args: [args[0], args[1], args[2]],
-                        propto,
-                    });
+                    let t = taped_density(case, &inputs, seed, propto);
+                    let f = flat(&inputs, seed, |args| case.instr(args, propto));
                     let (Some((tv, tg)), Some((fv, fg, _))) = (&t, &f) else {
                         // The form declines only where the tape checks (and here succeeds
                         // or fails); it never answers where the tape fails.
                         assert!(
                             f.is_none() || t.is_some(),
-                            "{density:?} {kinds:?}: answered a failing call"
+                            "{case:?} {kinds:?}: answered a failing call"
                         );
                         continue;
                     };
-                    let what = format!("{density:?} {kinds:?} n={n} propto={propto} seed={seed}");
+                    let what = format!("{case:?} {kinds:?} n={n} propto={propto} seed={seed}");
                     assert!(same(*fv, *tv), "{what}: value {fv} against {tv}");
                     assert_eq!(fg.len(), tg.len(), "{what}");
                     for (k, (a, b)) in fg.iter().zip(tg).enumerate() {
@@ -278,7 +365,11 @@ fn check_density(density: Density, make: impl Fn(usize, usize, u64) -> Vec<f64>)
             }
         }
     }
-    assert!(compared > 1000, "only {compared} cases compared");
+    // Most cases compared: the form declines only at the (few) failing ones.
+    assert!(
+        compared > 20 * combos.len(),
+        "only {compared} cases compared"
+    );
 }
 
 #[test]
@@ -365,7 +456,7 @@ fn densities_decline_where_the_tape_checks() {
         [f64::NAN, 0.0, 1.0],
         [1e300, -1e300, 1e-300],
     ];
-    let all = [
+    let mut all: Vec<Case> = [
         Density::Normal,
         Density::Cauchy,
         Density::Beta,
@@ -375,9 +466,28 @@ fn densities_decline_where_the_tape_checks() {
         Density::Frechet,
         Density::Gamma,
         Density::Lognormal,
-    ];
-    for density in all {
-        for vals in bad {
+    ]
+    .map(Case::Three)
+    .to_vec();
+    all.extend([
+        Case::Two(Density2::Exponential),
+        Case::Four(Density4::StudentT),
+    ]);
+    for case in all {
+        // The rows as (y, μ, σ): y and σ for two arguments; ν = 3 (and then ν = −1) before μ
+        // for four.
+        let mut rows: Vec<Vec<f64>> = bad
+            .iter()
+            .map(|[y, m, s]| match case.arity() {
+                2 => vec![*y, *s],
+                3 => vec![*y, *m, *s],
+                _ => vec![*y, 3.0, *m, *s],
+            })
+            .collect();
+        if case.arity() == 4 {
+            rows.push(vec![0.5, -1.0, 0.0, 1.0]);
+        }
+        for vals in &rows {
             for n in [1, 5] {
                 let inputs: Vec<Input> = vals
                     .iter()
@@ -386,22 +496,18 @@ fn densities_decline_where_the_tape_checks() {
                         values: vec![v; n],
                     })
                     .collect();
-                let f = flat(&inputs, 1.0, |args| ArrayInstr::Density {
-                    density,
-                    args: [args[0], args[1], args[2]],
-                    propto: false,
-                });
-                let t = taped_density(density, &inputs, 1.0, false);
+                let f = flat(&inputs, 1.0, |args| case.instr(args, false));
+                let t = taped_density(case, &inputs, 1.0, false);
                 match (&f, &t) {
                     // A call the tape rejects is never answered by the form.
-                    (Some(_), None) => panic!("{density:?} at {vals:?}: answered a failing call"),
+                    (Some(_), None) => panic!("{case:?} at {vals:?}: answered a failing call"),
                     (Some((fv, _, _)), Some((tv, _))) => assert!(same(*fv, *tv)),
                     _ => {}
                 }
             }
         }
         // Containers of different lengths: a size error on the tape, declined by the form.
-        let inputs = [
+        let mut inputs = vec![
             Input {
                 kind: Kind::Array,
                 values: vec![0.1, 0.2],
@@ -410,18 +516,34 @@ fn densities_decline_where_the_tape_checks() {
                 kind: Kind::Array,
                 values: vec![0.1, 0.2, 0.3],
             },
-            Input {
+        ];
+        while inputs.len() < case.arity() {
+            inputs.push(Input {
                 kind: Kind::Const,
                 values: vec![1.0],
-            },
-        ];
-        let f = flat(&inputs, 1.0, |args| ArrayInstr::Density {
-            density,
-            args: [args[0], args[1], args[2]],
-            propto: false,
-        });
-        assert!(f.is_none() && taped_density(density, &inputs, 1.0, false).is_none());
+            });
+        }
+        let f = flat(&inputs, 1.0, |args| case.instr(args, false));
+        assert!(f.is_none() && taped_density(case, &inputs, 1.0, false).is_none());
     }
+}
+
+#[test]
+fn exponential_and_student_t_lpdf_match_the_tape() {
+    check_case(Case::Two(Density2::Exponential), |k, len, seed| match k {
+        0 => values(len, seed, 0.0, 6.0),
+        _ => values(len, seed + 1, 0.3, 4.0),
+    });
+    check_case(Case::Four(Density4::StudentT), |k, len, seed| match k {
+        // ν from below 1 to large; y = μ in the first element (z = 0).
+        1 => values(len, seed + 1, 0.5, 30.0),
+        3 => values(len, seed + 3, 0.3, 4.0),
+        _ => {
+            let mut v = values(len, seed + k as u64, -8.0, 8.0);
+            v[0] = 0.25;
+            v
+        }
+    });
 }
 
 #[test]

@@ -71,7 +71,9 @@
 //! `sum`, with [`batched_logs`] (one SIMD pass instead of a libm call per element), and reads
 //! element `i`'s from the buffer for both its term and its partials.
 
-use super::args::{check_all, Flat, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
+use super::args::{
+    check_all, ConstArg, Flat, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
+};
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{check, require, require_int, Error, Result};
 use crate::scalar::Real;
@@ -552,26 +554,28 @@ reals!(3: A 0 pa, B 1 pb, C 2 pc);
 reals!(4: A 0 pa, B 1 pb, C 2 pc, D 3 pd);
 reals!(5: A 0 pa, B 1 pb, C 2 pc, D 3 pd, E 4 pe);
 
-/// A density of three real arguments run on plain floats (a program's scalar form, see
+/// A density of `K` real arguments run on plain floats (a program's scalar form, see
 /// [`crate::program::scalar`]): [`Table::check`] and [`Elementwise::sum`] with
 /// [`Form::Density`], term for term. `keep` receives the partials the reverse pass needs
 /// ([`flat_keep`] values); `None` where the call fails its checks (or is empty), for the caller to
 /// run the taped function, which reports it.
-pub(super) fn flat_density(
-    table: &Table<3>,
+pub(super) fn flat_density<const K: usize>(
+    table: &Table<K>,
     function: &'static str,
-    args: [Flat<'_>; 3],
-    mut term: impl FnMut(usize, [f64; 3]) -> Result<(f64, [f64; 3])>,
+    args: [Flat<'_>; K],
+    mut term: impl FnMut(usize, [f64; K]) -> Result<(f64, [f64; K])>,
     keep: &mut [f64],
-) -> Option<f64> {
-    let [a, b, c] = args.map(|x| x.constant());
-    let n = table.check(function, (), (&a, &b, &c)).ok()?.n;
+) -> Option<f64>
+where
+    for<'a> [ConstArg<'a>; K]: Checked<K>,
+{
+    let n = args.map(|x| x.constant()).checked(table, function)?;
     if n == 0 {
         return None;
     }
-    let (scalars, each) = keep.split_at_mut(3);
+    let (scalars, each) = keep.split_at_mut(K);
     scalars.fill(0.0);
-    let each = &mut each[..3 * n];
+    let each = &mut each[..K * n];
     each.fill(0.0);
     let mut total = 0.0;
     for i in 0..n {
@@ -592,14 +596,34 @@ pub(super) fn flat_density(
     Some(total)
 }
 
-/// How many floats [`flat_density`] keeps for arguments of `n` elements.
-pub(crate) fn flat_keep(n: usize) -> usize {
-    3 + 3 * n
+/// Constant arguments checked by a [`Table`] as the taped call checks its own: the common
+/// size, or `None` for an error.
+pub(super) trait Checked<const K: usize> {
+    fn checked(&self, table: &Table<K>, function: &'static str) -> Option<usize>;
+}
+
+macro_rules! checked {
+    ($k:literal: $($i:tt)+) => {
+        impl Checked<$k> for [ConstArg<'_>; $k] {
+            fn checked(&self, table: &Table<$k>, function: &'static str) -> Option<usize> {
+                Some(table.check(function, (), ($(&self[$i],)+)).ok()?.n)
+            }
+        }
+    };
+}
+
+checked!(2: 0 1);
+checked!(3: 0 1 2);
+checked!(4: 0 1 2 3);
+
+/// How many floats [`flat_density`] keeps for `k` arguments of `n` elements.
+pub(crate) fn flat_keep(k: usize, n: usize) -> usize {
+    k + k * n
 }
 
 /// The reverse pass of [`flat_density`] for the result adjoint `g`: the scalar variables'
 /// `g·∂` first, then the array variables', in argument order, as the taped node adds them.
-pub(crate) fn flat_density_reverse(args: [Flat<'_>; 3], keep: &[f64], g: f64, adj: &mut [f64]) {
+pub(crate) fn flat_density_reverse(args: &[Flat<'_>], keep: &[f64], g: f64, adj: &mut [f64]) {
     let n = args
         .iter()
         .find_map(|x| match x.lane {
@@ -607,6 +631,7 @@ pub(crate) fn flat_density_reverse(args: [Flat<'_>; 3], keep: &[f64], g: f64, ad
             Lane::One(_) => None,
         })
         .unwrap_or(1);
+    let k_all = args.len();
     for (k, x) in args.iter().enumerate() {
         if let (Some(slot), Lane::One(_)) = (x.var, x.lane) {
             adj[slot] += g * keep[k];
@@ -614,7 +639,7 @@ pub(crate) fn flat_density_reverse(args: [Flat<'_>; 3], keep: &[f64], g: f64, ad
     }
     for (k, x) in args.iter().enumerate() {
         if let (Some(first), true) = (x.var, x.is_run()) {
-            let d = &keep[3 + k * n..3 + (k + 1) * n];
+            let d = &keep[k_all + k * n..k_all + (k + 1) * n];
             for (a, w) in adj[first..first + n].iter_mut().zip(d) {
                 *a += g * w;
             }

@@ -8,8 +8,8 @@
 //! | `exponential_lccdf` | −βy | −β | −y |
 //! | `exponential_cdf` | Π (1 − e^(−βyᵢ)) | F·β/expm1(βy) | F·y/expm1(βy) |
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
@@ -35,13 +35,37 @@ where
     (Y, B): ProbOutput,
 {
     let call = ARGS.check("exponential_lpdf", (), (&y, &beta))?;
-    call.sum(Form::Density { propto }, |_, [yv, b]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, B::IS_VAR]),
+    )
+}
+
+/// The term of [`exponential_lpdf`] at one element and its partials; the flags say which of
+/// the two arguments are variables.
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, b_var]: [bool; 2],
+) -> impl Fn(usize, [f64; 2]) -> Result<(f64, [f64; 2])> {
+    move |_, [yv, b]| {
         let mut lp = -b * yv;
-        if !propto || B::IS_VAR {
+        if !propto || b_var {
             lp += b.ln();
         }
         Ok((lp, [-b, 1.0 / b - yv]))
-    })
+    }
+}
+
+/// [`exponential_lpdf`] on plain floats, for a program's scalar form: the value, with the
+/// partials in `keep` (see [`flat_density`]).
+pub(crate) fn exponential_lpdf_flat(
+    args: [Flat<'_>; 2],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, "exponential_lpdf", args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, B: ProbArg>(

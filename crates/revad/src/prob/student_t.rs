@@ -33,8 +33,8 @@
 
 use std::f64::consts::PI;
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma_shift, lgamma_shift};
 use crate::special::inc_beta::log_tail;
@@ -76,8 +76,21 @@ where
     (Y, N, M, S): ProbOutput,
 {
     let call = ARGS.check("student_t_lpdf", (), (&y, &nu, &mu, &sigma))?;
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, N::IS_VAR, M::IS_VAR, S::IS_VAR]),
+    )
+}
+
+/// The term of [`student_t_lpdf`] at one element and its partials; the flags say which of the
+/// four arguments are variables.
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, nu_var, _, s_var]: [bool; 4],
+) -> impl Fn(usize, [f64; 4]) -> Result<(f64, [f64; 4])> {
     let half_log_pi = 0.5 * PI.ln();
-    call.sum(Form::Density { propto }, |_, [yv, v, m, s]| {
+    move |_, [yv, v, m, s]| {
         let z = (yv - m) / s;
         let zz = z * z;
         // log(1 + z²/ν), without overflow of z²
@@ -90,10 +103,10 @@ where
         if !propto {
             lp -= half_log_pi;
         }
-        if !propto || N::IS_VAR {
+        if !propto || nu_var {
             lp += lgamma_shift(0.5 * v, 0.5) - 0.5 * v.ln();
         }
-        if !propto || S::IS_VAR {
+        if !propto || s_var {
             lp -= s.ln();
         }
         if z.is_infinite() {
@@ -108,7 +121,18 @@ where
         let dnu =
             0.5 * digamma_shift(0.5 * v, 0.5) - 0.5 / v - 0.5 * log1p_t + 0.5 * (v + 1.0) * w / v;
         Ok((lp, [-g / s, dnu, g / s, ((v + 1.0) * w - 1.0) / s]))
-    })
+    }
+}
+
+/// [`student_t_lpdf`] on plain floats, for a program's scalar form: the value, with the
+/// partials in `keep` (see [`flat_density`]).
+pub(crate) fn student_t_lpdf_flat(
+    args: [Flat<'_>; 4],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, "student_t_lpdf", args, term, keep)
 }
 
 /// log F(t) of the standard Student-t with ν degrees of freedom and its derivatives in t and

@@ -305,7 +305,9 @@ impl ScalarProgram {
             ArrayInstr::WithScalar { a, s, .. } => array(a) && !array(s),
             ArrayInstr::WithArray { a, b, .. } => array(a) && a.len() == b.len(),
             ArrayInstr::Sum(a) | ArrayInstr::Map(_, a) => array(a),
-            ArrayInstr::Density { .. } => true,
+            ArrayInstr::Density { .. }
+            | ArrayInstr::Density2 { .. }
+            | ArrayInstr::Density4 { .. } => true,
             ArrayInstr::StdNormal { y, .. } => matches!(y, Arg::Var(_) | Arg::Run(..)),
         };
         assert!(
@@ -558,15 +560,45 @@ pub enum Density {
     Lognormal,
 }
 
-/// A density of three arguments on plain floats: the value, with what its reverse pass needs
+/// A probability function of two real arguments an [`ArrayInstr::Density2`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Density2 {
+    /// `exponential_lpdf(y, beta)`.
+    Exponential,
+}
+
+/// A probability function of four real arguments an [`ArrayInstr::Density4`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Density4 {
+    /// `student_t_lpdf(y, nu, mu, sigma)`.
+    StudentT,
+}
+
+impl Density2 {
+    fn flat(self) -> FlatDensity<2> {
+        match self {
+            Density2::Exponential => prob::exponential::exponential_lpdf_flat,
+        }
+    }
+}
+
+impl Density4 {
+    fn flat(self) -> FlatDensity<4> {
+        match self {
+            Density4::StudentT => prob::student_t::student_t_lpdf_flat,
+        }
+    }
+}
+
+/// A density of `K` arguments on plain floats: the value, with what its reverse pass needs
 /// in `keep`; `None` where the taped function would check its arguments.
-type FlatDensity = for<'a> fn([Flat<'a>; 3], bool, &mut [f64]) -> Option<f64>;
+type FlatDensity<const K: usize> = for<'a> fn([Flat<'a>; K], bool, &mut [f64]) -> Option<f64>;
 
 impl Density {
     /// The density's flat form when it is a sum of elementwise terms
     /// ([`prob::elements::flat_density`], whose keep and reverse pass it shares); `None` for
     /// the normal density, which has its own.
-    fn elementwise(self) -> Option<FlatDensity> {
+    fn elementwise(self) -> Option<FlatDensity<3>> {
         Some(match self {
             Density::Normal => return None,
             Density::Cauchy => prob::cauchy::cauchy_lpdf_flat,
@@ -629,6 +661,24 @@ pub enum ArrayInstr {
         /// Whether the terms constant given which arguments are variables are dropped.
         propto: bool,
     },
+    /// A density of two real arguments, as [`ArrayInstr::Density`].
+    Density2 {
+        /// The function.
+        density: Density2,
+        /// Its real arguments, in order.
+        args: [Arg; 2],
+        /// Whether the terms constant given which arguments are variables are dropped.
+        propto: bool,
+    },
+    /// A density of four real arguments, as [`ArrayInstr::Density`].
+    Density4 {
+        /// The function.
+        density: Density4,
+        /// Its real arguments, in order.
+        args: [Arg; 4],
+        /// Whether the terms constant given which arguments are variables are dropped.
+        propto: bool,
+    },
 }
 
 impl ArrayInstr {
@@ -636,12 +686,16 @@ impl ArrayInstr {
     pub fn scalar_result(&self) -> bool {
         matches!(
             self,
-            ArrayInstr::Density { .. } | ArrayInstr::StdNormal { .. } | ArrayInstr::Sum(_)
+            ArrayInstr::Density { .. }
+                | ArrayInstr::Density2 { .. }
+                | ArrayInstr::Density4 { .. }
+                | ArrayInstr::StdNormal { .. }
+                | ArrayInstr::Sum(_)
         )
     }
 
     /// The operands.
-    fn args(&self) -> SmallVec<[Arg; 3]> {
+    fn args(&self) -> SmallVec<[Arg; 4]> {
         match self {
             ArrayInstr::WithScalar { a, s, .. } => SmallVec::from_slice(&[*a, *s]),
             ArrayInstr::WithArray { a, b, .. } => SmallVec::from_slice(&[*a, *b]),
@@ -649,6 +703,8 @@ impl ArrayInstr {
                 SmallVec::from_slice(&[*a])
             }
             ArrayInstr::Density { args, .. } => SmallVec::from_slice(args),
+            ArrayInstr::Density2 { args, .. } => SmallVec::from_slice(args),
+            ArrayInstr::Density4 { args, .. } => SmallVec::from_slice(args),
         }
     }
 
@@ -664,10 +720,12 @@ impl ArrayInstr {
                 let n = args.iter().filter_map(Arg::len).max().unwrap_or(1);
                 let keep = match density {
                     Density::Normal => prob::normal::normal_lpdf_flat_keep(n),
-                    _ => prob::elements::flat_keep(n),
+                    _ => prob::elements::flat_keep(3, n),
                 };
                 (1, keep)
             }
+            ArrayInstr::Density2 { args, .. } => (1, elementwise_keep(args)),
+            ArrayInstr::Density4 { args, .. } => (1, elementwise_keep(args)),
         }
     }
 
@@ -724,6 +782,16 @@ impl ArrayInstr {
                     None => false,
                 }
             }
+            ArrayInstr::Density2 {
+                density,
+                args,
+                propto,
+            } => run_density(density.flat(), args, propto, before, after),
+            ArrayInstr::Density4 {
+                density,
+                args,
+                propto,
+            } => run_density(density.flat(), args, propto, before, after),
         }
     }
 
@@ -781,9 +849,44 @@ impl ArrayInstr {
                 let g = rest[0];
                 match density {
                     Density::Normal => prob::normal::normal_lpdf_flat_reverse(flat, kept, g, below),
-                    _ => prob::elements::flat_density_reverse(flat, kept, g, below),
+                    _ => prob::elements::flat_density_reverse(&flat, kept, g, below),
                 }
             }
+            ArrayInstr::Density2 { args, .. } => {
+                let flat = args.map(|x| x.flat(values));
+                let kept = &values[out + 1..out + 1 + keep];
+                prob::elements::flat_density_reverse(&flat, kept, rest[0], below)
+            }
+            ArrayInstr::Density4 { args, .. } => {
+                let flat = args.map(|x| x.flat(values));
+                let kept = &values[out + 1..out + 1 + keep];
+                prob::elements::flat_density_reverse(&flat, kept, rest[0], below)
+            }
         }
+    }
+}
+
+/// What an elementwise density of `args` keeps for its reverse pass.
+fn elementwise_keep(args: &[Arg]) -> usize {
+    let n = args.iter().filter_map(Arg::len).max().unwrap_or(1);
+    prob::elements::flat_keep(args.len(), n)
+}
+
+/// Runs the density `lpdf` of `args` (slots of `before`) into `after`: its value, then what it
+/// keeps; false where the taped function must decide.
+fn run_density<const K: usize>(
+    lpdf: FlatDensity<K>,
+    args: [Arg; K],
+    propto: bool,
+    before: &[f64],
+    after: &mut [f64],
+) -> bool {
+    let (value, kept) = after.split_at_mut(1);
+    match lpdf(args.map(|x| x.flat(before)), propto, kept) {
+        Some(v) => {
+            value[0] = v;
+            true
+        }
+        None => false,
     }
 }
