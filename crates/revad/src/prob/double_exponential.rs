@@ -59,8 +59,9 @@ where
     )
 }
 
-/// The term of [`double_exponential_lpdf`] at one element and its partials; the flags say which of the
-/// three arguments are variables (the terms only they need are skipped with `propto`).
+/// The term of [`double_exponential_lpdf`] at one element and its partials; the flags say
+/// which of the three arguments are variables (the terms only they need are skipped with
+/// `propto`).
 #[inline(always)]
 fn lpdf_term(
     propto: bool,
