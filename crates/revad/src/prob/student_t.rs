@@ -33,7 +33,7 @@
 
 use std::f64::consts::PI;
 
-use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::args::{Flat, Lane, Out, ProbArg, ProbOutput};
 use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma_shift, lgamma_shift};
@@ -76,21 +76,43 @@ where
     (Y, N, M, S): ProbOutput,
 {
     let call = ARGS.check("student_t_lpdf", (), (&y, &nu, &mu, &sigma))?;
+    let scalar_nu = nu.size().is_none().then(|| nu.val(0));
     call.sum(
         Form::Density { propto },
-        lpdf_term(propto, [Y::IS_VAR, N::IS_VAR, M::IS_VAR, S::IS_VAR]),
+        lpdf_term(
+            propto,
+            [Y::IS_VAR, N::IS_VAR, M::IS_VAR, S::IS_VAR],
+            scalar_nu,
+        ),
     )
 }
 
 /// The term of [`student_t_lpdf`] at one element and its partials; the flags say which of the
-/// four arguments are variables.
+/// four arguments are variables. With one ν for every element (`scalar_nu`), its terms
+/// `log Γ((ν+1)/2) − log Γ(ν/2) − ½log ν` and `½ψ((ν+1)/2) − ½ψ(ν/2) − 1/(2ν)` are computed once,
+/// as Stan does, not per element (the same values, so the same sums).
 #[inline(always)]
 fn lpdf_term(
     propto: bool,
     [_, nu_var, _, s_var]: [bool; 4],
+    scalar_nu: Option<f64>,
 ) -> impl Fn(usize, [f64; 4]) -> Result<(f64, [f64; 4])> {
     let half_log_pi = 0.5 * PI.ln();
+    let want_lgamma = !propto || nu_var;
+    let lgamma_part = move |v: f64| match want_lgamma {
+        true => lgamma_shift(0.5 * v, 0.5) - 0.5 * v.ln(),
+        false => 0.0,
+    };
+    let digamma_part = move |v: f64| match nu_var {
+        true => 0.5 * digamma_shift(0.5 * v, 0.5) - 0.5 / v,
+        false => 0.0,
+    };
+    let once = scalar_nu.map(|v| (lgamma_part(v), digamma_part(v)));
     move |_, [yv, v, m, s]| {
+        let (lgamma_nu, digamma_nu) = match once {
+            Some(parts) => parts,
+            None => (lgamma_part(v), digamma_part(v)),
+        };
         let z = (yv - m) / s;
         let zz = z * z;
         // log(1 + z²/ν), without overflow of z²
@@ -103,8 +125,8 @@ fn lpdf_term(
         if !propto {
             lp -= half_log_pi;
         }
-        if !propto || nu_var {
-            lp += lgamma_shift(0.5 * v, 0.5) - 0.5 * v.ln();
+        if want_lgamma {
+            lp += lgamma_nu;
         }
         if !propto || s_var {
             lp -= s.ln();
@@ -118,8 +140,11 @@ fn lpdf_term(
         } else {
             (1.0 / (1.0 + v / zz), (v + 1.0) / (v / z + z))
         };
-        let dnu =
-            0.5 * digamma_shift(0.5 * v, 0.5) - 0.5 / v - 0.5 * log1p_t + 0.5 * (v + 1.0) * w / v;
+        // ∂ν, only for a variable ν (a constant's partial is not read).
+        let dnu = match nu_var {
+            true => digamma_nu - 0.5 * log1p_t + 0.5 * (v + 1.0) * w / v,
+            false => 0.0,
+        };
         Ok((lp, [-g / s, dnu, g / s, ((v + 1.0) * w - 1.0) / s]))
     }
 }
@@ -131,7 +156,11 @@ pub(crate) fn student_t_lpdf_flat(
     propto: bool,
     keep: &mut [f64],
 ) -> Option<f64> {
-    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    let scalar_nu = match args[1].lane {
+        Lane::One(v) => Some(v),
+        Lane::Many(_) => None,
+    };
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalar_nu);
     flat_density(&ARGS, "student_t_lpdf", args, term, keep)
 }
 
