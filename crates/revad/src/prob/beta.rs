@@ -12,7 +12,7 @@
 //! so `beta_lcdf` and `beta_lccdf` keep their accuracy in both tails.
 
 use super::args::{Flat, Out, ProbArg, ProbOutput};
-use super::elements::{flat_density, Form, Rule, Table};
+use super::elements::{flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lbeta};
 use crate::special::inc_beta::log_tail;
@@ -48,24 +48,34 @@ where
     (Y, A, B): ProbOutput,
 {
     let call = ARGS.check("beta_lpdf", (), (&y, &alpha, &beta))?;
+    let scalars = [scalar_value(&alpha), scalar_value(&beta)];
     call.sum(
         Form::Density { propto },
-        lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, B::IS_VAR]),
+        lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, B::IS_VAR], scalars),
     )
 }
 
 /// The term of [`beta_lpdf`] at one element and its partials; the flags say which of the
-/// three arguments are variables (the terms only they need are skipped with `propto`).
+/// three arguments are variables (the terms only they need are skipped with `propto`). The
+/// terms of a scalar α or β alone (`log B(α, β)`, the digammas) are computed once.
 #[inline(always)]
 fn lpdf_term(
     propto: bool,
     [y_var, a_var, b_var]: [bool; 3],
+    [scalar_a, scalar_b]: [Option<f64>; 2],
 ) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    let want_lbeta = !propto || a_var || b_var;
+    let once_ab = scalar_a.zip(scalar_b).map(|(a, b)| {
+        let lb = if want_lbeta { lbeta(a, b) } else { 0.0 };
+        (lb, if a_var || b_var { digamma(a + b) } else { 0.0 })
+    });
+    let once_a = scalar_a.filter(|_| a_var).map(digamma);
+    let once_b = scalar_b.filter(|_| b_var).map(digamma);
     move |_, [yv, a, b]| {
         let (ly, l1my) = (yv.ln(), (-yv).ln_1p());
         let mut lp = 0.0;
-        if !propto || a_var || b_var {
-            lp -= lbeta(a, b);
+        if want_lbeta {
+            lp -= once_ab.map_or_else(|| lbeta(a, b), |(lb, _)| lb);
         }
         if (!propto || y_var || a_var) && a != 1.0 {
             lp += (a - 1.0) * ly;
@@ -79,9 +89,21 @@ fn lpdf_term(
             } else {
                 (b - 1.0) / (1.0 - yv)
             };
-        let dab = if a_var || b_var { digamma(a + b) } else { 0.0 };
-        let da = if a_var { ly - digamma(a) + dab } else { 0.0 };
-        let db = if b_var { l1my - digamma(b) + dab } else { 0.0 };
+        let dab = match (a_var || b_var, once_ab) {
+            (false, _) => 0.0,
+            (true, Some((_, d))) => d,
+            (true, None) => digamma(a + b),
+        };
+        let da = if a_var {
+            ly - once_a.unwrap_or_else(|| digamma(a)) + dab
+        } else {
+            0.0
+        };
+        let db = if b_var {
+            l1my - once_b.unwrap_or_else(|| digamma(b)) + dab
+        } else {
+            0.0
+        };
         Ok((lp, [dy, da, db]))
     }
 }
@@ -89,7 +111,11 @@ fn lpdf_term(
 /// [`beta_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
 /// in `keep` (see [`flat_density`]).
 pub(crate) fn beta_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
-    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    let scalars = [
+        scalar_value(&args[1].constant()),
+        scalar_value(&args[2].constant()),
+    ];
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalars);
     flat_density(&ARGS, "beta_lpdf", args, term, keep)
 }
 

@@ -81,6 +81,12 @@ use crate::scalar::Real;
 /// The fewest elements of a container whose logarithms [`batched_logs`] takes in one pass.
 pub(super) const LOG_BATCH: usize = 32;
 
+/// The value of a scalar argument, `None` for a container: the terms that depend on it alone
+/// are then computed once for every element, as Stan does.
+pub(super) fn scalar_value<A: ProbArg>(a: &A) -> Option<f64> {
+    a.size().is_none().then(|| a.val(0))
+}
+
 /// `ln aᵢ` for every element of a contiguous container argument of at least [`LOG_BATCH`]
 /// elements, in one SIMD pass ([`crate::elementary`], within 1 ulp of libm's); `None` for a
 /// scalar, a shorter or scattered container, where the formulas take `ln` element by element.

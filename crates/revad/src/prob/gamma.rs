@@ -13,7 +13,7 @@
 //! directly, so `gamma_lccdf` keeps its accuracy far in the upper tail.
 
 use super::args::{Flat, Out, ProbArg, ProbOutput};
-use super::elements::{batched_logs, flat_density, Form, Rule, Table};
+use super::elements::{batched_logs, flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::log_inc_gamma;
@@ -52,7 +52,8 @@ where
     let call = LPDF.check("gamma_lpdf", (), (&y, &alpha, &beta))?;
     let vars = [Y::IS_VAR, A::IS_VAR, B::IS_VAR];
     let logs_y = logs_of_y(&y, propto, vars);
-    let term = lpdf_term(propto, vars, logs_y.as_deref());
+    let scalars = [scalar_value(&alpha), scalar_value(&beta)];
+    let term = lpdf_term(propto, vars, logs_y.as_deref(), scalars);
     call.sum(Form::Density { propto }, term)
 }
 
@@ -66,21 +67,26 @@ fn logs_of_y<Y: ProbArg>(y: &Y, propto: bool, [y_var, a_var, _]: [bool; 3]) -> O
 
 /// The term of [`gamma_lpdf`] at element `i` and its partials; the flags say which of the
 /// three arguments are variables, and `logs_y` holds log y where it was computed in one pass.
+/// The terms of a scalar α or β alone (`log Γ(α)`, `ψ(α)`, `log β`) are computed once.
 #[inline(always)]
 fn lpdf_term(
     propto: bool,
     [y_var, a_var, b_var]: [bool; 3],
     logs_y: Option<&[f64]>,
+    [scalar_a, scalar_b]: [Option<f64>; 2],
 ) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> + '_ {
+    let once_lgamma = scalar_a.filter(|_| !propto || a_var).map(lgamma);
+    let once_digamma = scalar_a.filter(|_| a_var).map(digamma);
+    let once_lb = scalar_b.map(f64::ln);
     move |i, [yv, a, b]| {
         let ly = match logs_y {
             Some(l) => l[i],
             None => yv.ln(),
         };
-        let lb = b.ln();
+        let lb = once_lb.unwrap_or_else(|| b.ln());
         let mut lp = 0.0;
         if !propto || a_var {
-            lp -= lgamma(a);
+            lp -= once_lgamma.unwrap_or_else(|| lgamma(a));
         }
         if !propto || a_var || b_var {
             lp += a * lb;
@@ -91,7 +97,11 @@ fn lpdf_term(
         if !propto || y_var || b_var {
             lp -= b * yv;
         }
-        let da = if a_var { lb - digamma(a) + ly } else { 0.0 };
+        let da = if a_var {
+            lb - once_digamma.unwrap_or_else(|| digamma(a)) + ly
+        } else {
+            0.0
+        };
         Ok((lp, [(a - 1.0) / yv - b, da, a / b - yv]))
     }
 }
@@ -101,7 +111,11 @@ fn lpdf_term(
 pub(crate) fn gamma_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
     let vars = args.map(|x| x.var.is_some());
     let logs_y = logs_of_y(&args[0].constant(), propto, vars);
-    let term = lpdf_term(propto, vars, logs_y.as_deref());
+    let scalars = [
+        scalar_value(&args[1].constant()),
+        scalar_value(&args[2].constant()),
+    ];
+    let term = lpdf_term(propto, vars, logs_y.as_deref(), scalars);
     flat_density(&LPDF, "gamma_lpdf", args, term, keep)
 }
 

@@ -33,8 +33,8 @@
 
 use std::f64::consts::PI;
 
-use super::args::{Flat, Lane, Out, ProbArg, ProbOutput};
-use super::elements::{flat_density, Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma_shift, lgamma_shift};
 use crate::special::inc_beta::log_tail;
@@ -76,7 +76,7 @@ where
     (Y, N, M, S): ProbOutput,
 {
     let call = ARGS.check("student_t_lpdf", (), (&y, &nu, &mu, &sigma))?;
-    let scalar_nu = nu.size().is_none().then(|| nu.val(0));
+    let scalar_nu = scalar_value(&nu);
     call.sum(
         Form::Density { propto },
         lpdf_term(
@@ -156,10 +156,7 @@ pub(crate) fn student_t_lpdf_flat(
     propto: bool,
     keep: &mut [f64],
 ) -> Option<f64> {
-    let scalar_nu = match args[1].lane {
-        Lane::One(v) => Some(v),
-        Lane::Many(_) => None,
-    };
+    let scalar_nu = scalar_value(&args[1].constant());
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalar_nu);
     flat_density(&ARGS, "student_t_lpdf", args, term, keep)
 }
