@@ -348,6 +348,8 @@ ELEMENTWISE_DENSITIES = [
     (revad.frechet_lpdf, (0.1, 5.0), (0.3, 4.0)),
     (revad.gamma_lpdf, (0.05, 6.0), (0.3, 4.0)),
     (revad.lognormal_lpdf, (0.05, 6.0), (-2.0, 2.0)),
+    (revad.inv_gamma_lpdf, (0.05, 6.0), (0.3, 4.0)),
+    (revad.weibull_lpdf, (0.05, 6.0), (0.3, 4.0)),
 ]
 
 

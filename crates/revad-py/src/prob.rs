@@ -406,6 +406,8 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
         "frechet_lpdf" => Density::Frechet,
         "gamma_lpdf" => Density::Gamma,
         "lognormal_lpdf" => Density::Lognormal,
+        "inv_gamma_lpdf" => Density::InvGamma,
+        "weibull_lpdf" => Density::Weibull,
         _ => return None,
     };
     let [y, mu, sigma] = scs else { return None };

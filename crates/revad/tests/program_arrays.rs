@@ -8,7 +8,8 @@
 use revad::matrix::{self, ArrayArrayOp, ArrayScalarOp};
 use revad::prob::{
     beta_lpdf, cauchy_lpdf, double_exponential_lpdf, exponential_lpdf, frechet_lpdf, gamma_lpdf,
-    gumbel_lpdf, logistic_lpdf, lognormal_lpdf, normal_lpdf, student_t_lpdf, ConstArg, VarArg,
+    gumbel_lpdf, inv_gamma_lpdf, logistic_lpdf, lognormal_lpdf, normal_lpdf, student_t_lpdf,
+    weibull_lpdf, ConstArg, VarArg,
 };
 use revad::program::scalar::{
     Arg, ArrayInstr, ArrayMap, Density, Density2, Density4, ScalarProgram,
@@ -283,6 +284,8 @@ fn taped_density(case: Case, inputs: &[Input], seed: f64, propto: bool) -> Optio
             Case::Three(Density::Frechet) => dispatch3!(frechet_lpdf, a, propto),
             Case::Three(Density::Gamma) => dispatch3!(gamma_lpdf, a, propto),
             Case::Three(Density::Lognormal) => dispatch3!(lognormal_lpdf, a, propto),
+            Case::Three(Density::InvGamma) => dispatch3!(inv_gamma_lpdf, a, propto),
+            Case::Three(Density::Weibull) => dispatch3!(weibull_lpdf, a, propto),
             Case::Two(Density2::Exponential) => dispatch2!(exponential_lpdf, a, propto),
             Case::Four(Density4::StudentT) => dispatch4!(student_t_lpdf, a, propto),
         }
@@ -466,6 +469,8 @@ fn densities_decline_where_the_tape_checks() {
         Density::Frechet,
         Density::Gamma,
         Density::Lognormal,
+        Density::InvGamma,
+        Density::Weibull,
     ]
     .map(Case::Three)
     .to_vec();
@@ -525,6 +530,45 @@ fn densities_decline_where_the_tape_checks() {
         }
         let f = flat(&inputs, 1.0, |args| case.instr(args, false));
         assert!(f.is_none() && taped_density(case, &inputs, 1.0, false).is_none());
+    }
+}
+
+#[test]
+fn inv_gamma_and_weibull_lpdf_match_the_tape() {
+    for density in [Density::InvGamma, Density::Weibull] {
+        check_density(density, |k, len, seed| match k {
+            0 => values(len, seed, 0.05, 6.0),
+            // A shape of exactly 1 (the Weibull skips its log y term).
+            _ => {
+                let mut v = values(len, seed + k as u64, 0.3, 4.0);
+                v[0] = 1.0;
+                v
+            }
+        });
+        // y outside the support (a density of 0): the form declines, the tape decides.
+        for y in [-0.5, 0.0] {
+            let inputs = [
+                Input {
+                    kind: Kind::Array,
+                    values: vec![1.0, y, 2.0],
+                },
+                Input {
+                    kind: Kind::Scalar,
+                    values: vec![1.5],
+                },
+                Input {
+                    kind: Kind::Const,
+                    values: vec![2.0],
+                },
+            ];
+            let f = flat(&inputs, 1.0, |args| Case::Three(density).instr(args, false));
+            let t = taped_density(Case::Three(density), &inputs, 1.0, false);
+            let zero = density == Density::InvGamma || y < 0.0;
+            assert_eq!(f.is_none(), zero, "{density:?} at y = {y}");
+            if zero {
+                assert_eq!(t.expect("the tape's result").0, f64::NEG_INFINITY);
+            }
+        }
     }
 }
 

@@ -637,6 +637,14 @@ impl<'a> Flat<'a> {
         }
     }
 
+    /// Whether some value satisfies `f`.
+    pub(crate) fn any(&self, f: impl Fn(f64) -> bool) -> bool {
+        match self.lane {
+            Lane::One(v) => f(v),
+            Lane::Many(s) => s.iter().any(|&v| f(v)),
+        }
+    }
+
     /// Whether the argument is an array variable.
     pub(crate) fn is_run(&self) -> bool {
         self.var.is_some() && matches!(self.lane, Lane::Many(_))

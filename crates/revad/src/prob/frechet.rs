@@ -11,7 +11,7 @@
 //! | `frechet_cdf` | Π e^(−xᵢ) | F·αx/y | −F·x log(σ/y) | −F·αx/σ |
 
 use super::args::{Flat, Out, ProbArg, ProbOutput};
-use super::elements::{flat_density, Form, Rule, Table};
+use super::elements::{flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
@@ -44,26 +44,29 @@ where
     (Y, A, S): ProbOutput,
 {
     let call = ARGS.check("frechet_lpdf", (), (&y, &alpha, &sigma))?;
-    call.sum(
-        Form::Density { propto },
-        lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, S::IS_VAR]),
-    )
+    let scalars = [scalar_value(&alpha), scalar_value(&sigma)];
+    let term = lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, S::IS_VAR], scalars);
+    call.sum(Form::Density { propto }, term)
 }
 
 /// The term of [`frechet_lpdf`] at one element and its partials; the flags say which of the
 /// three arguments are variables (the terms only they need are skipped with `propto`).
+/// `log α` and `log σ` of a scalar α or σ are computed once.
 #[inline(always)]
 fn lpdf_term(
     propto: bool,
     [y_var, a_var, s_var]: [bool; 3],
+    [scalar_a, scalar_s]: [Option<f64>; 2],
 ) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    let once_la = scalar_a.filter(|_| !propto || a_var).map(f64::ln);
+    let once_ls = scalar_s.map(f64::ln);
     move |_, [yv, a, s]| {
-        let (ly, ls) = (yv.ln(), s.ln());
+        let (ly, ls) = (yv.ln(), once_ls.unwrap_or_else(|| s.ln()));
         let log_ratio = ls - ly;
         let x = (a * log_ratio).exp();
         let mut lp = -x;
         if !propto || a_var {
-            lp += a.ln();
+            lp += once_la.unwrap_or_else(|| a.ln());
         }
         if !propto || a_var || s_var {
             lp += a * ls;
@@ -83,7 +86,11 @@ pub(crate) fn frechet_lpdf_flat(
     propto: bool,
     keep: &mut [f64],
 ) -> Option<f64> {
-    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    let scalars = [
+        scalar_value(&args[1].constant()),
+        scalar_value(&args[2].constant()),
+    ];
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalars);
     flat_density(&ARGS, "frechet_lpdf", args, term, keep)
 }
 

@@ -11,8 +11,8 @@
 //! with P, Q the regularised incomplete gamma functions and p = z^(α−1) e^(−z)/Γ(α) at
 //! z = β/y.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::log_inc_gamma;
@@ -50,24 +50,65 @@ where
 {
     let call = LPDF.check("inv_gamma_lpdf", (), (&y, &alpha, &beta))?;
     let call = call.zero_if_any(|i| y.val(i) <= 0.0);
-    call.sum(Form::Density { propto }, |_, [yv, a, b]| {
-        let (ly, lb, inv_y) = (yv.ln(), b.ln(), 1.0 / yv);
+    let scalars = [scalar_value(&alpha), scalar_value(&beta)];
+    let term = lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, B::IS_VAR], scalars);
+    call.sum(Form::Density { propto }, term)
+}
+
+/// The term of [`inv_gamma_lpdf`] at one element (y > 0) and its partials; the flags say which
+/// of the three arguments are variables. The terms of a scalar α or β alone (`log Γ(α)`,
+/// `ψ(α)`, `log β`) are computed once.
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, a_var, b_var]: [bool; 3],
+    [scalar_a, scalar_b]: [Option<f64>; 2],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    let once_lgamma = scalar_a.filter(|_| !propto || a_var).map(lgamma);
+    let once_digamma = scalar_a.filter(|_| a_var).map(digamma);
+    let once_lb = scalar_b.map(f64::ln);
+    move |_, [yv, a, b]| {
+        let (ly, inv_y) = (yv.ln(), 1.0 / yv);
+        let lb = once_lb.unwrap_or_else(|| b.ln());
         let mut lp = 0.0;
-        if !propto || A::IS_VAR {
-            lp -= lgamma(a);
+        if !propto || a_var {
+            lp -= once_lgamma.unwrap_or_else(|| lgamma(a));
         }
-        if !propto || A::IS_VAR || B::IS_VAR {
+        if !propto || a_var || b_var {
             lp += a * lb;
         }
-        if !propto || Y::IS_VAR || A::IS_VAR {
+        if !propto || y_var || a_var {
             lp -= (a + 1.0) * ly;
         }
-        if !propto || Y::IS_VAR || B::IS_VAR {
+        if !propto || y_var || b_var {
             lp -= b * inv_y;
         }
-        let da = if A::IS_VAR { lb - digamma(a) - ly } else { 0.0 };
+        let da = if a_var {
+            lb - once_digamma.unwrap_or_else(|| digamma(a)) - ly
+        } else {
+            0.0
+        };
         Ok((lp, [(b * inv_y - (a + 1.0)) * inv_y, da, a / b - inv_y]))
-    })
+    }
+}
+
+/// [`inv_gamma_lpdf`] on plain floats, for a program's scalar form: the value, with the
+/// partials in `keep` (see [`flat_density`]); `None` also where some y ≤ 0, whose density the
+/// taped call makes a constant 0.
+pub(crate) fn inv_gamma_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    if args[0].any(|y| y <= 0.0) {
+        return None;
+    }
+    let scalars = [
+        scalar_value(&args[1].constant()),
+        scalar_value(&args[2].constant()),
+    ];
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalars);
+    flat_density(&LPDF, "inv_gamma_lpdf", args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(

@@ -39,7 +39,7 @@ pub(crate) mod gumbel;
 mod hypergeometric;
 mod int_args;
 mod inv_chi_square;
-mod inv_gamma;
+pub(crate) mod inv_gamma;
 mod inv_wishart;
 mod lkj_corr;
 mod lkj_cov;
@@ -74,7 +74,7 @@ pub(crate) mod student_t;
 mod uniform;
 mod vectors;
 mod von_mises;
-mod weibull;
+pub(crate) mod weibull;
 mod wiener;
 mod wishart;
 

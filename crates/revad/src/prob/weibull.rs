@@ -12,8 +12,8 @@
 //!
 //! (the lcdf's partials are those of −x times −1/expm1(x)).
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
@@ -49,24 +49,59 @@ where
 {
     let call = LPDF.check("weibull_lpdf", (), (&y, &alpha, &sigma))?;
     let call = call.zero_if_any(|i| y.val(i) < 0.0);
-    call.sum(Form::Density { propto }, |_, [yv, a, s]| {
-        let (ly, ls) = (yv.ln(), s.ln());
+    let scalars = [scalar_value(&alpha), scalar_value(&sigma)];
+    let term = lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, S::IS_VAR], scalars);
+    call.sum(Form::Density { propto }, term)
+}
+
+/// The term of [`weibull_lpdf`] at one element (y ≥ 0) and its partials; the flags say which
+/// of the three arguments are variables. `log α` and `log σ` of a scalar α or σ are computed
+/// once.
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, a_var, s_var]: [bool; 3],
+    [scalar_a, scalar_s]: [Option<f64>; 2],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    let once_la = scalar_a.filter(|_| !propto || a_var).map(f64::ln);
+    let once_ls = scalar_s.map(f64::ln);
+    move |_, [yv, a, s]| {
+        let (ly, ls) = (yv.ln(), once_ls.unwrap_or_else(|| s.ln()));
         let log_ratio = ly - ls;
         let x = (a * log_ratio).exp();
         let mut lp = -x;
-        if !propto || A::IS_VAR {
-            lp += a.ln();
+        if !propto || a_var {
+            lp += once_la.unwrap_or_else(|| a.ln());
         }
-        if (!propto || Y::IS_VAR || A::IS_VAR) && a != 1.0 {
+        if (!propto || y_var || a_var) && a != 1.0 {
             lp += (a - 1.0) * ly;
         }
-        if !propto || A::IS_VAR || S::IS_VAR {
+        if !propto || a_var || s_var {
             lp -= a * ls;
         }
         let da = 1.0 / a + if x == 1.0 { 0.0 } else { (1.0 - x) * log_ratio };
         let dy = if a == 1.0 { 0.0 } else { (a - 1.0) / yv } - a * x / yv;
         Ok((lp, [dy, da, a * (x - 1.0) / s]))
-    })
+    }
+}
+
+/// [`weibull_lpdf`] on plain floats, for a program's scalar form: the value, with the
+/// partials in `keep` (see [`flat_density`]); `None` also where some y < 0, whose density the
+/// taped call makes a constant 0.
+pub(crate) fn weibull_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    if args[0].any(|y| y < 0.0) {
+        return None;
+    }
+    let scalars = [
+        scalar_value(&args[1].constant()),
+        scalar_value(&args[2].constant()),
+    ];
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalars);
+    flat_density(&LPDF, "weibull_lpdf", args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, S: ProbArg>(

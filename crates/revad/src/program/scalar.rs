@@ -558,6 +558,10 @@ pub enum Density {
     Gamma,
     /// `lognormal_lpdf(y, mu, sigma)`.
     Lognormal,
+    /// `inv_gamma_lpdf(y, alpha, beta)`.
+    InvGamma,
+    /// `weibull_lpdf(y, alpha, sigma)`.
+    Weibull,
 }
 
 /// A probability function of two real arguments an [`ArrayInstr::Density2`] computes.
@@ -609,6 +613,8 @@ impl Density {
             Density::Frechet => prob::frechet::frechet_lpdf_flat,
             Density::Gamma => prob::gamma::gamma_lpdf_flat,
             Density::Lognormal => prob::lognormal::lognormal_lpdf_flat,
+            Density::InvGamma => prob::inv_gamma::inv_gamma_lpdf_flat,
+            Density::Weibull => prob::weibull::weibull_lpdf_flat,
         })
     }
 }
