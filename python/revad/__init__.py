@@ -147,8 +147,9 @@ def jit(
       with a different constant records again. Python side effects (printing, appending to a
       list) happen only while recording.
     - **Batches and threads.** ``jit(value_and_grad(f)).value_and_grad_batch(xs)`` evaluates
-      many points on a thread pool with the GIL released. A jitted function pickles (it is
-      recorded again where it is unpickled), so it runs under ``multiprocessing`` and Dask.
+      many points on the calling thread and helper threads, with the GIL released. A jitted
+      function pickles (it is recorded again where it is unpickled), so it runs under
+      ``multiprocessing`` and Dask.
 
     Usable as a decorator, with or without arguments.
 

@@ -1,5 +1,5 @@
 //! `revad.Jit`: a Python function recorded once and replayed in Rust (`revad.jit`), and its
-//! batches on a thread pool.
+//! batches on the calling thread and helper threads (`pool.rs`).
 //!
 //! A call classifies its arguments (a point to differentiate, a float or an array that is not
 //! differentiated, anything else), which with their shapes make its signature. A program
