@@ -378,6 +378,26 @@ def test_elementwise_densities_run_by_the_form_bit_for_bit(
     assert same(jitted(*args), vg(*args))
 
 
+@pytest.mark.parametrize("f", [revad.chi_square_lpdf, revad.inv_chi_square_lpdf],
+                         ids=["chi_square_lpdf", "inv_chi_square_lpdf"])
+def test_chi_square_densities_run_by_the_form_bit_for_bit(f: Any) -> None:
+    def model(y: Any, nu: Any, dy: Any) -> Any:
+        return (f(y, nu) + f(dy, nu, propto=True) + f(y, 4.0) + f(1.5, nu)
+                + f(dy, nu) + f(y, 2.0, propto=True))
+
+    vg = revad.value_and_grad(model, argnums=(0, 1))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(14)
+    for _ in range(30):
+        args = (rng.uniform(0.05, 8.0, 6), float(rng.uniform(0.5, 12.0)),
+                revad.Data(rng.uniform(0.05, 8.0, 6)))
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
+    with pytest.raises(revad.DomainError):
+        jitted(args[0], -1.0, args[2])
+    assert same(jitted(*args), vg(*args))
+
+
 def test_exponential_and_student_t_run_by_the_form_bit_for_bit() -> None:
     def model(y: Any, nu: Any, s: Any, dy: Any, c: Any) -> Any:
         t = revad.student_t_lpdf

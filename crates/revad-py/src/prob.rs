@@ -380,12 +380,18 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
         return Some(Form::Array(ArrayInstr::StdNormal { y, propto }));
     }
     match (function, scs) {
-        ("exponential_lpdf", [y, beta]) => {
+        (name, [y, p]) => {
+            let density = match name {
+                "exponential_lpdf" => Density2::Exponential,
+                "chi_square_lpdf" => Density2::ChiSquare,
+                "inv_chi_square_lpdf" => Density2::InvChiSquare,
+                _ => return None,
+            };
             return Some(Form::Array(ArrayInstr::Density2 {
-                density: Density2::Exponential,
-                args: [y.arg()?, beta.arg()?],
+                density,
+                args: [y.arg()?, p.arg()?],
                 propto,
-            }))
+            }));
         }
         ("student_t_lpdf", [y, nu, mu, sigma]) => {
             return Some(Form::Array(ArrayInstr::Density4 {

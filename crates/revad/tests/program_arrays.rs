@@ -7,9 +7,9 @@
 
 use revad::matrix::{self, ArrayArrayOp, ArrayScalarOp};
 use revad::prob::{
-    beta_lpdf, cauchy_lpdf, double_exponential_lpdf, exponential_lpdf, frechet_lpdf, gamma_lpdf,
-    gumbel_lpdf, inv_gamma_lpdf, logistic_lpdf, lognormal_lpdf, normal_lpdf, student_t_lpdf,
-    weibull_lpdf, ConstArg, VarArg,
+    beta_lpdf, cauchy_lpdf, chi_square_lpdf, double_exponential_lpdf, exponential_lpdf,
+    frechet_lpdf, gamma_lpdf, gumbel_lpdf, inv_chi_square_lpdf, inv_gamma_lpdf, logistic_lpdf,
+    lognormal_lpdf, normal_lpdf, student_t_lpdf, weibull_lpdf, ConstArg, VarArg,
 };
 use revad::program::scalar::{
     Arg, ArrayInstr, ArrayMap, Density, Density2, Density4, ScalarProgram,
@@ -287,6 +287,8 @@ fn taped_density(case: Case, inputs: &[Input], seed: f64, propto: bool) -> Optio
             Case::Three(Density::InvGamma) => dispatch3!(inv_gamma_lpdf, a, propto),
             Case::Three(Density::Weibull) => dispatch3!(weibull_lpdf, a, propto),
             Case::Two(Density2::Exponential) => dispatch2!(exponential_lpdf, a, propto),
+            Case::Two(Density2::ChiSquare) => dispatch2!(chi_square_lpdf, a, propto),
+            Case::Two(Density2::InvChiSquare) => dispatch2!(inv_chi_square_lpdf, a, propto),
             Case::Four(Density4::StudentT) => dispatch4!(student_t_lpdf, a, propto),
         }
     };
@@ -573,11 +575,22 @@ fn inv_gamma_and_weibull_lpdf_match_the_tape() {
 }
 
 #[test]
-fn exponential_and_student_t_lpdf_match_the_tape() {
+fn two_and_four_argument_densities_match_the_tape() {
     check_case(Case::Two(Density2::Exponential), |k, len, seed| match k {
         0 => values(len, seed, 0.0, 6.0),
         _ => values(len, seed + 1, 0.3, 4.0),
     });
+    for density in [Density2::ChiSquare, Density2::InvChiSquare] {
+        check_case(Case::Two(density), |k, len, seed| match k {
+            0 => values(len, seed, 0.05, 8.0),
+            // ν = 2 in the first element (ν/2 = 1: the chi-square skips its log y term).
+            _ => {
+                let mut v = values(len, seed + 1, 0.3, 12.0);
+                v[0] = 2.0;
+                v
+            }
+        });
+    }
     check_case(Case::Four(Density4::StudentT), |k, len, seed| match k {
         // ν from below 1 to large; y = μ in the first element (z = 0).
         1 => values(len, seed + 1, 0.5, 30.0),

@@ -10,8 +10,8 @@
 //!
 //! with p = z^(a−1) e^(−z)/Γ(a) at a = ν/2, z = y/2.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::log_inc_gamma;
@@ -44,25 +44,55 @@ where
     (Y, N): ProbOutput,
 {
     let call = ARGS.check("chi_square_lpdf", (), (&y, &nu))?;
-    call.sum(Form::Density { propto }, |_, [yv, nv]| {
+    let term = lpdf_term(propto, [Y::IS_VAR, N::IS_VAR], scalar_value(&nu));
+    call.sum(Form::Density { propto }, term)
+}
+
+/// The term of [`chi_square_lpdf`] at one element and its partials; the flags say which of
+/// the two arguments are variables. With a scalar ν, `(ν/2) log 2 + log Γ(ν/2)` and `ψ(ν/2)`
+/// are computed once.
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, n_var]: [bool; 2],
+    scalar_nu: Option<f64>,
+) -> impl Fn(usize, [f64; 2]) -> Result<(f64, [f64; 2])> {
+    let norm = move |h: f64| h * LN_2 + lgamma(h);
+    let once_norm = scalar_nu
+        .filter(|_| !propto || n_var)
+        .map(|nv| norm(0.5 * nv));
+    let once_digamma = scalar_nu.filter(|_| n_var).map(|nv| digamma(0.5 * nv));
+    move |_, [yv, nv]| {
         let (h, ly) = (0.5 * nv, yv.ln());
         let mut lp = 0.0;
-        if !propto || N::IS_VAR {
-            lp -= h * LN_2 + lgamma(h);
+        if !propto || n_var {
+            lp -= once_norm.unwrap_or_else(|| norm(h));
         }
-        if (!propto || Y::IS_VAR || N::IS_VAR) && h != 1.0 {
+        if (!propto || y_var || n_var) && h != 1.0 {
             lp += (h - 1.0) * ly;
         }
-        if !propto || Y::IS_VAR {
+        if !propto || y_var {
             lp -= 0.5 * yv;
         }
-        let dnu = if N::IS_VAR {
-            0.5 * (ly - LN_2 - digamma(h))
+        let dnu = if n_var {
+            0.5 * (ly - LN_2 - once_digamma.unwrap_or_else(|| digamma(h)))
         } else {
             0.0
         };
         Ok((lp, [(h - 1.0) / yv - 0.5, dnu]))
-    })
+    }
+}
+
+/// [`chi_square_lpdf`] on plain floats, for a program's scalar form: the value, with the
+/// partials in `keep` (see [`flat_density`]).
+pub(crate) fn chi_square_lpdf_flat(
+    args: [Flat<'_>; 2],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let scalar_nu = scalar_value(&args[1].constant());
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalar_nu);
+    flat_density(&ARGS, "chi_square_lpdf", args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, N: ProbArg>(

@@ -10,8 +10,8 @@
 //!
 //! with p = z^(a−1) e^(−z)/Γ(a) at a = ν/2, z = 1/(2y).
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::log_inc_gamma;
@@ -45,25 +45,59 @@ where
 {
     let call = LPDF.check("inv_chi_square_lpdf", (), (&y, &nu))?;
     let call = call.zero_if_any(|i| y.val(i) <= 0.0);
-    call.sum(Form::Density { propto }, |_, [yv, nv]| {
+    let term = lpdf_term(propto, [Y::IS_VAR, N::IS_VAR], scalar_value(&nu));
+    call.sum(Form::Density { propto }, term)
+}
+
+/// The term of [`inv_chi_square_lpdf`] at one element (y > 0) and its partials; the flags say
+/// which of the two arguments are variables. With a scalar ν, `(ν/2) log 2 + log Γ(ν/2)` and
+/// `ψ(ν/2)` are computed once.
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, n_var]: [bool; 2],
+    scalar_nu: Option<f64>,
+) -> impl Fn(usize, [f64; 2]) -> Result<(f64, [f64; 2])> {
+    let norm = move |h: f64| h * LN_2 + lgamma(h);
+    let once_norm = scalar_nu
+        .filter(|_| !propto || n_var)
+        .map(|nv| norm(0.5 * nv));
+    let once_digamma = scalar_nu.filter(|_| n_var).map(|nv| digamma(0.5 * nv));
+    move |_, [yv, nv]| {
         let (h, ly, inv_y) = (0.5 * nv, yv.ln(), 1.0 / yv);
         let mut lp = 0.0;
-        if !propto || N::IS_VAR {
-            lp -= h * LN_2 + lgamma(h);
+        if !propto || n_var {
+            lp -= once_norm.unwrap_or_else(|| norm(h));
         }
-        if !propto || Y::IS_VAR || N::IS_VAR {
+        if !propto || y_var || n_var {
             lp -= (h + 1.0) * ly;
         }
-        if !propto || Y::IS_VAR {
+        if !propto || y_var {
             lp -= 0.5 * inv_y;
         }
-        let dnu = if N::IS_VAR {
-            -0.5 * (ly + LN_2 + digamma(h))
+        let dnu = if n_var {
+            -0.5 * (ly + LN_2 + once_digamma.unwrap_or_else(|| digamma(h)))
         } else {
             0.0
         };
         Ok((lp, [(0.5 * inv_y - (h + 1.0)) * inv_y, dnu]))
-    })
+    }
+}
+
+/// [`inv_chi_square_lpdf`] on plain floats, for a program's scalar form: the value, with the
+/// partials in `keep` (see [`flat_density`]); `None` also where some y ≤ 0, whose density the
+/// taped call makes a constant 0.
+pub(crate) fn inv_chi_square_lpdf_flat(
+    args: [Flat<'_>; 2],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    if args[0].any(|y| y <= 0.0) {
+        return None;
+    }
+    let scalar_nu = scalar_value(&args[1].constant());
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalar_nu);
+    flat_density(&LPDF, "inv_chi_square_lpdf", args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, N: ProbArg>(

@@ -569,6 +569,10 @@ pub enum Density {
 pub enum Density2 {
     /// `exponential_lpdf(y, beta)`.
     Exponential,
+    /// `chi_square_lpdf(y, nu)`.
+    ChiSquare,
+    /// `inv_chi_square_lpdf(y, nu)`.
+    InvChiSquare,
 }
 
 /// A probability function of four real arguments an [`ArrayInstr::Density4`] computes.
@@ -582,6 +586,8 @@ impl Density2 {
     fn flat(self) -> FlatDensity<2> {
         match self {
             Density2::Exponential => prob::exponential::exponential_lpdf_flat,
+            Density2::ChiSquare => prob::chi_square::chi_square_lpdf_flat,
+            Density2::InvChiSquare => prob::inv_chi_square::inv_chi_square_lpdf_flat,
         }
     }
 }
