@@ -601,3 +601,27 @@ def test_large_array_variables_keep_the_replay() -> None:
             y = np.linspace(-3.0, 3.0, n)
             assert same(jitted(y, 0.3), vg(y, 0.3)) and same(jitted(y, 0.4), vg(y, 0.4))
             assert scalar_programs(jitted) == programs
+
+
+def test_a_regression_runs_by_the_form_bit_for_bit() -> None:
+    """A matrix times a vector (data @ Var, Var @ data, Var @ Var, and revad.multiply) in the
+    form; beyond 4,096 data elements the product keeps the replay."""
+    def model(b: Any, s: Any, m: Any, xs: Any, ys: Any, d: Any) -> Any:
+        return (revad.normal_lpdf(ys, xs @ b + 0.5, s) + revad.normal_lpdf(b, 0.0, 2.0)
+                + revad.sum(revad.multiply(xs, b)) + revad.sum(m @ d) + revad.sum(m @ b))
+
+    vg = revad.value_and_grad(model, argnums=(0, 1, 2))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(15)
+    for _ in range(20):
+        args = (rng.normal(size=3), float(rng.uniform(0.5, 2.0)), rng.normal(size=(4, 3)),
+                revad.Data(rng.normal(size=(50, 3))), revad.Data(rng.normal(size=50)),
+                revad.Data(rng.normal(size=3)))
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
+
+    big = revad.jit(revad.value_and_grad(lambda b, xs: revad.sum(xs @ b)))
+    xs = revad.Data(rng.normal(size=(1400, 3)))
+    b = rng.normal(size=3)
+    assert same(big(b, xs), revad.value_and_grad(lambda b, xs: revad.sum(xs @ b))(b, xs))
+    assert scalar_programs(big) == 0

@@ -15,8 +15,8 @@ use crate::args::{arr1, arr2, finish, finish_scalar, shape_str, Arg, Arr, Ax, Ou
 use crate::convert::{arg, array_arg, matrix_arg, try_array, try_x, vector_arg, x_arg};
 use crate::errors::{size_error, to_py};
 use crate::family::family;
-use crate::record;
-use crate::ops::{as_row, elementwise, from_row, matmul, Op};
+use crate::record::{self, Sc};
+use crate::ops::{as_row, elementwise, from_row, matmul, matmul_form, Op};
 use crate::shape::{read_axes, reduce};
 
 /// A scalar result of one array argument: `$var` for a Var (`$x: &Var<S>`), `$data` for data
@@ -199,12 +199,15 @@ fn distance(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyRes
 #[pyfunction]
 fn multiply(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     const F: &str = "multiply";
-    let read = || Ok(vec![x_arg(a, F, "a")?, x_arg(b, F, "b")?]);
-    replay(py, F, read, |x| match x {
+    let operands = record::declared(|| Ok::<_, PyErr>(vec![x_arg(a, F, "a")?, x_arg(b, F, "b")?]))?;
+    let matrix_vector = matches!(&operands[..], [X::A(Ax::M(_)), X::A(Ax::V(_))]);
+    let f = |x: &[&X]| match x {
         [X::A(x), X::A(y)] => matmul(x.clone(), y.clone()),
         [x, y] => elementwise(Op::Mul, (*x).clone(), (*y).clone()),
         _ => unreachable!("two operands"),
-    })
+    };
+    let form = move |x: &[Sc<'_>]| matmul_form(matrix_vector, &x[0], &x[1]);
+    record::apply_form(F, &operands, f, form)?.into_py(py)
 }
 
 /// `a ∘ b` (elementwise product, as ``a * b``, with NumPy broadcasting); either may be a

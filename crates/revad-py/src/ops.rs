@@ -402,6 +402,19 @@ pub fn matmul(a: Ax, b: Ax) -> PyResult<Res> {
     })
 }
 
+/// The scalar form of `a @ b` for a matrix `a` and a vector `b` (`matrix_vector`), of at
+/// least one element each: [`ArrayInstr::MatVec`].
+pub fn matmul_form(matrix_vector: bool, a: &Sc<'_>, b: &Sc<'_>) -> Option<Form> {
+    let nonempty = |s: &Sc<'_>| matches!(s, Sc::Range(_, n) | Sc::Data(_, n) if *n > 0);
+    if !(matrix_vector && nonempty(a) && nonempty(b)) {
+        return None;
+    }
+    Some(Form::Array(ArrayInstr::MatVec {
+        a: a.arg()?,
+        b: b.arg()?,
+    }))
+}
+
 /// `a @ b` for any operands: a scalar operand is an error, as in NumPy.
 pub fn matmul_x(a: X, b: X) -> PyResult<Res> {
     match (a, b) {

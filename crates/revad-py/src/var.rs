@@ -23,7 +23,7 @@ use crate::family::family;
 use crate::handle::{read, write, PyVar, Val};
 use crate::index;
 use crate::record::{self, Form, Sc};
-use crate::ops::{elementwise, matmul_x, same_shape, Op};
+use crate::ops::{elementwise, matmul_form, matmul_x, same_shape, Op};
 use crate::shape;
 
 /// What a binary operator does with its two operands.
@@ -64,9 +64,15 @@ fn operator(
             },
             |x| op.form(&x[0], &x[1], same),
         ),
-        Binary::MatMul => record::apply(function, &args, |x| {
-            matmul_x(x[0].clone(), x[1].clone())
-        }),
+        Binary::MatMul => {
+            let matrix_vector = matches!(&args, [X::A(Ax::M(_)), X::A(Ax::V(_))]);
+            record::apply_form(
+                function,
+                &args,
+                |x| matmul_x(x[0].clone(), x[1].clone()),
+                move |x| matmul_form(matrix_vector, &x[0], &x[1]),
+            )
+        }
     }?
     .into_py(py)
 }

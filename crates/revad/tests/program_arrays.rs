@@ -1098,3 +1098,77 @@ fn std_normal_lpdf_matches_the_tape() {
     });
     assert!(!p.forward(&mut vec![f64::NAN]));
 }
+
+#[test]
+fn matrix_vector_products_match_the_tape() {
+    use revad::Matrix;
+    // (rows, columns): a column, a row, around the kernels' four-row and vector blocks.
+    for (r, k) in [(1, 1), (1, 7), (5, 1), (4, 8), (9, 3), (13, 17)] {
+        let av = values(r * k, (r * 31 + k) as u64, -2.0, 2.0);
+        let bv = values(k, (r + k * 7) as u64, -3.0, 3.0);
+        // Which of A and b are variables: A, b, or both.
+        for (a_var, b_var) in [(true, false), (false, true), (true, true)] {
+            for seed in [1.0, -2.5, 0.0] {
+                // On the tape: matrix::multiply, its result dotted with 1, 2, …, r (seeding the
+                // product's adjoints as `flat` does).
+                let _scope = tape::nested();
+                let a_mat: Matrix = ndarray::Array2::from_shape_vec((r, k), av.clone())
+                    .expect("shape")
+                    .into_shared();
+                let b_vec = Vector::from(bv.clone());
+                let (a_v, b_v) = (Var::array(a_mat.clone()), Var::array(b_vec.clone()));
+                let y: Var<Vector> = match (a_var, b_var) {
+                    (true, false) => matrix::multiply(&a_v, &b_vec),
+                    (false, true) => matrix::multiply(&a_mat, &b_v),
+                    _ => matrix::multiply(&a_v, &b_v),
+                }
+                .expect("shapes agree");
+                let weights = Vector::from((1..=r).map(|i| i as f64).collect::<Vec<_>>());
+                (matrix::dot_product(&y, &weights).expect("lengths") * seed).grad();
+                let mut tg: Vec<f64> = Vec::new();
+                if a_var {
+                    tg.extend(a_v.adj().iter());
+                }
+                if b_var {
+                    tg.extend(b_v.adj().iter());
+                }
+                let ty = y.value().to_vec();
+                drop(_scope);
+                let inputs = [
+                    Input {
+                        kind: if a_var { Kind::Array } else { Kind::Data },
+                        values: av.clone(),
+                    },
+                    Input {
+                        kind: if b_var { Kind::Array } else { Kind::Data },
+                        values: bv.clone(),
+                    },
+                ];
+                let (_, fg, fy) = flat(&inputs, seed, |args| ArrayInstr::MatVec {
+                    a: args[0],
+                    b: args[1],
+                })
+                .expect("no checks to decline");
+                let what = format!("{r}x{k} a_var={a_var} b_var={b_var} seed={seed}");
+                assert!(
+                    fy.iter().zip(&ty).all(|(a, b)| same(*a, *b)),
+                    "{what}: values"
+                );
+                assert_eq!(fg.len(), tg.len(), "{what}");
+                for (i, (a, b)) in fg.iter().zip(&tg).enumerate() {
+                    assert!(same(*a, *b), "{what}: adjoint {i} {a} against {b}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "operands of the wrong shape")]
+fn a_matrix_vector_product_needs_a_whole_number_of_rows() {
+    let mut p = ScalarProgram::new(7);
+    p.push_array(ArrayInstr::MatVec {
+        a: Arg::Run(0, 5),
+        b: Arg::Run(5, 2),
+    });
+}

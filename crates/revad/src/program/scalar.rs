@@ -305,6 +305,10 @@ impl ScalarProgram {
             ArrayInstr::WithScalar { a, s, .. } => array(a) && !array(s),
             ArrayInstr::WithArray { a, b, .. } => array(a) && a.len() == b.len(),
             ArrayInstr::Sum(a) | ArrayInstr::Map(_, a) => array(a),
+            ArrayInstr::MatVec { a, b } => match (a.len(), b.len()) {
+                (Some(n), Some(k)) => k > 0 && n % k == 0,
+                _ => false,
+            },
             ArrayInstr::Density { .. }
             | ArrayInstr::Density2 { .. }
             | ArrayInstr::Density4 { .. } => true,
@@ -673,6 +677,15 @@ pub enum ArrayInstr {
         /// Whether the terms constant given which arguments are variables are dropped.
         propto: bool,
     },
+    /// `A·b` of a row-major matrix `A` (r×k: `a` holds its r·k elements) and a vector `b` of
+    /// k elements (each a variable or data, one of them a variable): the product of
+    /// `matrix::multiply` for a matrix and a vector, by the same kernels.
+    MatVec {
+        /// The matrix, row-major.
+        a: Arg,
+        /// The vector.
+        b: Arg,
+    },
     /// A density of two real arguments, as [`ArrayInstr::Density`].
     Density2 {
         /// The function.
@@ -710,7 +723,9 @@ impl ArrayInstr {
     fn args(&self) -> SmallVec<[Arg; 4]> {
         match self {
             ArrayInstr::WithScalar { a, s, .. } => SmallVec::from_slice(&[*a, *s]),
-            ArrayInstr::WithArray { a, b, .. } => SmallVec::from_slice(&[*a, *b]),
+            ArrayInstr::WithArray { a, b, .. } | ArrayInstr::MatVec { a, b } => {
+                SmallVec::from_slice(&[*a, *b])
+            }
             ArrayInstr::Sum(a) | ArrayInstr::Map(_, a) | ArrayInstr::StdNormal { y: a, .. } => {
                 SmallVec::from_slice(&[*a])
             }
@@ -727,6 +742,7 @@ impl ArrayInstr {
             | ArrayInstr::WithArray { a, .. }
             | ArrayInstr::Map(_, a) => (a.len().unwrap_or(1), 0),
             ArrayInstr::Sum(_) => (1, 0),
+            ArrayInstr::MatVec { a, b } => (a.len().unwrap_or(0) / b.len().unwrap_or(1), 0),
             ArrayInstr::StdNormal { .. } => (1, 1),
             ArrayInstr::Density { density, args, .. } => {
                 let n = args.iter().filter_map(Arg::len).max().unwrap_or(1);
@@ -759,6 +775,11 @@ impl ArrayInstr {
             }
             ArrayInstr::Sum(a) => {
                 after[0] = kernels::sum(a.slice(before));
+                true
+            }
+            ArrayInstr::MatVec { a, b } => {
+                let b = b.slice(before);
+                kernels::mat_vec(a.slice(before), b.len(), b, after);
                 true
             }
             ArrayInstr::Map(f, a) => {
@@ -838,6 +859,17 @@ impl ArrayInstr {
                 if let Arg::Run(first, n) = a {
                     let r = &mut below[first as usize..(first + n) as usize];
                     reduce::add_reduced(r, rest[0], 1.0, None);
+                }
+            }
+            ArrayInstr::MatVec { a, b } => {
+                // As the taped node: Ā += ḡ·bᵀ, then b̄ += Aᵀ·ḡ.
+                let (av, bv, g) = (a.slice(values), b.slice(values), &rest[..len]);
+                if let Arg::Run(first, n) = a {
+                    kernels::add_outer(&mut below[first as usize..(first + n) as usize], g, bv);
+                }
+                if let Arg::Run(first, k) = b {
+                    let b_adj = &mut below[first as usize..(first + k) as usize];
+                    kernels::mat_t_vec_add(av, k as usize, g, b_adj);
                 }
             }
             ArrayInstr::StdNormal { y, .. } => {
