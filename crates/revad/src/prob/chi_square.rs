@@ -57,16 +57,12 @@ fn lpdf_term(
     [y_var, n_var]: [bool; 2],
     scalar_nu: Option<f64>,
 ) -> impl Fn(usize, [f64; 2]) -> Result<(f64, [f64; 2])> {
-    let norm = move |h: f64| h * LN_2 + lgamma(h);
-    let once_norm = scalar_nu
-        .filter(|_| !propto || n_var)
-        .map(|nv| norm(0.5 * nv));
-    let once_digamma = scalar_nu.filter(|_| n_var).map(|nv| digamma(0.5 * nv));
+    let (once_norm, once_digamma) = nu_terms(scalar_nu, !propto || n_var, n_var);
     move |_, [yv, nv]| {
         let (h, ly) = (0.5 * nv, yv.ln());
         let mut lp = 0.0;
         if !propto || n_var {
-            lp -= once_norm.unwrap_or_else(|| norm(h));
+            lp -= once_norm.unwrap_or_else(|| normaliser(h));
         }
         if (!propto || y_var || n_var) && h != 1.0 {
             lp += (h - 1.0) * ly;
@@ -81,6 +77,28 @@ fn lpdf_term(
         };
         Ok((lp, [(h - 1.0) / yv - 0.5, dnu]))
     }
+}
+
+/// `h log 2 + log Γ(h)` for `h = ν/2`: the normalising term of the chi-square and inverse
+/// chi-square densities.
+pub(super) fn normaliser(h: f64) -> f64 {
+    h * LN_2 + lgamma(h)
+}
+
+/// The terms of a scalar ν alone that both densities use, each computed once: the
+/// [`normaliser`] (when `want_norm`) and `ψ(ν/2)` (for a variable ν).
+pub(super) fn nu_terms(
+    scalar_nu: Option<f64>,
+    want_norm: bool,
+    n_var: bool,
+) -> (Option<f64>, Option<f64>) {
+    let norm = scalar_nu
+        .filter(|_| want_norm)
+        .map(|nv| normaliser(0.5 * nv));
+    (
+        norm,
+        scalar_nu.filter(|_| n_var).map(|nv| digamma(0.5 * nv)),
+    )
 }
 
 /// [`chi_square_lpdf`] on plain floats, for a program's scalar form: the value, with the

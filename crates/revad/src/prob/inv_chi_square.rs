@@ -11,9 +11,10 @@
 //! with p = z^(a−1) e^(−z)/Γ(a) at a = ν/2, z = 1/(2y).
 
 use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::chi_square::{normaliser, nu_terms};
 use super::elements::{flat_density, scalar_value, Form, Rule, Table};
 use crate::error::Result;
-use crate::special::gamma::{digamma, lgamma};
+use crate::special::gamma::digamma;
 use crate::special::inc_gamma::log_inc_gamma;
 
 const LN_2: f64 = std::f64::consts::LN_2;
@@ -58,16 +59,12 @@ fn lpdf_term(
     [y_var, n_var]: [bool; 2],
     scalar_nu: Option<f64>,
 ) -> impl Fn(usize, [f64; 2]) -> Result<(f64, [f64; 2])> {
-    let norm = move |h: f64| h * LN_2 + lgamma(h);
-    let once_norm = scalar_nu
-        .filter(|_| !propto || n_var)
-        .map(|nv| norm(0.5 * nv));
-    let once_digamma = scalar_nu.filter(|_| n_var).map(|nv| digamma(0.5 * nv));
+    let (once_norm, once_digamma) = nu_terms(scalar_nu, !propto || n_var, n_var);
     move |_, [yv, nv]| {
         let (h, ly, inv_y) = (0.5 * nv, yv.ln(), 1.0 / yv);
         let mut lp = 0.0;
         if !propto || n_var {
-            lp -= once_norm.unwrap_or_else(|| norm(h));
+            lp -= once_norm.unwrap_or_else(|| normaliser(h));
         }
         if !propto || y_var || n_var {
             lp -= (h + 1.0) * ly;
