@@ -896,18 +896,36 @@ impl ArrayInstr {
                     _ => prob::elements::flat_density_reverse(&flat, kept, g, below),
                 }
             }
-            ArrayInstr::Density2 { args, .. } => {
-                let flat = args.map(|x| x.flat(values));
-                let kept = &values[out + 1..out + 1 + keep];
-                prob::elements::flat_density_reverse(&flat, kept, rest[0], below)
-            }
-            ArrayInstr::Density4 { args, .. } => {
-                let flat = args.map(|x| x.flat(values));
-                let kept = &values[out + 1..out + 1 + keep];
-                prob::elements::flat_density_reverse(&flat, kept, rest[0], below)
-            }
+            ArrayInstr::Density2 { args, .. } => reverse_density(
+                args,
+                &values[out + 1..out + 1 + keep],
+                values,
+                rest[0],
+                below,
+            ),
+            ArrayInstr::Density4 { args, .. } => reverse_density(
+                args,
+                &values[out + 1..out + 1 + keep],
+                values,
+                rest[0],
+                below,
+            ),
         }
     }
+}
+
+/// The reverse pass of an elementwise density of `args` (slots of `values`), from what it
+/// kept, for the result adjoint `g` (out of line, as [`run_density`]).
+#[inline(never)]
+fn reverse_density<const K: usize>(
+    args: [Arg; K],
+    kept: &[f64],
+    values: &[f64],
+    g: f64,
+    below: &mut [f64],
+) {
+    let flat = args.map(|x| x.flat(values));
+    prob::elements::flat_density_reverse(&flat, kept, g, below)
 }
 
 /// What an elementwise density of `args` keeps for its reverse pass.
@@ -917,7 +935,9 @@ fn elementwise_keep(args: &[Arg]) -> usize {
 }
 
 /// Runs the density `lpdf` of `args` (slots of `before`) into `after`: its value, then what it
-/// keeps; false where the taped function must decide.
+/// keeps; false where the taped function must decide. (Out of line: inlined into
+/// [`ArrayInstr::forward`] for each arity, it slowed the loop's other arms.)
+#[inline(never)]
 fn run_density<const K: usize>(
     lpdf: FlatDensity<K>,
     args: [Arg; K],
