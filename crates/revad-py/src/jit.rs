@@ -994,6 +994,9 @@ struct BatchWork {
     k: usize,
     rows: Arc<Rows>,
     allow_constant: bool,
+    /// The form's inputs at every point: the point's elements and the data's, in argument
+    /// order (the first point, in `kinds[k]`, has as many elements as every point).
+    elements: usize,
     /// The length of a point's gradient.
     width: usize,
     /// The chunks helper threads ran.
@@ -1053,10 +1056,7 @@ impl pool::Chunks for BatchWork {
 /// gradient of the differentiated input (slot `k` among the inputs).
 fn batch_row(work: &BatchWork, i: usize, value: &mut f64, grad: &mut [f64]) -> RowOutcome {
     let (programs, kinds, k, rows) = (&work.programs[..], &work.kinds[..], work.k, &*work.rows);
-    let allow_constant = work.allow_constant;
-    // The form's inputs: the point's elements and the data's, in argument order (the first
-    // row, in `kinds[k]`, has as many elements as every row).
-    let elements: usize = kinds.iter().map(Kind::elements).sum();
+    let (allow_constant, elements) = (work.allow_constant, work.elements);
     for program in programs {
         let form = program.scalar_form();
         if let Some(form) = form.filter(|f| f.scalar_output() && f.inputs() == elements) {
@@ -1331,6 +1331,7 @@ impl PyJit {
                 pending = (0..m).collect();
             } else {
                 let work = BatchWork {
+                    elements: kinds.iter().map(Kind::elements).sum(),
                     programs,
                     kinds,
                     k,
