@@ -494,13 +494,23 @@ fn densities_decline_where_the_tape_checks() {
         if case.arity() == 4 {
             rows.push(vec![0.5, -1.0, 0.0, 1.0]);
         }
+        // A valid row in the same layout, for containers with one bad element in the middle.
+        let good = match case.arity() {
+            2 => vec![0.5, 1.0],
+            3 => vec![0.5, 0.0, 1.0],
+            _ => vec![0.5, 3.0, 0.0, 1.0],
+        };
         for vals in &rows {
-            for n in [1, 5] {
+            for (n, mixed) in [(1, false), (5, false), (5, true)] {
                 let inputs: Vec<Input> = vals
                     .iter()
-                    .map(|&v| Input {
+                    .zip(&good)
+                    .map(|(&v, &ok)| Input {
                         kind: if n == 1 { Kind::Scalar } else { Kind::Array },
-                        values: vec![v; n],
+                        values: match mixed {
+                            true => vec![ok, ok, v, ok, ok],
+                            false => vec![v; n],
+                        },
                     })
                     .collect();
                 let f = flat(&inputs, 1.0, |args| case.instr(args, false));

@@ -637,6 +637,21 @@ impl<'a> Flat<'a> {
         }
     }
 
+    /// The common size of `args` (1 if all are scalars); `None` if two containers differ in
+    /// size.
+    pub(crate) fn common_size(args: &[Flat<'_>]) -> Option<usize> {
+        let mut n = None;
+        for x in args {
+            if let Lane::Many(s) = x.lane {
+                if n.is_some_and(|n| n != s.len()) {
+                    return None;
+                }
+                n = Some(s.len());
+            }
+        }
+        Some(n.unwrap_or(1))
+    }
+
     /// Whether some value satisfies `f`.
     pub(crate) fn any(&self, f: impl Fn(f64) -> bool) -> bool {
         match self.lane {

@@ -116,7 +116,7 @@ pub(crate) fn beta_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]
         scalar_value(&args[2].constant()),
     ];
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalars);
-    flat_density(&ARGS, "beta_lpdf", args, term, keep)
+    flat_density(&ARGS, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(

@@ -119,7 +119,7 @@ fn lpdf_term(propto: bool, sigma_var: bool) -> impl Fn(usize, [f64; 3]) -> Resul
 /// in `keep` (see [`flat_density`]).
 pub(crate) fn cauchy_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
     let term = lpdf_term(propto, args[2].var.is_some());
-    flat_density(&ARGS, "cauchy_lpdf", args, term, keep)
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// The shared loop of the (log) CDFs: `Σ log F(sign·zᵢ)`.

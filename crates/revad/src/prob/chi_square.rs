@@ -110,7 +110,7 @@ pub(crate) fn chi_square_lpdf_flat(
 ) -> Option<f64> {
     let scalar_nu = scalar_value(&args[1].constant());
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalar_nu);
-    flat_density(&ARGS, "chi_square_lpdf", args, term, keep)
+    flat_density(&ARGS, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, N: ProbArg>(

@@ -96,7 +96,7 @@ pub(crate) fn double_exponential_lpdf_flat(
     keep: &mut [f64],
 ) -> Option<f64> {
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
-    flat_density(&LPDF, "double_exponential_lpdf", args, term, keep)
+    flat_density(&LPDF, args, term, keep)
 }
 
 /// log F(z) and d/dz log F(z) of the standard double exponential.

@@ -71,9 +71,7 @@
 //! `sum`, with [`batched_logs`] (one SIMD pass instead of a libm call per element), and reads
 //! element `i`'s from the buffer for both its term and its partials.
 
-use super::args::{
-    check_all, ConstArg, Flat, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput,
-};
+use super::args::{check_all, Flat, Lane, OperandsAndPartials, Out, Partial, ProbArg, ProbOutput};
 use super::int_args::{check_all_int, IntArg};
 use crate::error::{check, require, require_int, Error, Result};
 use crate::scalar::Real;
@@ -135,6 +133,24 @@ pub(super) enum Rule {
 }
 
 impl Rule {
+    /// Whether the real `v` satisfies the rule: exactly when [`Rule::check_real`] passes it.
+    #[inline(always)]
+    fn holds(self, v: f64) -> bool {
+        match self {
+            Rule::Any => true,
+            Rule::NotNan => !v.is_nan(),
+            Rule::Finite => v.is_finite(),
+            Rule::Positive => v > 0.0,
+            Rule::Nonnegative => v >= 0.0,
+            Rule::PositiveFinite => v > 0.0 && v.is_finite(),
+            Rule::NonnegativeFinite | Rule::NonnegativeThenFinite => v >= 0.0 && v.is_finite(),
+            Rule::Unit => (0.0..=1.0).contains(&v),
+            Rule::OpenUnit => v > 0.0 && v < 1.0,
+            Rule::PositiveThenBelowOne => v > 0.0 && v < 1.0,
+            Rule::Angle => (-std::f64::consts::PI..=std::f64::consts::PI).contains(&v),
+        }
+    }
+
     /// Checks every element of a real argument.
     #[inline(always)]
     fn check_real<A: ProbArg>(
@@ -277,6 +293,16 @@ impl<const T: usize> Table<T> {
             n,
             zero: None,
         })
+    }
+
+    /// What [`Table::check`] finds of real arguments on plain floats, without its error: their
+    /// common size (1 if all are scalars) when every element satisfies its rule and every
+    /// container has the first one's size, else `None`.
+    #[inline]
+    pub(super) fn flat_size(&self, args: &[Flat<'_>; T]) -> Option<usize> {
+        let n = Flat::common_size(args)?;
+        let broken = |(x, rule): (&Flat<'_>, Rule)| rule != Rule::Any && x.any(|v| !rule.holds(v));
+        (!args.iter().zip(self.rules).any(broken)).then_some(n)
     }
 
     /// The common size of the containers (1 if all are scalars), without the rules; an
@@ -567,15 +593,11 @@ reals!(5: A 0 pa, B 1 pb, C 2 pc, D 3 pd, E 4 pe);
 /// run the taped function, which reports it.
 pub(super) fn flat_density<const K: usize>(
     table: &Table<K>,
-    function: &'static str,
     args: [Flat<'_>; K],
     mut term: impl FnMut(usize, [f64; K]) -> Result<(f64, [f64; K])>,
     keep: &mut [f64],
-) -> Option<f64>
-where
-    for<'a> [ConstArg<'a>; K]: Checked<K>,
-{
-    let n = args.map(|x| x.constant()).checked(table, function)?;
+) -> Option<f64> {
+    let n = table.flat_size(&args)?;
     if n == 0 {
         return None;
     }
@@ -601,26 +623,6 @@ where
     }
     Some(total)
 }
-
-/// Constant arguments checked by a [`Table`] as the taped call checks its own: the common
-/// size, or `None` for an error.
-pub(super) trait Checked<const K: usize> {
-    fn checked(&self, table: &Table<K>, function: &'static str) -> Option<usize>;
-}
-
-macro_rules! checked {
-    ($k:literal: $($i:tt)+) => {
-        impl Checked<$k> for [ConstArg<'_>; $k] {
-            fn checked(&self, table: &Table<$k>, function: &'static str) -> Option<usize> {
-                Some(table.check(function, (), ($(&self[$i],)+)).ok()?.n)
-            }
-        }
-    };
-}
-
-checked!(2: 0 1);
-checked!(3: 0 1 2);
-checked!(4: 0 1 2 3);
 
 /// How many floats [`flat_density`] keeps for `k` arguments of `n` elements.
 pub(crate) fn flat_keep(k: usize, n: usize) -> usize {
@@ -648,6 +650,59 @@ pub(crate) fn flat_density_reverse(args: &[Flat<'_>], keep: &[f64], g: f64, adj:
             let d = &keep[k_all + k * n..k_all + (k + 1) * n];
             for (a, w) in adj[first..first + n].iter_mut().zip(d) {
                 *a += g * w;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Rule::holds`, which the scalar form's checks use, passes exactly the values
+    /// `Rule::check_real`, the taped functions' check, passes.
+    #[test]
+    fn holds_agrees_with_check_real() {
+        use Rule::*;
+        let rules = [
+            Any,
+            NotNan,
+            Finite,
+            Positive,
+            Nonnegative,
+            PositiveFinite,
+            NonnegativeFinite,
+            Unit,
+            OpenUnit,
+            NonnegativeThenFinite,
+            PositiveThenBelowOne,
+            Angle,
+        ];
+        let pi = std::f64::consts::PI;
+        let values = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            5e-324,
+            0.5,
+            1.0,
+            1.0 - f64::EPSILON / 2.0,
+            1.0 + f64::EPSILON,
+            -1.0,
+            pi,
+            -pi,
+            pi * (1.0 + f64::EPSILON),
+            3.0,
+            f64::MAX,
+        ];
+        for rule in rules {
+            for v in values {
+                let checked = rule.check_real(&v, "f", "x").is_ok();
+                assert_eq!(rule.holds(v), checked, "{rule:?} at {v}");
             }
         }
     }

@@ -65,7 +65,7 @@ pub(crate) fn exponential_lpdf_flat(
     keep: &mut [f64],
 ) -> Option<f64> {
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
-    flat_density(&ARGS, "exponential_lpdf", args, term, keep)
+    flat_density(&ARGS, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, B: ProbArg>(

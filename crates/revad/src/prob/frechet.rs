@@ -91,7 +91,7 @@ pub(crate) fn frechet_lpdf_flat(
         scalar_value(&args[2].constant()),
     ];
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalars);
-    flat_density(&ARGS, "frechet_lpdf", args, term, keep)
+    flat_density(&ARGS, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, S: ProbArg>(

@@ -116,7 +116,7 @@ pub(crate) fn gamma_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64
         scalar_value(&args[2].constant()),
     ];
     let term = lpdf_term(propto, vars, logs_y.as_deref(), scalars);
-    flat_density(&LPDF, "gamma_lpdf", args, term, keep)
+    flat_density(&LPDF, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(

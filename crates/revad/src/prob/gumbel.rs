@@ -84,7 +84,7 @@ fn lpdf_term(
 /// in `keep` (see [`flat_density`]).
 pub(crate) fn gumbel_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
-    flat_density(&ARGS, "gumbel_lpdf", args, term, keep)
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// The shared loop of the (log) CDFs; `upper` selects the complementary CDF.

@@ -94,7 +94,7 @@ pub(crate) fn inv_chi_square_lpdf_flat(
     }
     let scalar_nu = scalar_value(&args[1].constant());
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalar_nu);
-    flat_density(&LPDF, "inv_chi_square_lpdf", args, term, keep)
+    flat_density(&LPDF, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, N: ProbArg>(

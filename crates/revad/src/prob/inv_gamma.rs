@@ -108,7 +108,7 @@ pub(crate) fn inv_gamma_lpdf_flat(
         scalar_value(&args[2].constant()),
     ];
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalars);
-    flat_density(&LPDF, "inv_gamma_lpdf", args, term, keep)
+    flat_density(&LPDF, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(

@@ -84,7 +84,7 @@ pub(crate) fn logistic_lpdf_flat(
     keep: &mut [f64],
 ) -> Option<f64> {
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
-    flat_density(&LPDF, "logistic_lpdf", args, term, keep)
+    flat_density(&LPDF, args, term, keep)
 }
 
 /// The shared loop of the (log) CDFs: `Σ log λ(sign·zᵢ)`.

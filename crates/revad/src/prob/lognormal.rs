@@ -110,7 +110,7 @@ pub(crate) fn lognormal_lpdf_flat(
     let vars = args.map(|x| x.var.is_some());
     let logs_y = logs_of_y(&args[0].constant(), propto, vars);
     let term = lpdf_term(propto, vars, logs_y.as_deref());
-    flat_density(&ARGS, "lognormal_lpdf", args, term, keep)
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// The shared loop of the log CDFs: `Σ log Φ(sign·zᵢ)`.

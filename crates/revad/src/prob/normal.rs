@@ -497,11 +497,10 @@ pub(crate) fn normal_lpdf_flat(
     propto: bool,
     keep: &mut [f64],
 ) -> Option<f64> {
-    let [cy, cm, cs] = [y, mu, sigma].map(|x| x.constant());
     if !scalars_valid(y.lane, mu.lane, sigma.lane) {
         return None;
     }
-    let n = ARGS.size("normal_lpdf", &(), &(&cy, &cm, &cs)).ok()?;
+    let n = Flat::common_size(&[y, mu, sigma])?;
     if n == 0 {
         return None;
     }

@@ -158,7 +158,7 @@ pub(crate) fn student_t_lpdf_flat(
 ) -> Option<f64> {
     let scalar_nu = scalar_value(&args[1].constant());
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalar_nu);
-    flat_density(&ARGS, "student_t_lpdf", args, term, keep)
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// log F(t) of the standard Student-t with ν degrees of freedom and its derivatives in t and

@@ -101,7 +101,7 @@ pub(crate) fn weibull_lpdf_flat(
         scalar_value(&args[2].constant()),
     ];
     let term = lpdf_term(propto, args.map(|x| x.var.is_some()), scalars);
-    flat_density(&LPDF, "weibull_lpdf", args, term, keep)
+    flat_density(&LPDF, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, S: ProbArg>(

@@ -198,8 +198,9 @@ pub struct ScalarProgram {
     code: Vec<Instr>,
     /// The first slot of each instruction's result.
     outs: Vec<u32>,
-    /// The array instructions, by [`Instr::Array`]'s index.
-    arrays: Vec<ArrayInstr>,
+    /// The array instructions, by [`Instr::Array`]'s index, each with its result's length
+    /// and the number of values it keeps ([`ArrayInstr::widths`], computed once).
+    arrays: Vec<(ArrayInstr, Widths)>,
     /// The slots a run fills (inputs, results and what array instructions keep).
     slots: usize,
     outputs: SmallVec<[u32; 4]>,
@@ -320,7 +321,7 @@ impl ScalarProgram {
         );
         let (len, keep) = instr.widths();
         self.code.push(Instr::Array(self.arrays.len() as u32));
-        self.arrays.push(instr);
+        self.arrays.push((instr, (len, keep)));
         self.outs.push(slot as u32);
         self.slots += len + keep;
         (slot as u32, len)
@@ -386,7 +387,8 @@ impl ScalarProgram {
                 Instr::ConstPow(c, x) => c.powf(v(x)),
                 Instr::PowConst(x, c) => scalar::pow(v(x), c),
                 Instr::Array(k) => {
-                    if !self.arrays[k as usize].forward(values) {
+                    let (array, widths) = &self.arrays[k as usize];
+                    if !array.forward(*widths, values) {
                         return false;
                     }
                     continue;
@@ -412,7 +414,8 @@ impl ScalarProgram {
         for (instr, &out) in self.code.iter().zip(&self.outs).rev() {
             let out = out as usize;
             if let Instr::Array(k) = *instr {
-                self.arrays[k as usize].reverse(values, adj, out);
+                let (array, widths) = &self.arrays[k as usize];
+                array.reverse(*widths, values, adj, out);
                 continue;
             }
             let g = adj[out];
@@ -629,6 +632,9 @@ impl Density {
     }
 }
 
+/// An array instruction's result length and the number of values it keeps after it.
+type Widths = (usize, usize);
+
 /// An instruction on arrays: each computes what the taped function it names computes, with the
 /// same kernels in the same order, so a run gives bit for bit the value and gradient of a
 /// replay on the tape.
@@ -736,7 +742,7 @@ impl ArrayInstr {
     }
 
     /// The length of the result and the number of slots kept after it for the reverse pass.
-    fn widths(&self) -> (usize, usize) {
+    fn widths(&self) -> Widths {
         match self {
             ArrayInstr::WithScalar { a, .. }
             | ArrayInstr::WithArray { a, .. }
@@ -757,10 +763,9 @@ impl ArrayInstr {
         }
     }
 
-    /// Appends the result (and the kept values) to `values`; false where the taped function
-    /// must decide (see [`ScalarProgram::forward`]).
-    fn forward(&self, values: &mut Vec<f64>) -> bool {
-        let (len, keep) = self.widths();
+    /// Appends the result (and the kept values, `widths` as [`ArrayInstr::widths`]) to `values`;
+    /// false where the taped function must decide (see [`ScalarProgram::forward`]).
+    fn forward(&self, (len, keep): Widths, values: &mut Vec<f64>) -> bool {
         let start = values.len();
         values.resize(start + len + keep, 0.0);
         let (before, after) = values.split_at_mut(start);
@@ -829,8 +834,7 @@ impl ArrayInstr {
     }
 
     /// The reverse pass of the instruction whose result starts at slot `out`.
-    fn reverse(&self, values: &[f64], adj: &mut [f64], out: usize) {
-        let (len, keep) = self.widths();
+    fn reverse(&self, (len, keep): Widths, values: &[f64], adj: &mut [f64], out: usize) {
         let (below, rest) = adj.split_at_mut(out);
         match *self {
             ArrayInstr::WithScalar { op, a, s } => {
