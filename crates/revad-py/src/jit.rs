@@ -1028,6 +1028,21 @@ impl BatchWork {
         out
     }
 
+    /// Moves the chunks helpers have finished into `values` and `grads` (the batch's
+    /// outputs), and their points not done into `outcomes`.
+    fn gather(&self, values: &mut [f64], grads: &mut [f64], outcomes: &mut Outcomes) {
+        let helped = std::mem::take(&mut *self.helped.lock().unwrap_or_else(|e| e.into_inner()));
+        let width = self.width;
+        for h in helped {
+            let r = h.points;
+            if h.values.len() == r.len() {
+                values[r.clone()].copy_from_slice(&h.values);
+                grads[r.start * width..r.end * width].copy_from_slice(&h.grads);
+            }
+            outcomes.extend(h.outcomes);
+        }
+    }
+
     fn keep(&self, chunk: HelpedChunk) {
         self.helped.lock().unwrap_or_else(|e| e.into_inner()).push(chunk);
     }
@@ -1347,19 +1362,11 @@ impl PyJit {
                         let vs = &mut values[r.clone()];
                         let gs = &mut grads[r.start * width..r.end * width];
                         outcomes.extend(shared.work.run_into(r, vs, gs));
+                        // The helpers' chunks so far, copied while they work on.
+                        shared.work.gather(&mut values, &mut grads, &mut outcomes);
                     })
                 });
-                let helped = std::mem::take(
-                    &mut *shared.work.helped.lock().unwrap_or_else(|e| e.into_inner()),
-                );
-                for h in helped {
-                    let r = h.points;
-                    if h.values.len() == r.len() {
-                        values[r.clone()].copy_from_slice(&h.values);
-                        grads[r.start * width..r.end * width].copy_from_slice(&h.grads);
-                    }
-                    outcomes.extend(h.outcomes);
-                }
+                shared.work.gather(&mut values, &mut grads, &mut outcomes);
                 // The first failing point's error is raised, whichever thread reached it.
                 outcomes.sort_unstable_by_key(|(i, _)| *i);
                 for (i, o) in outcomes {
