@@ -591,17 +591,18 @@ operators! {
                 "a scalar revad.Var is not subscriptable",
             ));
         }
-        let sel = index::select(key, &self.shape_vec())?;
-        let (element, positions) = (sel.element(), sel.positions());
+        // Shared with the recorded operation; the positions only while recording.
+        let sel = Arc::new(index::select(key, &self.shape_vec())?);
+        let taken = sel.clone();
         record::apply_form(
             "__getitem__",
             &[a],
             move |x| match &x[0] {
-                X::A(Ax::V(Arr::V(v))) => index::take_selection(v, &sel),
-                X::A(Ax::M(Arr::V(m))) => index::take_selection(m, &sel),
+                X::A(Ax::V(Arr::V(v))) => index::take_selection(v, &taken),
+                X::A(Ax::M(Arr::V(m))) => index::take_selection(m, &taken),
                 _ => unreachable!("an array Var"),
             },
-            |x| match (element, positions) {
+            |x| match (sel.element(), sel.positions()) {
                 (Some(k), _) => x[0].element(k).map(Form::Alias),
                 (None, Some(ps)) => ps
                     .iter()

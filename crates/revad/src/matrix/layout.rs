@@ -413,6 +413,30 @@ pub(crate) struct Strided {
 }
 
 impl Strided {
+    /// The window of `rows` rows of `cols` contiguous elements, row `p` starting at element
+    /// `start + p·stride`.
+    pub const fn rows_of(start: usize, stride: usize, rows: usize, cols: usize) -> Strided {
+        Strided {
+            start,
+            rows,
+            row_step: stride as isize,
+            cols,
+            col_step: 1,
+        }
+    }
+
+    /// The window as one run of contiguous elements in order, `(first, len)`, when it is
+    /// one (a row, a column of a vector, whole rows), so that it moves as one slice.
+    fn run(&self) -> Option<(usize, usize)> {
+        let along = |n: usize, step: isize| n <= 1 || step == 1;
+        let dense = match (self.rows, self.cols) {
+            (1, c) => along(c, self.col_step),
+            (r, 1) => along(r, self.row_step),
+            (_, c) => self.col_step == 1 && self.row_step == c as isize,
+        };
+        (dense && self.len() > 0).then_some((self.start, self.len()))
+    }
+
     /// The number of elements.
     pub fn len(&self) -> usize {
         self.rows * self.cols
@@ -445,6 +469,9 @@ impl Strided {
     /// The window's elements of `x`, row-major (a row of contiguous elements is one slice
     /// copy). The window must lie inside `x` (see [`Strided::bounds`]).
     pub fn gather(&self, x: &[f64]) -> Vec<f64> {
+        if let Some((first, len)) = self.run() {
+            return x[first..first + len].to_vec();
+        }
         let mut out = Vec::with_capacity(self.len());
         for p in 0..self.rows {
             let s = self.row_start(p);
@@ -460,6 +487,9 @@ impl Strided {
 
     /// Adds `g` (the window's elements, row-major) into the window of `a`.
     pub fn scatter_add(&self, g: &[f64], a: &mut [f64]) {
+        if let Some((first, len)) = self.run() {
+            return add(g, &mut a[first..first + len]);
+        }
         for p in 0..self.rows {
             let s = self.row_start(p);
             let gp = &g[p * self.cols..(p + 1) * self.cols];
@@ -629,5 +659,49 @@ mod tests {
             col_step: 1,
         };
         assert!(empty.bounds() == (0, 0) && empty.gather(&x).is_empty());
+    }
+
+    /// Windows that are one contiguous run (moved as one slice) and windows that are not
+    /// give the elements and adds of the definition, `start + p·row_step + q·col_step`.
+    #[test]
+    fn dense_and_sparse_windows_agree_with_the_definition() {
+        let x: Vec<f64> = (0..24).map(|k| k as f64 * 1.5 - 3.0).collect();
+        let windows = [
+            Strided::rows_of(5, 1, 7, 1), // a column vector's segment
+            Strided::rows_of(5, 7, 1, 7), // a row vector's segment
+            Strided::rows_of(4, 4, 3, 4), // whole rows of a 6×4 matrix
+            Strided::rows_of(5, 4, 3, 2), // a block: rows not contiguous
+            Strided::rows_of(1, 4, 5, 1), // a column of a matrix
+            Strided::rows_of(0, 5, 4, 1), // a diagonal
+            Strided::rows_of(3, 4, 1, 1), // one element
+            Strided {
+                start: 9,
+                rows: 4,
+                row_step: -1,
+                cols: 1,
+                col_step: 1,
+            }, // reversed
+        ];
+        for w in windows {
+            let at = |p: usize, q: usize| {
+                (w.start as isize + p as isize * w.row_step + q as isize * w.col_step) as usize
+            };
+            let mut expect = Vec::new();
+            for p in 0..w.rows {
+                for q in 0..w.cols {
+                    expect.push(x[at(p, q)]);
+                }
+            }
+            assert_eq!(w.gather(&x), expect, "{w:?}");
+            let g: Vec<f64> = (0..w.len()).map(|k| 1.0 + k as f64).collect();
+            let (mut a, mut b) = (vec![0.25; 24], vec![0.25; 24]);
+            w.scatter_add(&g, &mut a);
+            for p in 0..w.rows {
+                for q in 0..w.cols {
+                    b[at(p, q)] += g[p * w.cols + q];
+                }
+            }
+            assert_eq!(a, b, "{w:?}");
+        }
     }
 }

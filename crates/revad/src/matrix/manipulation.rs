@@ -59,7 +59,7 @@ use std::borrow::Cow;
 
 use ndarray::Array2;
 
-use super::layout;
+use super::layout::{self, Strided};
 use super::operand::{slot_of, Operand};
 use crate::error::{check, Error, Result};
 use crate::scalar::Real;
@@ -200,42 +200,9 @@ pub(super) fn record<T: Storage, const N: usize>(
     Var::from_key(value, key)
 }
 
-/// A rectangular window of a row-major array: element `(p, q)` of the window is element
-/// `off + p·stride + q` of the array; the window's elements are numbered row-major.
-#[derive(Clone, Copy, Debug)]
-struct Window {
-    off: usize,
-    stride: usize,
-    rows: usize,
-    cols: usize,
-}
-
-impl Window {
-    /// The window's elements of `x`, row-major.
-    fn gather(self, x: &[f64]) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.rows * self.cols);
-        for p in 0..self.rows {
-            let start = self.off + p * self.stride;
-            out.extend_from_slice(&x[start..start + self.cols]);
-        }
-        out
-    }
-
-    /// Adds `g` (the window's elements, row-major) into the window of `a`.
-    fn scatter_add(self, g: &[f64], a: &mut [f64]) {
-        for p in 0..self.rows {
-            let start = self.off + p * self.stride;
-            let dst = &mut a[start..start + self.cols];
-            for (d, s) in dst.iter_mut().zip(&g[p * self.cols..(p + 1) * self.cols]) {
-                *d += s;
-            }
-        }
-    }
-}
-
 /// The window `w` of the operand with key `ka` and (standard) value `av`, as an array
 /// variable of kind `T` and shape `(w.rows, w.cols)`.
-fn window<S: Storage, T: Storage>(ka: Option<u64>, av: Cow<'_, S>, w: Window) -> Var<T> {
+fn window<S: Storage, T: Storage>(ka: Option<u64>, av: Cow<'_, S>, w: Strided) -> Var<T> {
     let value = build::<T>((w.rows, w.cols), w.gather(av.as_slice()));
     record(value, [(ka, av.len())], move |_, g, r| w.scatter_add(g, r))
 }
@@ -314,18 +281,8 @@ where
     }
     let value = build((r, c), data);
     let parts = [
-        Window {
-            off: 0,
-            stride: c,
-            rows: r,
-            cols: ca,
-        },
-        Window {
-            off: ca,
-            stride: c,
-            rows: r,
-            cols: cb,
-        },
+        Strided::rows_of(0, c, r, ca),
+        Strided::rows_of(ca, c, r, cb),
     ];
     Ok(record(
         value,
@@ -434,12 +391,7 @@ pub fn block(
     Ok(window(
         m.key(),
         mv,
-        Window {
-            off: i * c + j,
-            stride: c,
-            rows: nrows,
-            cols: ncols,
-        },
+        Strided::rows_of(i * c + j, c, nrows, ncols),
     ))
 }
 
@@ -460,16 +412,7 @@ pub fn col(m: &impl Operand<Matrix>, j: usize) -> Result<Var<Vector>> {
     let mv = m.value();
     let (r, c) = mv.dim();
     check::less_than("col", "j", j, c, LESS_THAN_COLS)?;
-    Ok(window(
-        m.key(),
-        mv,
-        Window {
-            off: j,
-            stride: c,
-            rows: r,
-            cols: 1,
-        },
-    ))
+    Ok(window(m.key(), mv, Strided::rows_of(j, c, r, 1)))
 }
 
 /// Row `i` of `m` (0-based) as a row vector (Stan's `row`).
@@ -489,16 +432,7 @@ pub fn row(m: &impl Operand<Matrix>, i: usize) -> Result<Var<RowVector>> {
     let mv = m.value();
     let (r, c) = mv.dim();
     check::less_than("row", "i", i, r, LESS_THAN_ROWS)?;
-    Ok(window(
-        m.key(),
-        mv,
-        Window {
-            off: i * c,
-            stride: c,
-            rows: 1,
-            cols: c,
-        },
-    ))
+    Ok(window(m.key(), mv, Strided::rows_of(i * c, c, 1, c)))
 }
 
 /// The `nrows` elements of column `j` from row `i` on (0-based): rows `i..i + nrows`, as a
@@ -530,12 +464,7 @@ pub fn sub_col(m: &impl Operand<Matrix>, i: usize, j: usize, nrows: usize) -> Re
     Ok(window(
         m.key(),
         mv,
-        Window {
-            off: i * c + j,
-            stride: c,
-            rows: nrows,
-            cols: 1,
-        },
+        Strided::rows_of(i * c + j, c, nrows, 1),
     ))
 }
 
@@ -573,12 +502,7 @@ pub fn sub_row(
     Ok(window(
         m.key(),
         mv,
-        Window {
-            off: i * c + j,
-            stride: c,
-            rows: 1,
-            cols: ncols,
-        },
+        Strided::rows_of(i * c + j, c, 1, ncols),
     ))
 }
 
@@ -600,16 +524,7 @@ fn range<S: VectorKind>(
         AT_MOST_SIZE,
     )?;
     let (rows, cols) = vector_shape::<S>(n);
-    Ok(window(
-        kv,
-        vv,
-        Window {
-            off: i,
-            stride: cols,
-            rows,
-            cols,
-        },
-    ))
+    Ok(window(kv, vv, Strided::rows_of(i, cols, rows, cols)))
 }
 
 /// The first `n` elements of a vector or row vector (Stan's `head`).
@@ -681,16 +596,7 @@ pub fn segment<S: VectorKind>(v: &impl Operand<S>, i: usize, n: usize) -> Result
 pub fn diagonal(m: &impl Operand<Matrix>) -> Var<Vector> {
     let mv = m.value();
     let (r, c) = mv.dim();
-    window(
-        m.key(),
-        mv,
-        Window {
-            off: 0,
-            stride: c + 1,
-            rows: r.min(c),
-            cols: 1,
-        },
-    )
+    window(m.key(), mv, Strided::rows_of(0, c + 1, r.min(c), 1))
 }
 
 /// The square matrix with `v` on its diagonal and zeros elsewhere (Stan's `diag_matrix`).
