@@ -485,6 +485,21 @@ impl Strided {
         out
     }
 
+    /// Adds the window's elements of `x`, row-major, into `out` (as long as the window):
+    /// `out += gather(x)` without the intermediate vector.
+    pub fn add_gathered(&self, x: &[f64], out: &mut [f64]) {
+        if let Some((first, len)) = self.run() {
+            return add(&x[first..first + len], out);
+        }
+        let mut out = out.iter_mut();
+        for p in 0..self.rows {
+            let s = self.row_start(p) as isize;
+            for (q, o) in (0..self.cols).zip(&mut out) {
+                *o += x[(s + q as isize * self.col_step) as usize];
+            }
+        }
+    }
+
     /// Adds `g` (the window's elements, row-major) into the window of `a`.
     pub fn scatter_add(&self, g: &[f64], a: &mut [f64]) {
         if let Some((first, len)) = self.run() {
@@ -693,6 +708,10 @@ mod tests {
                 }
             }
             assert_eq!(w.gather(&x), expect, "{w:?}");
+            let mut sums = vec![0.5; w.len()];
+            w.add_gathered(&x, &mut sums);
+            let expect_sums: Vec<f64> = expect.iter().map(|e| 0.5 + e).collect();
+            assert_eq!(sums, expect_sums, "{w:?}");
             let g: Vec<f64> = (0..w.len()).map(|k| 1.0 + k as f64).collect();
             let (mut a, mut b) = (vec![0.25; 24], vec![0.25; 24]);
             w.scatter_add(&g, &mut a);

@@ -289,9 +289,7 @@ where
         [(a.key(), av.len()), (b.key(), bv.len())],
         move |k, g, run| {
             // The input's run takes back its window of the result's adjoints.
-            for (d, s) in run.iter_mut().zip(parts[k].gather(g)) {
-                *d += s;
-            }
+            parts[k].add_gathered(g, run)
         },
     ))
 }
