@@ -521,12 +521,10 @@ impl Tape {
         let used = self.adj.len();
         debug_assert!(len <= used);
         // Room for the same work again (the next call of a gradient is usually the same size).
-        let mut fresh = Vec::with_capacity(used + 4096);
-        fresh.resize(len, 0.0);
-        fresh.extend_from_slice(&self.adj[len..used]);
-        for x in fresh.spare_capacity_mut() {
-            x.write(0.0);
-        }
+        // Zeroed by the allocator: memory fresh from the system is not written again.
+        let mut fresh = vec![0.0; used + 4096];
+        fresh[len..used].copy_from_slice(&self.adj[len..used]);
+        fresh.truncate(used);
         let mut head = std::mem::replace(&mut self.adj, fresh);
         head.truncate(len);
         head
