@@ -350,6 +350,8 @@ ELEMENTWISE_DENSITIES = [
     (revad.lognormal_lpdf, (0.05, 6.0), (-2.0, 2.0)),
     (revad.inv_gamma_lpdf, (0.05, 6.0), (0.3, 4.0)),
     (revad.weibull_lpdf, (0.05, 6.0), (0.3, 4.0)),
+    (revad.von_mises_lpdf, (-3.0, 3.0), (-2.0, 2.0)),
+    (revad.loglogistic_lpdf, (0.05, 6.0), (0.3, 4.0)),
 ]
 
 
@@ -416,6 +418,55 @@ def test_exponential_and_student_t_run_by_the_form_bit_for_bit() -> None:
     assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
     with pytest.raises(revad.DomainError):
         jitted(args[0], -1.0, args[2], args[3], args[4])
+    assert same(jitted(*args), vg(*args))
+
+
+def test_rayleigh_and_beta_proportion_run_by_the_form_bit_for_bit() -> None:
+    def model(y: Any, mu: Any, s: Any, dy: Any, k: Any) -> Any:
+        r, bp = revad.rayleigh_lpdf, revad.beta_proportion_lpdf
+        u = 0.5 * revad.inv_logit(y)  # in (0, 0.5): a proportion
+        return (r(y, s) + r(dy, k, propto=True) + r(y, 1.5) + r(0.7, s)
+                + bp(u, mu, k) + bp(u, 0.3, s, propto=True) + bp(0.4, mu, 2.0)
+                + bp(u, 0.5, 2.0))  # μκ = (1 − μ)κ = 1: both log terms skipped
+
+    vg = revad.value_and_grad(model, argnums=(0, 1, 2, 4))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(15)
+    for _ in range(30):
+        args = (rng.uniform(0.05, 5.0, 6), float(rng.uniform(0.05, 0.95)),
+                rng.uniform(0.3, 3.0, 6), revad.Data(rng.uniform(0.05, 5.0, 6)),
+                float(rng.uniform(0.5, 20.0)))
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
+    with pytest.raises(revad.DomainError):
+        jitted(args[0], 1.5, args[2], args[3], args[4])
+    assert same(jitted(*args), vg(*args))
+
+
+@pytest.mark.parametrize(("f", "shape_range"), [
+    (revad.skew_normal_lpdf, (-4.0, 4.0)),
+    (revad.exp_mod_normal_lpdf, (0.2, 3.0)),
+    (revad.skew_double_exponential_lpdf, (0.05, 0.95)),
+], ids=["skew_normal_lpdf", "exp_mod_normal_lpdf", "skew_double_exponential_lpdf"])
+def test_four_argument_densities_run_by_the_form_bit_for_bit(
+        f: Any, shape_range: tuple[float, float]) -> None:
+    mid = 0.5 * (shape_range[0] + shape_range[1])
+
+    def model(y: Any, mu: Any, s: Any, dy: Any, a: Any) -> Any:
+        return (f(y, mu, s, a) + f(dy, mu, s, a, propto=True) + f(y, 0.5, 1.5, a)
+                + f(dy, mu, 2.0, mid) + f(0.4, y, s, a) + f(y, mu, s, mid, propto=True))
+
+    vg = revad.value_and_grad(model, argnums=(0, 1, 2, 4))
+    jitted = revad.jit(vg)
+    rng = np.random.default_rng(16)
+    for _ in range(30):
+        args = (rng.uniform(-5.0, 5.0, 6), float(rng.uniform(-2.0, 2.0)),
+                rng.uniform(0.3, 3.0, 6), revad.Data(rng.uniform(-5.0, 5.0, 6)),
+                float(rng.uniform(*shape_range)))
+        assert same(jitted(*args), vg(*args))
+    assert scalar_programs(jitted) == 1 and jitted.stats()["recordings"] == 1
+    with pytest.raises(revad.DomainError):
+        jitted(args[0], args[1], -args[2], args[3], args[4])
     assert same(jitted(*args), vg(*args))
 
 

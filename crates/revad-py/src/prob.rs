@@ -385,6 +385,7 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
                 "exponential_lpdf" => Density2::Exponential,
                 "chi_square_lpdf" => Density2::ChiSquare,
                 "inv_chi_square_lpdf" => Density2::InvChiSquare,
+                "rayleigh_lpdf" => Density2::Rayleigh,
                 _ => return None,
             };
             return Some(Form::Array(ArrayInstr::Density2 {
@@ -393,12 +394,19 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
                 propto,
             }));
         }
-        ("student_t_lpdf", [y, nu, mu, sigma]) => {
+        (name, [a, b, c, d]) => {
+            let density = match name {
+                "student_t_lpdf" => Density4::StudentT,
+                "skew_normal_lpdf" => Density4::SkewNormal,
+                "exp_mod_normal_lpdf" => Density4::ExpModNormal,
+                "skew_double_exponential_lpdf" => Density4::SkewDoubleExponential,
+                _ => return None,
+            };
             return Some(Form::Array(ArrayInstr::Density4 {
-                density: Density4::StudentT,
-                args: [y.arg()?, nu.arg()?, mu.arg()?, sigma.arg()?],
+                density,
+                args: [a.arg()?, b.arg()?, c.arg()?, d.arg()?],
                 propto,
-            }))
+            }));
         }
         _ => {}
     }
@@ -414,6 +422,9 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
         "lognormal_lpdf" => Density::Lognormal,
         "inv_gamma_lpdf" => Density::InvGamma,
         "weibull_lpdf" => Density::Weibull,
+        "von_mises_lpdf" => Density::VonMises,
+        "loglogistic_lpdf" => Density::Loglogistic,
+        "beta_proportion_lpdf" => Density::BetaProportion,
         _ => return None,
     };
     let [y, mu, sigma] = scs else { return None };

@@ -7,9 +7,11 @@
 
 use revad::matrix::{self, ArrayArrayOp, ArrayScalarOp};
 use revad::prob::{
-    beta_lpdf, cauchy_lpdf, chi_square_lpdf, double_exponential_lpdf, exponential_lpdf,
-    frechet_lpdf, gamma_lpdf, gumbel_lpdf, inv_chi_square_lpdf, inv_gamma_lpdf, logistic_lpdf,
-    lognormal_lpdf, normal_lpdf, student_t_lpdf, weibull_lpdf, ConstArg, VarArg,
+    beta_lpdf, beta_proportion_lpdf, cauchy_lpdf, chi_square_lpdf, double_exponential_lpdf,
+    exp_mod_normal_lpdf, exponential_lpdf, frechet_lpdf, gamma_lpdf, gumbel_lpdf,
+    inv_chi_square_lpdf, inv_gamma_lpdf, logistic_lpdf, loglogistic_lpdf, lognormal_lpdf,
+    normal_lpdf, rayleigh_lpdf, skew_double_exponential_lpdf, skew_normal_lpdf, student_t_lpdf,
+    von_mises_lpdf, weibull_lpdf, ConstArg, VarArg,
 };
 use revad::program::scalar::{
     Arg, ArrayInstr, ArrayMap, Density, Density2, Density4, ScalarProgram,
@@ -290,6 +292,15 @@ fn taped_density(case: Case, inputs: &[Input], seed: f64, propto: bool) -> Optio
             Case::Two(Density2::ChiSquare) => dispatch2!(chi_square_lpdf, a, propto),
             Case::Two(Density2::InvChiSquare) => dispatch2!(inv_chi_square_lpdf, a, propto),
             Case::Four(Density4::StudentT) => dispatch4!(student_t_lpdf, a, propto),
+            Case::Three(Density::VonMises) => dispatch3!(von_mises_lpdf, a, propto),
+            Case::Three(Density::Loglogistic) => dispatch3!(loglogistic_lpdf, a, propto),
+            Case::Three(Density::BetaProportion) => dispatch3!(beta_proportion_lpdf, a, propto),
+            Case::Two(Density2::Rayleigh) => dispatch2!(rayleigh_lpdf, a, propto),
+            Case::Four(Density4::SkewNormal) => dispatch4!(skew_normal_lpdf, a, propto),
+            Case::Four(Density4::ExpModNormal) => dispatch4!(exp_mod_normal_lpdf, a, propto),
+            Case::Four(Density4::SkewDoubleExponential) => {
+                dispatch4!(skew_double_exponential_lpdf, a, propto)
+            }
         }
     };
     let mut failed = false;
@@ -473,12 +484,19 @@ fn densities_decline_where_the_tape_checks() {
         Density::Lognormal,
         Density::InvGamma,
         Density::Weibull,
+        Density::VonMises,
+        Density::Loglogistic,
+        Density::BetaProportion,
     ]
     .map(Case::Three)
     .to_vec();
     all.extend([
         Case::Two(Density2::Exponential),
+        Case::Two(Density2::Rayleigh),
         Case::Four(Density4::StudentT),
+        Case::Four(Density4::SkewNormal),
+        Case::Four(Density4::ExpModNormal),
+        Case::Four(Density4::SkewDoubleExponential),
     ]);
     for case in all {
         // The rows as (y, μ, σ): y and σ for two arguments; ν = 3 (and then ν = −1) before μ
@@ -581,6 +599,65 @@ fn inv_gamma_and_weibull_lpdf_match_the_tape() {
                 assert_eq!(t.expect("the tape's result").0, f64::NEG_INFINITY);
             }
         }
+    }
+}
+
+#[test]
+fn von_mises_loglogistic_and_beta_proportion_lpdf_match_the_tape() {
+    // κ from small to large (the Bessel function's two regimes), y = μ in the first element.
+    check_density(Density::VonMises, |k, len, seed| match k {
+        2 => values(len, seed + 2, 0.05, 40.0),
+        _ => {
+            let mut v = values(len, seed + k as u64, -3.0, 3.0);
+            v[0] = 0.5;
+            v
+        }
+    });
+    check_density(Density::Loglogistic, |k, len, seed| match k {
+        0 => values(len, seed, 0.05, 6.0),
+        _ => values(len, seed + k as u64, 0.3, 4.0),
+    });
+    // μκ and (1 − μ)κ of exactly 1 in the first element (their log terms are skipped).
+    check_density(Density::BetaProportion, |k, len, seed| match k {
+        0 => values(len, seed, 0.02, 0.98),
+        1 => {
+            let mut v = values(len, seed + 1, 0.05, 0.95);
+            v[0] = 0.5;
+            v
+        }
+        _ => {
+            let mut v = values(len, seed + 2, 0.5, 20.0);
+            v[0] = 2.0;
+            v
+        }
+    });
+}
+
+#[test]
+fn rayleigh_skew_normal_exp_mod_normal_and_skew_double_exponential_lpdf_match_the_tape() {
+    check_case(Case::Two(Density2::Rayleigh), |k, len, seed| match k {
+        0 => values(len, seed, 0.05, 6.0),
+        _ => values(len, seed + 1, 0.3, 4.0),
+    });
+    // Arguments in order: y, a location, a scale, a shape (skew normal's α any sign; the
+    // exponentially modified normal's rate λ > 0; the skew double exponential's τ in (0, 1)).
+    for density in [
+        Density4::SkewNormal,
+        Density4::ExpModNormal,
+        Density4::SkewDoubleExponential,
+    ] {
+        check_case(Case::Four(density), |k, len, seed| match (k, density) {
+            (2, _) => values(len, seed + 2, 0.3, 4.0),
+            (3, Density4::SkewNormal) => values(len, seed + 3, -4.0, 4.0),
+            (3, Density4::ExpModNormal) => values(len, seed + 3, 0.2, 3.0),
+            (3, _) => values(len, seed + 3, 0.05, 0.95),
+            // y = μ in the first element (the skew double exponential's kink).
+            _ => {
+                let mut v = values(len, seed + k as u64, -6.0, 6.0);
+                v[0] = 0.5;
+                v
+            }
+        });
     }
 }
 

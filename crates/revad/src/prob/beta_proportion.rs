@@ -14,8 +14,8 @@
 //! beta distribution's ([`crate::special::inc_beta`], the smaller of I and 1 − I computed
 //! directly), with the shape partials carried to μ and κ by the chain rule.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lbeta};
 use crate::special::inc_beta::log_tail;
@@ -51,11 +51,24 @@ where
     (Y, M, K): ProbOutput,
 {
     let call = ARGS.check("beta_proportion_lpdf", (), (&y, &mu, &kappa))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, k]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, K::IS_VAR]),
+    )
+}
+
+/// The term of [`beta_proportion_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, m_var, k_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, m, k]| {
         let (a, b) = (m * k, (1.0 - m) * k);
         let (ly, l1my) = (yv.ln(), (-yv).ln_1p());
         let mut lp = 0.0;
-        if !propto || M::IS_VAR || K::IS_VAR {
+        if !propto || m_var || k_var {
             lp -= lbeta(a, b);
         }
         if a != 1.0 {
@@ -70,9 +83,9 @@ where
             } else {
                 (b - 1.0) / (1.0 - yv)
             };
-        let (dm, dk) = if M::IS_VAR || K::IS_VAR {
+        let (dm, dk) = if m_var || k_var {
             let (pa, pb) = (ly - digamma(a), l1my - digamma(b));
-            let dk = if K::IS_VAR {
+            let dk = if k_var {
                 digamma(k) + m * pa + (1.0 - m) * pb
             } else {
                 0.0
@@ -82,7 +95,18 @@ where
             (0.0, 0.0)
         };
         Ok((lp, [dy, dm, dk]))
-    })
+    }
+}
+
+/// [`beta_proportion_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn beta_proportion_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// The shared loop of the CDFs: `Σ log I_y(a, b)` (or of `1 − I` when `upper`).

@@ -23,8 +23,8 @@
 
 use std::f64::consts::LN_2;
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::{log1m_exp, log_sum_exp};
 use crate::special::normal::{log_Phi, log_Phi_deriv};
@@ -68,7 +68,20 @@ where
     (Y, M, S, L): ProbOutput,
 {
     let call = ARGS.check("exp_mod_normal_lpdf", (), (&y, &mu, &sigma, &lambda))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, sg, l]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, S::IS_VAR, L::IS_VAR]),
+    )
+}
+
+/// The term of [`exp_mod_normal_lpdf`] at one element and its partials; the flags say which of the
+/// four arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, _, _, l_var]: [bool; 4],
+) -> impl Fn(usize, [f64; 4]) -> Result<(f64, [f64; 4])> {
+    move |_, [yv, m, sg, l]| {
         if yv.is_infinite() {
             return Ok((f64::NEG_INFINITY, [0.0; 4]));
         }
@@ -79,7 +92,7 @@ where
         if propto {
             lp += LN_2;
         }
-        if !propto || L::IS_VAR {
+        if !propto || l_var {
             lp += l.ln();
         }
         if !lp.is_finite() {
@@ -89,7 +102,18 @@ where
         let ds = s - v - r;
         let dy = r / sg - l;
         Ok((lp, [dy, -dy, (s - r) * v / sg + l * ds, 1.0 / l + sg * ds]))
-    })
+    }
+}
+
+/// [`exp_mod_normal_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn exp_mod_normal_lpdf_flat(
+    args: [Flat<'_>; 4],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// `log F` by quadrature of the convolution `F = s ∫₀^∞ e^(−sq) Φ(v − q) dq` (normal plus

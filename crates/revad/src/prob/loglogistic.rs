@@ -11,8 +11,8 @@
 //! `log(1 + eᵘ)` is formed as `log1p_exp(u)`, so neither the density nor the CDF overflows for
 //! y far from α.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::{inv_logit, log1p_exp};
 
@@ -49,17 +49,30 @@ where
     (Y, A, B): ProbOutput,
 {
     let call = LPDF.check("loglogistic_lpdf", (), (&y, &alpha, &beta))?;
-    call.sum(Form::Density { propto }, |_, [yv, a, b]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, B::IS_VAR]),
+    )
+}
+
+/// The term of [`loglogistic_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, a_var, b_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, a, b]| {
         let (ly, la) = (yv.ln(), a.ln());
         let u = b * (ly - la);
         let mut lp = -2.0 * log1p_exp(u);
-        if !propto || B::IS_VAR {
+        if !propto || b_var {
             lp += b.ln();
         }
-        if !propto || A::IS_VAR || B::IS_VAR {
+        if !propto || a_var || b_var {
             lp -= b * la;
         }
-        if !propto || Y::IS_VAR || B::IS_VAR {
+        if !propto || y_var || b_var {
             lp += (b - 1.0) * ly;
         }
         let q = inv_logit(u);
@@ -71,7 +84,18 @@ where
                 1.0 / b + (1.0 - 2.0 * q) * (ly - la),
             ],
         ))
-    })
+    }
+}
+
+/// [`loglogistic_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn loglogistic_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&LPDF, args, term, keep)
 }
 
 /// `Πᵢ 1/(1 + (αᵢ/yᵢ)^βᵢ)`, the log-logistic CDF (a product over the elements, as in Stan; 1

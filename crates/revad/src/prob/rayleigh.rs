@@ -10,8 +10,8 @@
 //! | `rayleigh_lccdf` | −x | −y/σ² | 2x/σ |
 //! | `rayleigh_cdf` | Π (1 − e^(−xᵢ)) | F·(y/σ²)/expm1(x) | F·(−2x/σ)/expm1(x) |
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
@@ -39,18 +39,42 @@ where
     (Y, S): ProbOutput,
 {
     let call = LPDF.check("rayleigh_lpdf", (), (&y, &sigma))?;
-    call.sum(Form::Density { propto }, |_, [yv, s]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, S::IS_VAR]),
+    )
+}
+
+/// The term of [`rayleigh_lpdf`] at one element and its partials; the flags say which of the
+/// two arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, s_var]: [bool; 2],
+) -> impl Fn(usize, [f64; 2]) -> Result<(f64, [f64; 2])> {
+    move |_, [yv, s]| {
         let inv_s = 1.0 / s;
         let u = yv * inv_s;
         let mut lp = -0.5 * u * u;
-        if !propto || Y::IS_VAR {
+        if !propto || y_var {
             lp += yv.ln();
         }
-        if !propto || S::IS_VAR {
+        if !propto || s_var {
             lp -= 2.0 * s.ln();
         }
         Ok((lp, [1.0 / yv - u * inv_s, (u * u - 2.0) * inv_s]))
-    })
+    }
+}
+
+/// [`rayleigh_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn rayleigh_lpdf_flat(
+    args: [Flat<'_>; 2],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&LPDF, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, S: ProbArg>(

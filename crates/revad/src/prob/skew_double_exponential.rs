@@ -23,8 +23,8 @@
 
 use std::f64::consts::LN_2;
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
@@ -61,7 +61,20 @@ where
     (Y, M, S, T): ProbOutput,
 {
     let call = ARGS.check("skew_double_exponential_lpdf", (), (&y, &mu, &sigma, &tau))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, s, t]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, S::IS_VAR, T::IS_VAR]),
+    )
+}
+
+/// The term of [`skew_double_exponential_lpdf`] at one element and its partials; the flags say which of the
+/// four arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, _, s_var, t_var]: [bool; 4],
+) -> impl Fn(usize, [f64; 4]) -> Result<(f64, [f64; 4])> {
+    move |_, [yv, m, s, t]| {
         let z = (yv - m) / s;
         // ρ and dρ/dz
         let (rho, drho) = if z < 0.0 {
@@ -75,10 +88,10 @@ where
         if !propto {
             lp += LN_2;
         }
-        if !propto || S::IS_VAR {
+        if !propto || s_var {
             lp -= s.ln();
         }
-        if !propto || T::IS_VAR {
+        if !propto || t_var {
             lp += t.ln() + (-t).ln_1p();
         }
         let dt = 1.0 / t - 1.0 / (1.0 - t) - 2.0 * z;
@@ -86,7 +99,18 @@ where
             lp,
             [-2.0 * drho / s, 2.0 * drho / s, (2.0 * rho - 1.0) / s, dt],
         ))
-    })
+    }
+}
+
+/// [`skew_double_exponential_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn skew_double_exponential_lpdf_flat(
+    args: [Flat<'_>; 4],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// log F(z) (or log(1 − F(z)) when `upper`) of the standard skew double exponential with

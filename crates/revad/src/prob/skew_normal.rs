@@ -24,8 +24,8 @@
 
 use std::f64::consts::{LN_2, PI};
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::normal::{log_Phi, log_Phi_deriv, owens_t, Phi};
 use crate::special::quadrature::gauss_legendre;
@@ -69,17 +69,30 @@ where
     (Y, M, S, A): ProbOutput,
 {
     let call = ARGS.check("skew_normal_lpdf", (), (&y, &xi, &omega, &alpha))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, w, a]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, S::IS_VAR, A::IS_VAR]),
+    )
+}
+
+/// The term of [`skew_normal_lpdf`] at one element and its partials; the flags say which of the
+/// four arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, m_var, s_var, _]: [bool; 4],
+) -> impl Fn(usize, [f64; 4]) -> Result<(f64, [f64; 4])> {
+    move |_, [yv, m, w, a]| {
         let z = (yv - m) / w;
         // log erfc(−αz/√2) = log 2 + log Φ(αz), always kept (as Stan)
         let mut lp = LN_2 + log_Phi(a * z);
         if !propto {
             lp -= HALF_LOG_TWO_PI;
         }
-        if !propto || S::IS_VAR {
+        if !propto || s_var {
             lp -= w.ln();
         }
-        if !propto || Y::IS_VAR || M::IS_VAR || S::IS_VAR {
+        if !propto || y_var || m_var || s_var {
             lp -= 0.5 * z * z;
         }
         if !lp.is_finite() {
@@ -88,7 +101,18 @@ where
         let r = log_Phi_deriv(a * z);
         let d = -z + a * r;
         Ok((lp, [d / w, -d / w, -(1.0 + d * z) / w, z * r]))
-    })
+    }
+}
+
+/// [`skew_normal_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn skew_normal_lpdf_flat(
+    args: [Flat<'_>; 4],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// log(φ(t)Φ(αt)), the log of half the standard skew normal density.

@@ -19,8 +19,8 @@
 //! from the exponentially scaled large-argument expansion
 //! Iᵥ(κ) ~ e^κ/√(2πκ) Σₖ (−1)ᵏ aₖ(ν)/κᵏ (DLMF 10.40.1) above, where I₀ overflows near 713.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::bessel::bessel_i;
 use crate::special::normal::{std_normal_pdf, Phi};
@@ -87,16 +87,29 @@ where
     (Y, M, K): ProbOutput,
 {
     let call = ARGS.check("von_mises_lpdf", (), (&y, &mu, &kappa))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, k]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, K::IS_VAR]),
+    )
+}
+
+/// The term of [`von_mises_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, _, k_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, m, k]| {
         let mut dk_ratio = 0.0;
         let (s, c) = (yv - m).sin_cos();
-        let mut lp = if !propto || K::IS_VAR {
+        let mut lp = if !propto || k_var {
             // κ cos(y − μ) − log I₀(κ) = −2κ sin²((y − μ)/2) − (log I₀(κ) − κ), without the
             // cancellation of two terms of size κ
             let (log_i0_scaled, ratio) = log_i0_scaled_and_ratio(k);
             let h = (0.5 * (yv - m)).sin();
             let lp = -2.0 * k * h * h - log_i0_scaled;
-            if K::IS_VAR {
+            if k_var {
                 dk_ratio = ratio;
             }
             lp
@@ -107,7 +120,18 @@ where
             lp -= LN_2PI;
         }
         Ok((lp, [-k * s, k * s, c - dk_ratio]))
-    })
+    }
+}
+
+/// [`von_mises_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]).
+pub(crate) fn von_mises_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, args, term, keep)
 }
 
 /// Stan's checks of the von Mises CDFs' arguments: y in [−π, π], κ > 0.

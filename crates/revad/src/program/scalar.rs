@@ -1,7 +1,8 @@
 //! The scalar form of a program: when every operation of a recording is a scalar operator, an
 //! elementary unary function, a read of one element, or an array operation the form knows
 //! (arithmetic of an array with a scalar or with an array of its shape, a sum, an elementwise
-//! function, the normal and Cauchy densities), the program can also run on plain `f64` slots,
+//! function, a matrix times a vector, the densities of real arguments that [`Density`],
+//! [`Density2`] and [`Density4`] list), the program can also run on plain `f64` slots,
 //! without a tape and without a node per operation.
 //!
 //! A [`ScalarProgram`] is a straight-line list of [`Instr`]: slots `0..inputs` are the
@@ -569,6 +570,12 @@ pub enum Density {
     InvGamma,
     /// `weibull_lpdf(y, alpha, sigma)`.
     Weibull,
+    /// `von_mises_lpdf(y, mu, kappa)`.
+    VonMises,
+    /// `loglogistic_lpdf(y, alpha, beta)`.
+    Loglogistic,
+    /// `beta_proportion_lpdf(y, mu, kappa)`.
+    BetaProportion,
 }
 
 /// A probability function of two real arguments an [`ArrayInstr::Density2`] computes.
@@ -580,6 +587,8 @@ pub enum Density2 {
     ChiSquare,
     /// `inv_chi_square_lpdf(y, nu)`.
     InvChiSquare,
+    /// `rayleigh_lpdf(y, sigma)`.
+    Rayleigh,
 }
 
 /// A probability function of four real arguments an [`ArrayInstr::Density4`] computes.
@@ -587,6 +596,12 @@ pub enum Density2 {
 pub enum Density4 {
     /// `student_t_lpdf(y, nu, mu, sigma)`.
     StudentT,
+    /// `skew_normal_lpdf(y, xi, omega, alpha)`.
+    SkewNormal,
+    /// `exp_mod_normal_lpdf(y, mu, sigma, lambda)`.
+    ExpModNormal,
+    /// `skew_double_exponential_lpdf(y, mu, sigma, tau)`.
+    SkewDoubleExponential,
 }
 
 impl Density2 {
@@ -595,6 +610,7 @@ impl Density2 {
             Density2::Exponential => prob::exponential::exponential_lpdf_flat,
             Density2::ChiSquare => prob::chi_square::chi_square_lpdf_flat,
             Density2::InvChiSquare => prob::inv_chi_square::inv_chi_square_lpdf_flat,
+            Density2::Rayleigh => prob::rayleigh::rayleigh_lpdf_flat,
         }
     }
 }
@@ -603,6 +619,11 @@ impl Density4 {
     fn flat(self) -> FlatDensity<4> {
         match self {
             Density4::StudentT => prob::student_t::student_t_lpdf_flat,
+            Density4::SkewNormal => prob::skew_normal::skew_normal_lpdf_flat,
+            Density4::ExpModNormal => prob::exp_mod_normal::exp_mod_normal_lpdf_flat,
+            Density4::SkewDoubleExponential => {
+                prob::skew_double_exponential::skew_double_exponential_lpdf_flat
+            }
         }
     }
 }
@@ -628,6 +649,9 @@ impl Density {
             Density::Lognormal => prob::lognormal::lognormal_lpdf_flat,
             Density::InvGamma => prob::inv_gamma::inv_gamma_lpdf_flat,
             Density::Weibull => prob::weibull::weibull_lpdf_flat,
+            Density::VonMises => prob::von_mises::von_mises_lpdf_flat,
+            Density::Loglogistic => prob::loglogistic::loglogistic_lpdf_flat,
+            Density::BetaProportion => prob::beta_proportion::beta_proportion_lpdf_flat,
         })
     }
 }
