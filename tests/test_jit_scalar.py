@@ -352,6 +352,8 @@ ELEMENTWISE_DENSITIES = [
     (revad.weibull_lpdf, (0.05, 6.0), (0.3, 4.0)),
     (revad.von_mises_lpdf, (-3.0, 3.0), (-2.0, 2.0)),
     (revad.loglogistic_lpdf, (0.05, 6.0), (0.3, 4.0)),
+    (revad.pareto_lpdf, (2.0, 6.0), (0.3, 1.9)),  # y ≥ y_min everywhere
+    (revad.scaled_inv_chi_square_lpdf, (0.05, 6.0), (0.3, 8.0)),
 ]
 
 
@@ -441,6 +443,22 @@ def test_rayleigh_and_beta_proportion_run_by_the_form_bit_for_bit() -> None:
     with pytest.raises(revad.DomainError):
         jitted(args[0], 1.5, args[2], args[3], args[4])
     assert same(jitted(*args), vg(*args))
+
+
+def test_outside_the_support_a_form_leaves_the_call_to_the_tape() -> None:
+    # pareto_lpdf is −∞ where y < y_min, scaled_inv_chi_square_lpdf where y ≤ 0.
+    def model(y: Any, ym: Any, a: Any) -> Any:
+        return revad.pareto_lpdf(y, ym, a) + revad.scaled_inv_chi_square_lpdf(y, a, 1.5)
+
+    vg = revad.value_and_grad(model, argnums=(0, 1, 2))
+    jitted = revad.jit(vg)
+    inside = (np.array([2.0, 3.0, 4.5]), 1.5, 2.0)
+    assert same(jitted(*inside), vg(*inside))
+    for outside in [(np.array([2.0, 1.0, 4.5]), 1.5, 2.0), (np.array([2.0, -1.0, 4.5]), 0.5, 2.0)]:
+        value, _ = jitted(*outside)
+        assert value == -np.inf and same(jitted(*outside), vg(*outside))
+    assert same(jitted(*inside), vg(*inside))
+    assert jitted.stats()["recordings"] == 1
 
 
 @pytest.mark.parametrize(("f", "shape_range"), [

@@ -425,6 +425,8 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
         "von_mises_lpdf" => Density::VonMises,
         "loglogistic_lpdf" => Density::Loglogistic,
         "beta_proportion_lpdf" => Density::BetaProportion,
+        "pareto_lpdf" => Density::Pareto,
+        "scaled_inv_chi_square_lpdf" => Density::ScaledInvChiSquare,
         _ => return None,
     };
     let [y, mu, sigma] = scs else { return None };

@@ -22,6 +22,15 @@ pub(crate) enum Lane<'a> {
 }
 
 impl<'a> Lane<'a> {
+    /// Value `i` (a scalar's one value at every `i`).
+    #[inline(always)]
+    pub(crate) fn at(self, i: usize) -> f64 {
+        match self {
+            Lane::One(v) => v,
+            Lane::Many(a) => a[i],
+        }
+    }
+
     /// The first `n` values (a scalar unchanged).
     ///
     /// # Panics

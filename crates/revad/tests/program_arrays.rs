@@ -10,8 +10,9 @@ use revad::prob::{
     beta_lpdf, beta_proportion_lpdf, cauchy_lpdf, chi_square_lpdf, double_exponential_lpdf,
     exp_mod_normal_lpdf, exponential_lpdf, frechet_lpdf, gamma_lpdf, gumbel_lpdf,
     inv_chi_square_lpdf, inv_gamma_lpdf, logistic_lpdf, loglogistic_lpdf, lognormal_lpdf,
-    normal_lpdf, rayleigh_lpdf, skew_double_exponential_lpdf, skew_normal_lpdf, student_t_lpdf,
-    von_mises_lpdf, weibull_lpdf, ConstArg, VarArg,
+    normal_lpdf, pareto_lpdf, rayleigh_lpdf, scaled_inv_chi_square_lpdf,
+    skew_double_exponential_lpdf, skew_normal_lpdf, student_t_lpdf, von_mises_lpdf, weibull_lpdf,
+    ConstArg, VarArg,
 };
 use revad::program::scalar::{
     Arg, ArrayInstr, ArrayMap, Density, Density2, Density4, ScalarProgram,
@@ -295,6 +296,10 @@ fn taped_density(case: Case, inputs: &[Input], seed: f64, propto: bool) -> Optio
             Case::Three(Density::VonMises) => dispatch3!(von_mises_lpdf, a, propto),
             Case::Three(Density::Loglogistic) => dispatch3!(loglogistic_lpdf, a, propto),
             Case::Three(Density::BetaProportion) => dispatch3!(beta_proportion_lpdf, a, propto),
+            Case::Three(Density::Pareto) => dispatch3!(pareto_lpdf, a, propto),
+            Case::Three(Density::ScaledInvChiSquare) => {
+                dispatch3!(scaled_inv_chi_square_lpdf, a, propto)
+            }
             Case::Two(Density2::Rayleigh) => dispatch2!(rayleigh_lpdf, a, propto),
             Case::Four(Density4::SkewNormal) => dispatch4!(skew_normal_lpdf, a, propto),
             Case::Four(Density4::ExpModNormal) => dispatch4!(exp_mod_normal_lpdf, a, propto),
@@ -487,6 +492,8 @@ fn densities_decline_where_the_tape_checks() {
         Density::VonMises,
         Density::Loglogistic,
         Density::BetaProportion,
+        Density::Pareto,
+        Density::ScaledInvChiSquare,
     ]
     .map(Case::Three)
     .to_vec();
@@ -631,6 +638,50 @@ fn von_mises_loglogistic_and_beta_proportion_lpdf_match_the_tape() {
             v
         }
     });
+}
+
+#[test]
+fn pareto_and_scaled_inv_chi_square_lpdf_match_the_tape() {
+    // y above y_min: y from 2 to 6, y_min from 0.5 to 1.9.
+    check_density(Density::Pareto, |k, len, seed| match k {
+        0 => values(len, seed, 2.0, 6.0),
+        1 => values(len, seed + 1, 0.5, 1.9),
+        _ => values(len, seed + 2, 0.3, 4.0),
+    });
+    check_density(Density::ScaledInvChiSquare, |k, len, seed| match k {
+        0 => values(len, seed, 0.05, 6.0),
+        _ => values(len, seed + k as u64, 0.3, 8.0),
+    });
+    // Outside the support (a density of 0, −∞): the form declines, the tape decides.
+    let input = |kind, values: Vec<f64>| Input { kind, values };
+    for (case, rows) in [
+        (
+            Density::Pareto,
+            [
+                vec![3.0, 0.5, 2.5],
+                vec![1.0, 1.0, 1.0],
+                vec![1.0, 2.0, 0.9],
+            ],
+        ),
+        (
+            Density::ScaledInvChiSquare,
+            [
+                vec![1.0, 0.0, 2.0],
+                vec![2.0, 3.0, 2.0],
+                vec![1.0, 1.0, 1.0],
+            ],
+        ),
+    ] {
+        let inputs = [
+            input(Kind::Array, rows[0].clone()),
+            input(Kind::Array, rows[1].clone()),
+            input(Kind::Array, rows[2].clone()),
+        ];
+        let f = flat(&inputs, 1.0, |args| Case::Three(case).instr(args, false));
+        let t = taped_density(Case::Three(case), &inputs, 1.0, false);
+        assert!(f.is_none(), "{case:?}: answered outside the support");
+        assert_eq!(t.map(|(v, _)| v), Some(f64::NEG_INFINITY), "{case:?}");
+    }
 }
 
 #[test]

@@ -607,10 +607,7 @@ pub(super) fn flat_density<const K: usize>(
     each.fill(0.0);
     let mut total = 0.0;
     for i in 0..n {
-        let vals = args.map(|x| match x.lane {
-            Lane::One(v) => v,
-            Lane::Many(s) => s[i],
-        });
+        let vals = args.map(|x| x.lane.at(i));
         let (v, d) = term(i, vals).ok()?;
         total += v;
         for (k, x) in args.iter().enumerate() {

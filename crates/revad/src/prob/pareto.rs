@@ -13,8 +13,8 @@
 //! with r = 1/expm1(−L). Below y_min the density and CDF are 0 (log −∞), the complementary
 //! CDF 1, with zero partials.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::log_exp::log1m_exp;
 
@@ -50,20 +50,46 @@ where
 {
     let call = LPDF.check("pareto_lpdf", (), (&y, &y_min, &alpha))?;
     let call = call.zero_if_any(|i| y.val(i) < y_min.val(i));
-    call.sum(Form::Density { propto }, |_, [yv, m, a]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, A::IS_VAR]),
+    )
+}
+
+/// The term of [`pareto_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, m_var, a_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, m, a]| {
         let (ly, lm) = (yv.ln(), m.ln());
         let mut lp = 0.0;
-        if !propto || A::IS_VAR {
+        if !propto || a_var {
             lp += a.ln();
         }
-        if !propto || M::IS_VAR || A::IS_VAR {
+        if !propto || m_var || a_var {
             lp += a * lm;
         }
-        if !propto || Y::IS_VAR || A::IS_VAR {
+        if !propto || y_var || a_var {
             lp -= (a + 1.0) * ly;
         }
         Ok((lp, [-(a + 1.0) / yv, a / m, 1.0 / a + lm - ly]))
-    })
+    }
+}
+
+/// [`pareto_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]); `None` where some `y` lies below `y_min` (the taped
+/// function's density of 0).
+pub(crate) fn pareto_lpdf_flat(args: [Flat<'_>; 3], propto: bool, keep: &mut [f64]) -> Option<f64> {
+    // y below y_min somewhere: a density of 0, which the taped function returns.
+    let n = Flat::common_size(&args)?;
+    if (0..n).any(|i| args[0].lane.at(i) < args[1].lane.at(i)) {
+        return None;
+    }
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&LPDF, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, M: ProbArg, A: ProbArg>(

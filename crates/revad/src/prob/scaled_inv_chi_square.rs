@@ -9,8 +9,8 @@
 //!   ∂z/∂y = −z/y, ∂z/∂ν = s²/(2y), ∂z/∂s = νs/y, ∂h/∂ν = ½ and the incomplete gamma
 //!   derivatives.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::Result;
 use crate::special::gamma::{digamma, lgamma};
 use crate::special::inc_gamma::log_inc_gamma;
@@ -49,27 +49,56 @@ where
 {
     let call = LPDF.check("scaled_inv_chi_square_lpdf", (), (&y, &nu, &s))?;
     let call = call.zero_if_any(|i| y.val(i) <= 0.0);
-    call.sum(Form::Density { propto }, |_, [yv, nv, sv]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, N::IS_VAR, S::IS_VAR]),
+    )
+}
+
+/// The term of [`scaled_inv_chi_square_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [y_var, n_var, s_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [yv, nv, sv]| {
         let h = 0.5 * nv;
         let (ly, ls, lh, inv_y) = (yv.ln(), sv.ln(), h.ln(), 1.0 / yv);
         let z = h * sv * sv * inv_y;
         let mut lp = -z;
-        if !propto || N::IS_VAR {
+        if !propto || n_var {
             lp += h * lh - lgamma(h);
         }
-        if !propto || N::IS_VAR || S::IS_VAR {
+        if !propto || n_var || s_var {
             lp += nv * ls;
         }
-        if !propto || Y::IS_VAR || N::IS_VAR {
+        if !propto || y_var || n_var {
             lp -= (h + 1.0) * ly;
         }
-        let dnu = if N::IS_VAR {
+        let dnu = if n_var {
             0.5 * (lh + 1.0 - digamma(h)) + ls - 0.5 * ly - 0.5 * sv * sv * inv_y
         } else {
             0.0
         };
         Ok((lp, [(z - h - 1.0) * inv_y, dnu, nv / sv - nv * sv * inv_y]))
-    })
+    }
+}
+
+/// [`scaled_inv_chi_square_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]); `None` where some `y` is not positive (the taped
+/// function's density of 0).
+pub(crate) fn scaled_inv_chi_square_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    // y ≤ 0 somewhere: a density of 0, which the taped function returns.
+    if args[0].any(|y| y <= 0.0) {
+        return None;
+    }
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&LPDF, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, N: ProbArg, S: ProbArg>(

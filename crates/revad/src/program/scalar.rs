@@ -576,6 +576,10 @@ pub enum Density {
     Loglogistic,
     /// `beta_proportion_lpdf(y, mu, kappa)`.
     BetaProportion,
+    /// `pareto_lpdf(y, y_min, alpha)`.
+    Pareto,
+    /// `scaled_inv_chi_square_lpdf(y, nu, s)`.
+    ScaledInvChiSquare,
 }
 
 /// A probability function of two real arguments an [`ArrayInstr::Density2`] computes.
@@ -652,6 +656,10 @@ impl Density {
             Density::VonMises => prob::von_mises::von_mises_lpdf_flat,
             Density::Loglogistic => prob::loglogistic::loglogistic_lpdf_flat,
             Density::BetaProportion => prob::beta_proportion::beta_proportion_lpdf_flat,
+            Density::Pareto => prob::pareto::pareto_lpdf_flat,
+            Density::ScaledInvChiSquare => {
+                prob::scaled_inv_chi_square::scaled_inv_chi_square_lpdf_flat
+            }
         })
     }
 }
