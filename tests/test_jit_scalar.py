@@ -445,18 +445,29 @@ def test_rayleigh_and_beta_proportion_run_by_the_form_bit_for_bit() -> None:
     assert same(jitted(*args), vg(*args))
 
 
-def test_outside_the_support_a_form_leaves_the_call_to_the_tape() -> None:
-    # pareto_lpdf is −∞ where y < y_min, scaled_inv_chi_square_lpdf where y ≤ 0.
-    def model(y: Any, ym: Any, a: Any) -> Any:
-        return revad.pareto_lpdf(y, ym, a) + revad.scaled_inv_chi_square_lpdf(y, a, 1.5)
+def test_densities_with_a_support_run_by_the_form_bit_for_bit() -> None:
+    # pareto_lpdf is −∞ where y < y_min, scaled_inv_chi_square_lpdf where y ≤ 0,
+    # uniform_lpdf where y is outside [α, β]; pareto_type_2_lpdf rejects y < μ.
+    def model(y: Any, ym: Any, a: Any, b: Any) -> Any:
+        return (revad.pareto_lpdf(y, ym, a) + revad.scaled_inv_chi_square_lpdf(y, a, 1.5)
+                + revad.uniform_lpdf(y, ym - 4.0, b) + revad.uniform_lpdf(y, -3.0, 8.0)
+                + revad.pareto_type_2_lpdf(y, ym - 1.0, a, b)
+                + revad.pareto_type_2_lpdf(y, -1.0, 2.0, 3.0, propto=True))
 
-    vg = revad.value_and_grad(model, argnums=(0, 1, 2))
+    vg = revad.value_and_grad(model, argnums=(0, 1, 2, 3))
     jitted = revad.jit(vg)
-    inside = (np.array([2.0, 3.0, 4.5]), 1.5, 2.0)
-    assert same(jitted(*inside), vg(*inside))
-    for outside in [(np.array([2.0, 1.0, 4.5]), 1.5, 2.0), (np.array([2.0, -1.0, 4.5]), 0.5, 2.0)]:
+    rng = np.random.default_rng(17)
+    for _ in range(30):
+        inside = (rng.uniform(2.0, 6.0, 3), float(rng.uniform(0.5, 1.9)),
+                  float(rng.uniform(0.3, 4.0)), float(rng.uniform(6.5, 9.0)))
+        assert same(jitted(*inside), vg(*inside))
+    assert scalar_programs(jitted) == 1
+    for outside in [(np.array([2.0, 1.0, 4.5]), 1.5, 2.0, 7.0),  # y < y_min
+                    (np.array([2.0, 4.5, 7.5]), 1.5, 2.0, 7.0)]:  # y > β
         value, _ = jitted(*outside)
         assert value == -np.inf and same(jitted(*outside), vg(*outside))
+    with pytest.raises(revad.DomainError):  # β ≤ α
+        jitted(inside[0], inside[1], inside[2], -3.0)
     assert same(jitted(*inside), vg(*inside))
     assert jitted.stats()["recordings"] == 1
 

@@ -400,6 +400,7 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
                 "skew_normal_lpdf" => Density4::SkewNormal,
                 "exp_mod_normal_lpdf" => Density4::ExpModNormal,
                 "skew_double_exponential_lpdf" => Density4::SkewDoubleExponential,
+                "pareto_type_2_lpdf" => Density4::ParetoType2,
                 _ => return None,
             };
             return Some(Form::Array(ArrayInstr::Density4 {
@@ -427,6 +428,7 @@ fn density_form(function: &str, scs: &[Sc<'_>], propto: bool) -> Option<Form> {
         "beta_proportion_lpdf" => Density::BetaProportion,
         "pareto_lpdf" => Density::Pareto,
         "scaled_inv_chi_square_lpdf" => Density::ScaledInvChiSquare,
+        "uniform_lpdf" => Density::Uniform,
         _ => return None,
     };
     let [y, mu, sigma] = scs else { return None };

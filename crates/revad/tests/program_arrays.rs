@@ -10,9 +10,9 @@ use revad::prob::{
     beta_lpdf, beta_proportion_lpdf, cauchy_lpdf, chi_square_lpdf, double_exponential_lpdf,
     exp_mod_normal_lpdf, exponential_lpdf, frechet_lpdf, gamma_lpdf, gumbel_lpdf,
     inv_chi_square_lpdf, inv_gamma_lpdf, logistic_lpdf, loglogistic_lpdf, lognormal_lpdf,
-    normal_lpdf, pareto_lpdf, rayleigh_lpdf, scaled_inv_chi_square_lpdf,
-    skew_double_exponential_lpdf, skew_normal_lpdf, student_t_lpdf, von_mises_lpdf, weibull_lpdf,
-    ConstArg, VarArg,
+    normal_lpdf, pareto_lpdf, pareto_type_2_lpdf, rayleigh_lpdf, scaled_inv_chi_square_lpdf,
+    skew_double_exponential_lpdf, skew_normal_lpdf, student_t_lpdf, uniform_lpdf, von_mises_lpdf,
+    weibull_lpdf, ConstArg, VarArg,
 };
 use revad::program::scalar::{
     Arg, ArrayInstr, ArrayMap, Density, Density2, Density4, ScalarProgram,
@@ -300,6 +300,8 @@ fn taped_density(case: Case, inputs: &[Input], seed: f64, propto: bool) -> Optio
             Case::Three(Density::ScaledInvChiSquare) => {
                 dispatch3!(scaled_inv_chi_square_lpdf, a, propto)
             }
+            Case::Three(Density::Uniform) => dispatch3!(uniform_lpdf, a, propto),
+            Case::Four(Density4::ParetoType2) => dispatch4!(pareto_type_2_lpdf, a, propto),
             Case::Two(Density2::Rayleigh) => dispatch2!(rayleigh_lpdf, a, propto),
             Case::Four(Density4::SkewNormal) => dispatch4!(skew_normal_lpdf, a, propto),
             Case::Four(Density4::ExpModNormal) => dispatch4!(exp_mod_normal_lpdf, a, propto),
@@ -494,6 +496,7 @@ fn densities_decline_where_the_tape_checks() {
         Density::BetaProportion,
         Density::Pareto,
         Density::ScaledInvChiSquare,
+        Density::Uniform,
     ]
     .map(Case::Three)
     .to_vec();
@@ -504,6 +507,7 @@ fn densities_decline_where_the_tape_checks() {
         Case::Four(Density4::SkewNormal),
         Case::Four(Density4::ExpModNormal),
         Case::Four(Density4::SkewDoubleExponential),
+        Case::Four(Density4::ParetoType2),
     ]);
     for case in all {
         // The rows as (y, μ, σ): y and σ for two arguments; ν = 3 (and then ν = −1) before μ
@@ -641,7 +645,7 @@ fn von_mises_loglogistic_and_beta_proportion_lpdf_match_the_tape() {
 }
 
 #[test]
-fn pareto_and_scaled_inv_chi_square_lpdf_match_the_tape() {
+fn densities_with_a_support_match_the_tape() {
     // y above y_min: y from 2 to 6, y_min from 0.5 to 1.9.
     check_density(Density::Pareto, |k, len, seed| match k {
         0 => values(len, seed, 2.0, 6.0),
@@ -651,6 +655,18 @@ fn pareto_and_scaled_inv_chi_square_lpdf_match_the_tape() {
     check_density(Density::ScaledInvChiSquare, |k, len, seed| match k {
         0 => values(len, seed, 0.05, 6.0),
         _ => values(len, seed + k as u64, 0.3, 8.0),
+    });
+    // y ≥ α and y ≤ β: y from 1 to 2, α from −1 to 0.9, β from 2.1 to 4.
+    check_density(Density::Uniform, |k, len, seed| match k {
+        0 => values(len, seed, 1.0, 2.0),
+        1 => values(len, seed + 1, -1.0, 0.9),
+        _ => values(len, seed + 2, 2.1, 4.0),
+    });
+    // y ≥ μ: y from 2 to 6, μ from −1 to 1.9.
+    check_case(Case::Four(Density4::ParetoType2), |k, len, seed| match k {
+        0 => values(len, seed, 2.0, 6.0),
+        1 => values(len, seed + 1, -1.0, 1.9),
+        _ => values(len, seed + k as u64, 0.3, 4.0),
     });
     // Outside the support (a density of 0, −∞): the form declines, the tape decides.
     let input = |kind, values: Vec<f64>| Input { kind, values };
@@ -669,6 +685,14 @@ fn pareto_and_scaled_inv_chi_square_lpdf_match_the_tape() {
                 vec![1.0, 0.0, 2.0],
                 vec![2.0, 3.0, 2.0],
                 vec![1.0, 1.0, 1.0],
+            ],
+        ),
+        (
+            Density::Uniform,
+            [
+                vec![0.5, 2.5, 1.0],
+                vec![0.0, 0.0, 0.0],
+                vec![2.0, 2.0, 2.0],
             ],
         ),
     ] {

@@ -13,8 +13,8 @@
 //!
 //! with r = 1/expm1(−L).
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::{require, Result};
 use crate::special::log_exp::log1m_exp;
 
@@ -58,20 +58,50 @@ where
     const F: &str = "pareto_type_2_lpdf";
     let call = ARGS.check(F, (), (&y, &mu, &lambda, &alpha))?;
     let call = call.require_each(|i| above_location(F, y.val(i), mu.val(i)))?;
-    call.sum(Form::Density { propto }, |_, [yv, m, l, a]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, M::IS_VAR, L::IS_VAR, A::IS_VAR]),
+    )
+}
+
+/// The term of [`pareto_type_2_lpdf`] at one element and its partials; the flags say which of the
+/// four arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, _, l_var, a_var]: [bool; 4],
+) -> impl Fn(usize, [f64; 4]) -> Result<(f64, [f64; 4])> {
+    move |_, [yv, m, l, a]| {
         let x = (yv - m) / l;
         let w = l + (yv - m);
         let l1p = x.ln_1p();
         let mut lp = -(a + 1.0) * l1p;
-        if !propto || A::IS_VAR {
+        if !propto || a_var {
             lp += a.ln();
         }
-        if !propto || L::IS_VAR {
+        if !propto || l_var {
             lp -= l.ln();
         }
         let dy = -(a + 1.0) / w;
         Ok((lp, [dy, -dy, -1.0 / l + (a + 1.0) * x / w, 1.0 / a - l1p]))
-    })
+    }
+}
+
+/// [`pareto_type_2_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]); `None` where some `y` lies below `mu` (the taped
+/// function's error).
+pub(crate) fn pareto_type_2_lpdf_flat(
+    args: [Flat<'_>; 4],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    // y below μ somewhere: the taped function's error.
+    let n = Flat::common_size(&args)?;
+    if !(0..n).all(|i| args[0].lane.at(i) >= args[1].lane.at(i)) {
+        return None;
+    }
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, M: ProbArg, L: ProbArg, A: ProbArg>(

@@ -13,8 +13,8 @@
 //! Outside [α, β] the density is 0 (log −∞); the CDF is 0 below α and 1 above β, with zero
 //! partials.
 
-use super::args::{Out, ProbArg, ProbOutput};
-use super::elements::{Form, Rule, Table};
+use super::args::{Flat, Out, ProbArg, ProbOutput};
+use super::elements::{flat_density, Form, Rule, Table};
 use crate::error::{require_with, Result};
 
 /// Stan's checks of the uniform distribution's arguments, and [`ordered`].
@@ -60,15 +60,49 @@ where
         let yv = y.val(i);
         yv < alpha.val(i) || yv > beta.val(i)
     });
-    call.sum(Form::Density { propto }, |_, [_, a, b]| {
+    call.sum(
+        Form::Density { propto },
+        lpdf_term(propto, [Y::IS_VAR, A::IS_VAR, B::IS_VAR]),
+    )
+}
+
+/// The term of [`uniform_lpdf`] at one element and its partials; the flags say which of the
+/// three arguments are variables (the terms only they need are skipped with `propto`).
+#[inline(always)]
+fn lpdf_term(
+    propto: bool,
+    [_, a_var, b_var]: [bool; 3],
+) -> impl Fn(usize, [f64; 3]) -> Result<(f64, [f64; 3])> {
+    move |_, [_, a, b]| {
         let w = b - a;
-        let lp = if !propto || A::IS_VAR || B::IS_VAR {
+        let lp = if !propto || a_var || b_var {
             -w.ln()
         } else {
             0.0
         };
         Ok((lp, [0.0, 1.0 / w, -1.0 / w]))
-    })
+    }
+}
+
+/// [`uniform_lpdf`] on plain floats, for a program's scalar form: the value, with the partials
+/// in `keep` (see [`flat_density`]); `None` where some `beta` is not above `alpha` (the
+/// taped function's error) or some `y` lies outside `[alpha, beta]` (its density of 0).
+pub(crate) fn uniform_lpdf_flat(
+    args: [Flat<'_>; 3],
+    propto: bool,
+    keep: &mut [f64],
+) -> Option<f64> {
+    // β ≤ α somewhere (the taped function's error), or y outside [α, β] (its density of 0).
+    let n = Flat::common_size(&args)?;
+    let inside = |i| {
+        let [y, a, b] = args.map(|x| x.lane.at(i));
+        b > a && y >= a && y <= b
+    };
+    if !(0..n).all(inside) {
+        return None;
+    }
+    let term = lpdf_term(propto, args.map(|x| x.var.is_some()));
+    flat_density(&ARGS, args, term, keep)
 }
 
 fn tail_impl<Y: ProbArg, A: ProbArg, B: ProbArg>(

@@ -580,6 +580,8 @@ pub enum Density {
     Pareto,
     /// `scaled_inv_chi_square_lpdf(y, nu, s)`.
     ScaledInvChiSquare,
+    /// `uniform_lpdf(y, alpha, beta)`.
+    Uniform,
 }
 
 /// A probability function of two real arguments an [`ArrayInstr::Density2`] computes.
@@ -606,6 +608,8 @@ pub enum Density4 {
     ExpModNormal,
     /// `skew_double_exponential_lpdf(y, mu, sigma, tau)`.
     SkewDoubleExponential,
+    /// `pareto_type_2_lpdf(y, mu, lambda, alpha)`.
+    ParetoType2,
 }
 
 impl Density2 {
@@ -628,6 +632,7 @@ impl Density4 {
             Density4::SkewDoubleExponential => {
                 prob::skew_double_exponential::skew_double_exponential_lpdf_flat
             }
+            Density4::ParetoType2 => prob::pareto_type_2::pareto_type_2_lpdf_flat,
         }
     }
 }
@@ -660,6 +665,7 @@ impl Density {
             Density::ScaledInvChiSquare => {
                 prob::scaled_inv_chi_square::scaled_inv_chi_square_lpdf_flat
             }
+            Density::Uniform => prob::uniform::uniform_lpdf_flat,
         })
     }
 }
