@@ -148,6 +148,40 @@ fn a_running_product_is_one_record_with_the_gradient_of_separate_ones() {
 }
 
 #[test]
+fn chains_of_one_step_match_separate_records() {
+    // A sum or product that no later operation continues stays a chain of one step, which
+    // has a reverse pass of its own; a second step gives it the general one. Both must agree
+    // bit for bit with plain records, also for zero, signed-zero, infinite and NaN operands and
+    // for zero adjoints (`w = 0` below).
+    let f = |v: &[Var], add: &dyn Fn(Var, Var) -> Var, mul: &dyn Fn(Var, Var) -> Var| {
+        let p = mul(v[0], v[1]); // one step: the sine ends it
+                                 // One step; p's adjoint comes only through it, and is zero when v[4] = 0.
+        let c = mul(revad::sin(p), v[4]);
+        let q = add(c, v[2]); // one step: the product below ends it
+        let r = mul(q, v[3]); // one step, then continued by `· v[3]`: two steps
+        let s = mul(r, v[3]);
+        add(s, q)
+    };
+    let values = [1.5, -0.0, 0.0, 2.0, f64::INFINITY, f64::NAN, -3.25];
+    for (i, &a) in values.iter().enumerate() {
+        for &b in &values[i..] {
+            for w in [0.0, 0.75] {
+                let point = [a, b, 0.5, 1.25, w];
+                let (v, g) = gradient(|v| f(v, &|a, b| a + b, &|a, b| a * b), &point);
+                let (u, h) = gradient(|v| f(v, &plain_add, &plain_mul), &point);
+                assert_eq!(v.to_bits(), u.to_bits(), "at {point:?}");
+                assert_eq!(bits(&g), bits(&h), "at {point:?}");
+            }
+        }
+    }
+    check_gradient(
+        |v| f(v, &|a, b| a + b, &|a, b| a * b),
+        &[&[0.3, -1.2, 0.5, 2.0, 0.75], &[1e-8, 3.0, -0.5, 0.1, 2.0]],
+    );
+    tape::reset();
+}
+
+#[test]
 fn long_chains_cross_arena_chunks() {
     tape::reset();
     // 8 bytes a step: 10⁵ steps fill more than one 64 KiB chunk.

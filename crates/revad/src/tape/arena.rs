@@ -27,7 +27,9 @@
 //! While it is the newest record and the next operation of its kind continues its last
 //! result, the record grows by one step in place ([`Arena::extend_chain`]). Its reverse pass
 //! carries the adjoint from step to step in a register, where separate records wait at every
-//! step for the adjoint just stored to be loaded again.
+//! step for the adjoint just stored to be loaded again. A chain of one step (a lone `a + b` or
+//! `a·b`, the common case in an expression) has a thunk of its own that runs the step
+//! directly; the second step switches it to the general one.
 //!
 //! Chunks are never moved or freed while records live in them; `rewind` keeps them for reuse
 //! and `release` frees them.
@@ -42,6 +44,11 @@ use super::{Adjoints, Slot};
 pub(crate) const WORD: usize = 8;
 const CHUNK_ALIGN: usize = 16;
 const FIRST_CHUNK: usize = 64 * 1024;
+/// Bytes left unused at the start of each chunk, so that the first records and the first
+/// adjoint slots (both at the start of page-aligned allocations, with some allocators) are not
+/// a multiple of 4 KiB apart: the processor would take the sweep's loads of records for
+/// reloads of the adjoints it has just stored ("4K aliasing") and wait.
+const CHUNK_PAD: usize = 2048;
 
 #[inline(always)]
 const fn round_up(n: usize) -> usize {
@@ -210,11 +217,22 @@ impl Chain {
         self.step_size() + CHAIN_HEADER + WORD
     }
 
+    /// The thunk of a chain of two steps or more.
     #[inline(always)]
     fn thunk(self) -> Thunk {
         match self {
             Chain::Add => add_chain_thunk as Thunk,
             Chain::Mul => mul_chain_thunk as Thunk,
+        }
+    }
+
+    /// The thunk of a chain of one step (most sums and products of an expression): it runs
+    /// the step without reading the header's length or looping.
+    #[inline(always)]
+    fn one_step_thunk(self) -> Thunk {
+        match self {
+            Chain::Add => add_one_thunk as Thunk,
+            Chain::Mul => mul_one_thunk as Thunk,
         }
     }
 
@@ -245,6 +263,60 @@ unsafe fn chain_parts(chain: Chain, end: *mut u8) -> (u32, u32, *mut u8) {
         let [m, t0] = end.sub(WORD + CHAIN_HEADER).cast::<[u32; 2]>().read();
         let start = end.sub(WORD + CHAIN_HEADER + m as usize * chain.step_size());
         (m, t0, start)
+    }
+}
+
+/// A product's step as written by `Chain::write`.
+#[repr(C)]
+struct MulStep {
+    slots: [u32; 2],
+    values: [f64; 2],
+}
+
+/// Runs or skips a chain of additions of one step, `t₁ = t₀ + x₁`: `x̄₁ += t̄₁`, `t̄₀ += t̄₁`,
+/// as [`add_chain_thunk`] does for `m = 1`.
+///
+/// # Safety
+/// As for [`thunk`], for a record written by [`Arena::push_chain`] and not extended.
+unsafe fn add_one_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+    // SAFETY: the record is one step, the header and the thunk (see `chain_parts`); for `Run`,
+    // `adj` is the caller's valid, unaliased buffer (see `thunk`).
+    unsafe {
+        let start = end.sub(Chain::Add.new_size());
+        if let Action::Run = action {
+            let adj = &mut *(adj as *mut Adjoints);
+            let [x, t] = start.cast::<[u32; 2]>().read();
+            let [_, t0] = end.sub(WORD + CHAIN_HEADER).cast::<[u32; 2]>().read();
+            let g = adj[Slot(t)];
+            adj[Slot(x)] += g;
+            adj[Slot(t0)] += g;
+        }
+        start
+    }
+}
+
+/// Runs or skips a chain of products of one step, `t₁ = t₀·x₁`: when `t̄₁ ≠ 0`,
+/// `x̄₁ += t̄₁·t₀` and `t̄₀ += t̄₁·x₁`, as [`mul_chain_thunk`] does for `m = 1` (where a zero
+/// adjoint passes down −0.0, which adds nothing).
+///
+/// # Safety
+/// As for [`add_one_thunk`].
+unsafe fn mul_one_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+    // SAFETY: as for `add_one_thunk`; `MulStep` is the 24-byte step layout.
+    unsafe {
+        let start = end.sub(Chain::Mul.new_size());
+        if let Action::Run = action {
+            let adj = &mut *(adj as *mut Adjoints);
+            let s = &*start.cast::<MulStep>();
+            let [_, t0] = end.sub(WORD + CHAIN_HEADER).cast::<[u32; 2]>().read();
+            let ([x, t], [x_val, t_val]) = (s.slots, s.values);
+            let g = adj[Slot(t)];
+            if g != 0.0 {
+                adj[Slot(x)] += g * t_val;
+                adj[Slot(t0)] += g * x_val;
+            }
+        }
+        start
     }
 }
 
@@ -290,12 +362,6 @@ unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
 /// # Safety
 /// As for [`add_chain_thunk`].
 unsafe fn mul_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
-    /// A step as written by `Chain::write`.
-    #[repr(C)]
-    struct MulStep {
-        slots: [u32; 2],
-        values: [f64; 2],
-    }
     // SAFETY: as for `add_chain_thunk`; `MulStep` is the 24-byte step layout.
     unsafe {
         let (m, t0, start) = chain_parts(Chain::Mul, end);
@@ -349,7 +415,9 @@ impl Arena {
         unsafe {
             chain.write(p, step);
             p.add(k).cast::<[u32; 2]>().write([1, t0]);
-            p.add(k + CHAIN_HEADER).cast::<Thunk>().write(chain.thunk());
+            p.add(k + CHAIN_HEADER)
+                .cast::<Thunk>()
+                .write(chain.one_step_thunk());
             self.top = p.add(chain.new_size());
         }
     }
@@ -406,7 +474,7 @@ impl Arena {
 
     /// Bytes of all chunks.
     pub(crate) fn bytes_reserved(&self) -> usize {
-        self.chunks.iter().map(|c| c.cap).sum()
+        self.chunks.iter().map(|c| c.cap + CHUNK_PAD).sum()
     }
 
     /// A pointer to `size` free bytes at the top (not yet committed).
@@ -450,10 +518,13 @@ impl Arena {
             None => {
                 let last = self.chunks.last().map_or(FIRST_CHUNK / 2, |c| c.cap);
                 let cap = (2 * last).max(size.next_multiple_of(CHUNK_ALIGN));
-                let layout = Layout::from_size_align(cap, CHUNK_ALIGN).expect("arena chunk size");
-                // SAFETY: `cap` is non-zero (at least FIRST_CHUNK).
-                let base = NonNull::new(unsafe { alloc(layout) })
+                let layout = Layout::from_size_align(cap + CHUNK_PAD, CHUNK_ALIGN)
+                    .expect("arena chunk size");
+                // SAFETY: the size is non-zero.
+                let block = NonNull::new(unsafe { alloc(layout) })
                     .unwrap_or_else(|| handle_alloc_error(layout));
+                // SAFETY: the records start `CHUNK_PAD` bytes into the block, inside it.
+                let base = unsafe { block.add(CHUNK_PAD) };
                 self.chunks.push(Chunk { base, cap, used: 0 });
                 self.chunks.len() - 1
             }
@@ -603,8 +674,8 @@ impl Arena {
             // SAFETY: allocated in `grow` with this layout.
             unsafe {
                 dealloc(
-                    c.base.as_ptr(),
-                    Layout::from_size_align_unchecked(c.cap, CHUNK_ALIGN),
+                    c.base.as_ptr().sub(CHUNK_PAD),
+                    Layout::from_size_align_unchecked(c.cap + CHUNK_PAD, CHUNK_ALIGN),
                 )
             };
         }

@@ -264,7 +264,13 @@ impl Scope {
 }
 
 /// The per-thread tape.
+#[repr(C)]
 pub(crate) struct Tape {
+    /// Unused bytes before the fields, so that the fields do not share their offset in a
+    /// 4 KiB page with the first adjoint slots when the allocator gives both the tape and
+    /// the adjoint buffer page-aligned memory (mimalloc does): stores to the adjoints would
+    /// delay loads of the fields ("4K aliasing", see `arena::CHUNK_PAD`).
+    _pad: [u8; 2048],
     /// Generation of the innermost scope, or `WALKING`.
     gen: u32,
     adj: Vec<f64>,
@@ -317,6 +323,7 @@ impl Drop for TapeOwner {
 #[inline(never)]
 fn init_tape() -> *mut Tape {
     let tape = Box::new(Tape {
+        _pad: [0; 2048],
         gen: 1,
         adj: Vec::new(),
         arena: Arena::default(),
@@ -378,6 +385,37 @@ fn walking_panic() -> ! {
 #[inline(never)]
 fn stale(what: &str) -> ! {
     panic!("revad: {what}: this Var is stale: the tape scope that made it was reset or ended")
+}
+
+/// Copies `src` into `out` (of the same length). A few slots (a small gradient's) are read one
+/// by one: the sweep has just stored each of them on its own, and a wider load that spans two
+/// such stores cannot take its data from them, so it waits until they reach the cache.
+#[inline(always)]
+fn copy_adjoints(out: &mut [f64], src: &[f64]) {
+    if src.len() <= 16 {
+        for (o, a) in out.iter_mut().zip(src) {
+            // SAFETY: `a` is a valid, aligned reference. The read is volatile only so that the
+            // compiler keeps one 8-byte load per slot instead of merging them.
+            *o = unsafe { ptr::read_volatile(a) };
+        }
+    } else {
+        out.copy_from_slice(src);
+    }
+}
+
+/// Sets `s` to zeros. A few slots (a small gradient's) are written one by one: a call to
+/// `memset` costs more than their stores.
+#[inline(always)]
+fn zero(s: &mut [f64]) {
+    if s.len() <= 16 {
+        for x in s {
+            // SAFETY: `x` is a valid, aligned, exclusive reference. The write is volatile only so
+            // that the compiler keeps the loop instead of turning it back into `memset`.
+            unsafe { ptr::write_volatile(x, 0.0) };
+        }
+    } else {
+        s.fill(0.0);
+    }
 }
 
 impl Tape {
@@ -500,10 +538,10 @@ impl Tape {
         if n < len {
             let (a, b) = (self.taken.0 as usize, self.taken.1 as usize);
             if n <= a && a < b && b <= len {
-                self.adj[n..a].fill(0.0);
-                self.adj[b..].fill(0.0);
+                zero(&mut self.adj[n..a]);
+                zero(&mut self.adj[b..]);
             } else {
-                self.adj[n..].fill(0.0);
+                zero(&mut self.adj[n..]);
             }
             self.adj.truncate(n);
         }
@@ -555,6 +593,110 @@ impl Tape {
         let g = self.next_gen;
         self.next_gen = self.next_gen.wrapping_add(1).max(1);
         g
+    }
+
+    /// [`try_reset`] in the common case, without its checks and messages: only the outer scope
+    /// is open, no sweep is running, no record has a closure to drop and no adjoints are saved.
+    /// Returns whether it reset.
+    #[inline(always)]
+    fn reset_plain(&mut self) -> bool {
+        let [s] = self.scopes.as_slice() else {
+            return false;
+        };
+        if self.gen == WALKING || s.has_drop || !self.saved_outer.is_empty() {
+            return false;
+        }
+        let g = self.fresh_gen();
+        self.scopes[0] = Scope::new(g, Pos::default(), 0);
+        self.gen = g;
+        self.arena.rewind(Pos::default());
+        self.chain_end = 0;
+        self.truncate_adj(0);
+        true
+    }
+
+    /// Ends the nested scope at `depth` in the common case, as [`recover_to`] would: it is the
+    /// innermost scope, no sweep is running, none of its records has a closure to drop and no
+    /// outer adjoints were saved for it. Returns whether it ended the scope.
+    #[inline(always)]
+    fn end_nested_plain(&mut self, depth: usize) -> bool {
+        if self.gen == WALKING || depth < 2 || self.scopes.len() != depth {
+            return false;
+        }
+        let s = self.scopes[depth - 1];
+        if s.has_drop || self.saved_outer.last().is_some_and(|(d, _)| *d == depth) {
+            return false;
+        }
+        self.scopes.pop();
+        self.arena.rewind(s.start);
+        self.chain_end = 0;
+        self.truncate_adj(s.adj_start as usize);
+        self.gen = self.scopes[depth - 2].gen;
+        true
+    }
+
+    /// Starts the sweep of the current scope from `v`: checks that `v` is a variable of this
+    /// scope, which was not swept yet, marks it swept, saves the outer adjoints if it touches
+    /// them, seeds `v̄ = 1` and marks the tape walking. Returns the scope's records and the
+    /// generation to restore when the walk ends.
+    #[inline(always)]
+    fn start_sweep(&mut self, v: Key) -> Result<(Pos, Pos, u32), Error> {
+        let gen = self.gen;
+        let idx = key_idx(v);
+        let hi = self.arena.pos();
+        let depth = self.scopes.len();
+        let s = self.current();
+        // A variable of the current generation below the top is live and of this scope.
+        let ok = gen != WALKING
+            && key_gen(v) == gen
+            && s.adj_start <= idx
+            && s.swept.is_none()
+            && (idx as usize) < self.adj.len();
+        if !ok {
+            return Err(self.sweep_error(v));
+        }
+        let s = self.current();
+        let (lo, adj_start, touches_outer) = (s.start, s.adj_start, s.touches_outer);
+        s.swept = Some(Swept {
+            top: hi,
+            unrun_to: lo,
+        });
+        if touches_outer {
+            let saved = self.adj[..adj_start as usize].to_vec();
+            self.saved_outer.push((depth, saved));
+        }
+        self.adj[idx as usize] = 1.0;
+        self.taken = (0, 0); // the sweep may write any adjoint
+        self.chain_end = 0; // a swept chain must not grow
+        self.gen = WALKING;
+        Ok((lo, hi, gen))
+    }
+
+    /// Why the sweep of the current scope cannot start from `v`.
+    #[cold]
+    #[inline(never)]
+    fn sweep_error(&mut self, v: Key) -> Error {
+        let tape_error = |message| Error::Tape {
+            function: "grad",
+            message,
+        };
+        if self.gen == WALKING {
+            return tape_error("called during the reverse sweep");
+        }
+        if !self.is_live(v) {
+            return Error::StaleVar { function: "grad" };
+        }
+        let s = self.current();
+        if key_idx(v) < s.adj_start {
+            return tape_error(
+                "this Var belongs to an outer scope; call grad() in the scope that made it",
+            );
+        }
+        debug_assert!(s.swept.is_some());
+        tape_error(
+            "this scope's tape has already been swept; reset the tape (or use a new nested \
+             scope) before another gradient",
+        )
     }
 
     fn current(&mut self) -> &mut Scope {
@@ -852,8 +994,11 @@ where
 pub(crate) fn adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
     with_tape(|t| {
         let (idx, gen) = (key_idx(key), key_gen(key));
-        (t.gen != WALKING && t.is_live_run(idx, gen, len))
-            .then(|| t.adj[idx as usize..idx as usize + len].to_vec())
+        (t.gen != WALKING && t.is_live_run(idx, gen, len)).then(|| {
+            let mut out = vec![0.0; len];
+            copy_adjoints(&mut out, &t.adj[idx as usize..idx as usize + len]);
+            out
+        })
     })
 }
 
@@ -877,7 +1022,7 @@ pub(crate) fn adjoint_run_into(key: Key, out: &mut [f64]) {
         if gen != t.gen && !t.is_live_run(idx, gen, out.len()) {
             stale("reading an adjoint");
         }
-        out.copy_from_slice(&t.adj[idx as usize..idx as usize + out.len()]);
+        copy_adjoints(out, &t.adj[idx as usize..idx as usize + out.len()]);
     })
 }
 
@@ -1224,49 +1369,11 @@ impl Drop for Sweep {
 /// Seeds the adjoint of the scalar variable with key `v` with 1 and runs the current scope's
 /// closures newest first.
 pub(crate) fn grad(v: Key) -> Result<(), Error> {
-    let (lo, hi) = with_tape(|t| {
-        let tape_error = |message| Error::Tape {
-            function: "grad",
-            message,
-        };
-        if t.gen == WALKING {
-            return Err(tape_error("called during the reverse sweep"));
-        }
-        // A variable of the current scope is live (the common case, without the search).
-        let current = key_gen(v) == t.gen && (key_idx(v) as usize) < t.adj.len();
-        if !current && !t.is_live(v) {
-            return Err(Error::StaleVar { function: "grad" });
-        }
-        let depth = t.scopes.len();
-        let hi = t.arena.pos();
-        let s = t.current();
-        if key_idx(v) < s.adj_start {
-            return Err(tape_error(
-                "this Var belongs to an outer scope; call grad() in the scope that made it",
-            ));
-        }
-        if s.swept.is_some() {
-            return Err(tape_error(
-                "this scope's tape has already been swept; reset the tape (or use a new \
-                 nested scope) before another gradient",
-            ));
-        }
-        let (lo, adj_start, touches_outer) = (s.start, s.adj_start, s.touches_outer);
-        s.swept = Some(Swept {
-            top: hi,
-            unrun_to: lo,
-        });
-        if touches_outer {
-            let saved = t.adj[..adj_start as usize].to_vec();
-            t.saved_outer.push((depth, saved));
-        }
-        t.adj[key_idx(v) as usize] = 1.0;
-        t.taken = (0, 0); // the sweep may write any adjoint
-        t.chain_end = 0; // a swept chain must not grow
-        Ok((lo, hi))
-    })?;
+    let tp = tape_ptr();
+    // SAFETY: see `with_tape`; the reference ends with the call.
+    let (lo, hi, gen) = unsafe { (*tp).start_sweep(v)? };
     let mut sweep = Sweep {
-        walking: Walking::begin(),
+        walking: Walking { tp, gen },
         chunk: hi.chunk,
         end: ptr::null_mut(),
         done: false,
@@ -1416,7 +1523,9 @@ pub fn nested() -> NestedScope {
 
 impl Drop for NestedScope {
     fn drop(&mut self) {
-        recover_to(self.depth - 1);
+        if !with_tape(|t| t.end_nested_plain(self.depth)) {
+            recover_to(self.depth - 1);
+        }
     }
 }
 
@@ -1451,6 +1560,15 @@ pub fn reset() {
 /// assert!(tape::try_reset().is_ok());
 /// ```
 pub fn try_reset() -> Result<(), Error> {
+    if with_tape(Tape::reset_plain) {
+        return Ok(());
+    }
+    try_reset_slow()
+}
+
+#[cold]
+#[inline(never)]
+fn try_reset_slow() -> Result<(), Error> {
     let regions = with_tape(|t| {
         if t.gen == WALKING {
             return Err(Error::Tape {
@@ -1555,7 +1673,12 @@ pub(crate) fn is_live_scalar(v: Key) -> bool {
 /// The adjoint of the scalar variable with key `v`, or `None` if it is stale (or a sweep is
 /// running).
 pub(crate) fn adjoint(v: Key) -> Option<f64> {
-    with_tape(|t| (t.gen != WALKING && t.is_live(v)).then(|| t.adj[key_idx(v) as usize]))
+    with_tape(|t| {
+        let i = key_idx(v) as usize;
+        // A variable of the current scope is live (the common case, without the search).
+        let current = key_gen(v) == t.gen && t.gen != WALKING && i < t.adj.len();
+        (current || (t.gen != WALKING && t.is_live(v))).then(|| t.adj[i])
+    })
 }
 
 /// How much memory the tape holds, and for what.
