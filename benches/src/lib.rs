@@ -136,6 +136,71 @@ pub fn stan_ratio(case: &str, n: usize) -> Option<f64> {
         .map(|i| row[i])
 }
 
+/// Stan Math's gradient times on this machine, read from a `stan-bench` run's table (what
+/// `../shared/stan-bench/run.sh` writes to `build/bench.results.txt`), so that revad's times
+/// can be divided by Stan's measured in the same session rather than compared through the
+/// stored ratios of [`stan_ratio`].
+pub struct StanTimes {
+    /// `(functor, N)` → median gradient time in ns.
+    grad_ns: std::collections::HashMap<(String, usize), f64>,
+}
+
+impl StanTimes {
+    /// The table of the file named by the environment variable `REVAD_STAN_RESULTS`, if it is
+    /// set; an unreadable file or one without timings is an error, not a silent `None`.
+    pub fn from_env() -> Result<Option<StanTimes>, String> {
+        let Some(path) = std::env::var_os("REVAD_STAN_RESULTS") else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("REVAD_STAN_RESULTS={}: {e}", path.to_string_lossy()))?;
+        let times = StanTimes::parse(&text);
+        if times.grad_ns.is_empty() {
+            return Err(format!(
+                "REVAD_STAN_RESULTS={}: no timing table (a stan-bench bench.results.txt?)",
+                path.to_string_lossy()
+            ));
+        }
+        Ok(Some(times))
+    }
+
+    /// The rows `functor N grad_ns ...` of the first table (the timings; the accuracy table
+    /// that follows has the same first columns).
+    pub fn parse(text: &str) -> StanTimes {
+        let mut grad_ns = std::collections::HashMap::new();
+        let mut headers = 0;
+        for line in text.lines() {
+            let mut cols = line.split_whitespace();
+            let (Some(name), Some(n), Some(t)) = (cols.next(), cols.next(), cols.next()) else {
+                continue;
+            };
+            if name == "functor" {
+                headers += 1;
+                continue;
+            }
+            if headers != 1 {
+                continue;
+            }
+            if let (Ok(n), Ok(t)) = (n.parse::<usize>(), t.parse::<f64>()) {
+                grad_ns.insert((name.to_string(), n), t);
+            }
+        }
+        StanTimes { grad_ns }
+    }
+
+    /// Stan's gradient time in ns of a scalar case at size `n`: the functor of the same name,
+    /// and for `talk` Stan's `expr_xlogy` through `gradient()` (`raw = false`) or on the raw
+    /// tape.
+    pub fn grad_ns(&self, case: &str, n: usize, raw: bool) -> Option<f64> {
+        let key = match (case, raw) {
+            ("talk", false) => ("expr_xlogy(gradient)".to_string(), 2),
+            ("talk", true) => ("expr_xlogy(raw_tape)".to_string(), 2),
+            _ => (case.to_string(), n),
+        };
+        self.grad_ns.get(&key).copied()
+    }
+}
+
 /// The sizes N of the scalar cases (those of Stan Math's figures in [`stan_ratio`]).
 pub const SIZES: [usize; 4] = [16, 256, 4096, 16384];
 
@@ -209,4 +274,31 @@ pub fn fastest_seconds(mut f: impl FnMut()) -> f64 {
             t.elapsed().as_secs_f64() / reps as f64
         })
         .fold(f64::INFINITY, f64::min)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StanTimes;
+
+    #[test]
+    fn stan_times_reads_the_timing_table_only() {
+        let text = "\
+Stan Math 4.9.0, Eigen 3.4.0
+functor                       N      grad_ns    double_ns   ratio
+sum                          16         96.2          2.6   37.34
+sum                        4096      22351.5       1953.7   11.40
+expr_xlogy(gradient)          2         48.7          5.2    9.28
+expr_xlogy(raw_tape)          2         28.2          5.0    5.62
+
+functor                       N  max_abs_err  max_rel_err
+sum                          16     7.77e-10     7.77e-10
+";
+        let t = StanTimes::parse(text);
+        assert_eq!(t.grad_ns("sum", 16, false), Some(96.2));
+        assert_eq!(t.grad_ns("sum", 4096, false), Some(22351.5));
+        assert_eq!(t.grad_ns("talk", 2, false), Some(48.7));
+        assert_eq!(t.grad_ns("talk", 2, true), Some(28.2));
+        assert_eq!(t.grad_ns("product", 16, false), None);
+        assert!(StanTimes::parse("no table here").grad_ns.is_empty());
+    }
 }

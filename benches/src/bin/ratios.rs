@@ -1,6 +1,10 @@
 //! Prints the gradient/f64 ratio of every scalar case next to Stan Math's, measured in one run,
 //! and the tape's bytes per variable. `cargo run --release -p revad-benches --bin ratios`.
 //!
+//! With `REVAD_STAN_RESULTS` naming the table of a `stan-bench` run on the same machine
+//! (`../shared/stan-bench/build/bench.results.txt`), the scalar and talk sections also print
+//! Stan's gradient time and revad's time over it, the comparison the targets are stated in.
+//!
 //! The binary runs on mimalloc, the global allocator of revad's Python package. With glibc's
 //! `malloc`, every matrix of 128 KiB or more goes back to the system when freed, and the next
 //! gradient maps fresh pages for it (the latent GP at T = 200: 1.7× the time).
@@ -10,7 +14,7 @@ use std::hint::black_box;
 use revad::{gradient_into, tape, Var};
 use revad_benches::{
     densities, eval_f64, eval_var, fastest_seconds as time, floor, linalg, matrix, ode, setup,
-    stan_ratio, talk, CASES, SIZES,
+    stan_ratio, talk, StanTimes, CASES, SIZES,
 };
 
 #[global_allocator]
@@ -30,8 +34,9 @@ fn main() {
     // `ratios densities` (or `scalar`, `matrix`, `talk`, `linalg`) prints one section only.
     let only = std::env::args().nth(1);
     let show = |section: &str| only.as_deref().is_none_or(|o| o == section);
+    let stan = StanTimes::from_env().unwrap_or_else(|e| panic!("{e}"));
     if show("scalar") {
-        scalar_table();
+        scalar_table(stan.as_ref());
     }
     if show("matrix") {
         matrix_table();
@@ -43,7 +48,7 @@ fn main() {
         family_table();
     }
     if show("talk") {
-        talk_table();
+        talk_table(stan.as_ref());
     }
     if show("linalg") {
         linalg_table();
@@ -173,11 +178,18 @@ fn linalg_table() {
     }
 }
 
-fn scalar_table() {
-    println!(
+/// The scalar cases. "Stan" is Stan's stored gradient/f64 ratio and "vs Stan" revad's ratio
+/// over it; with [`StanTimes`], "Stan ns" is Stan's gradient time here and "time/Stan" revad's
+/// gradient time over it.
+fn scalar_table(here: Option<&StanTimes>) {
+    print!(
         "{:<14} {:>6} {:>12} {:>12} {:>8} {:>8} {:>8} {:>8}",
         "case", "N", "grad ns", "f64 ns", "ratio", "Stan", "vs Stan", "B/var"
     );
+    if here.is_some() {
+        print!(" {:>12} {:>9}", "Stan ns", "time/Stan");
+    }
+    println!();
     for case in CASES {
         for n in SIZES {
             let (x, data) = setup(case, n);
@@ -194,13 +206,18 @@ fn scalar_table() {
             });
             let ratio = tg / tf;
             let stan = stan_ratio(case, n).unwrap_or(f64::NAN);
-            println!(
+            print!(
                 "{case:<14} {n:>6} {:>12.1} {:>12.1} {ratio:>8.2} {stan:>8.2} {:>8.2} {:>8.1}",
                 tg * 1e9,
                 tf * 1e9,
                 ratio / stan,
                 bytes_per_variable(case, n)
             );
+            if let Some(here) = here {
+                let t = here.grad_ns(case, n, false).unwrap_or(f64::NAN);
+                print!(" {t:>12.1} {:>9.2}", tg * 1e9 / t);
+            }
+            println!();
         }
     }
 }
@@ -487,7 +504,7 @@ fn family_table() {
     }
 }
 
-fn talk_table() {
+fn talk_table(here: Option<&StanTimes>) {
     let x = [1.3, 2.4];
     let mut g = [0.0; 2];
     let tg = time(|| {
@@ -510,4 +527,15 @@ fn talk_table() {
         traw / tf,
         tf * 1e9
     );
+    if let Some(here) = here {
+        let (sg, sr) = (
+            here.grad_ns("talk", 2, false).unwrap_or(f64::NAN),
+            here.grad_ns("talk", 2, true).unwrap_or(f64::NAN),
+        );
+        println!(
+            "talk against Stan on this machine: gradient {:.2} ({sg:.1} ns), raw tape {:.2} ({sr:.1} ns)",
+            tg * 1e9 / sg,
+            traw * 1e9 / sr
+        );
+    }
 }
