@@ -10,6 +10,7 @@ same results.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -585,6 +586,47 @@ def test_threads_share_a_scalar_form() -> None:
     for t in threads:
         t.join()
     assert not failures and scalar_programs(jitted) == 1
+
+
+def test_threads_calling_a_fresh_jit_together_record_it_once() -> None:
+    # Eight threads released together on a jit with no program yet: one records, the others
+    # run f eagerly meanwhile (or replay once the recording is in), and every result is the
+    # eager one.
+    import threading
+
+    vg = revad.value_and_grad(schools, argnums=(0, 1, 2))
+    rng = np.random.default_rng(11)
+    points = [schools_args(rng) for _ in range(8)]
+    expected = [vg(*p) for p in points]
+
+    def together(jitted: revad.Jit) -> list[Any]:
+        start = threading.Barrier(len(points))
+        results: list[Any] = [None] * len(points)
+
+        def work(i: int) -> None:
+            start.wait()
+            results[i] = jitted(*points[i])
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(points))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return results
+
+    # Threads switch every few microseconds instead of every 5 ms, so that recordings overlap.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(5):
+            jitted = revad.jit(vg)
+            results = together(jitted)
+            assert all(same(r, e) for r, e in zip(results, expected, strict=True))
+            stats = jitted.stats()
+            assert stats["recordings"] == 1 and stats["programs"] == 1
+            assert same(jitted(*points[0]), expected[0])
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def schools_vector(theta: Any, ys: Any, sigmas: Any) -> Any:

@@ -256,6 +256,27 @@ pub struct PyJit {
     replays: AtomicU64,
     /// The program last run by its scalar form, for calls of the same shapes (see [`Fast`]).
     fast: Mutex<Option<Arc<Fast>>>,
+    /// Set while a thread records a call (see [`RecordingClaim`]).
+    recording_now: AtomicBool,
+}
+
+/// The right to record a call of a jit, held by one thread at a time. A thread that finds no
+/// program while another records runs `f` eagerly for that call: two threads that call a
+/// fresh jit together would otherwise both record it and keep the same program twice.
+struct RecordingClaim<'a>(&'a AtomicBool);
+
+impl<'a> RecordingClaim<'a> {
+    fn take(flag: &'a AtomicBool) -> Option<RecordingClaim<'a>> {
+        flag.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .ok()
+            .map(|_| RecordingClaim(flag))
+    }
+}
+
+impl Drop for RecordingClaim<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// How [`Fast`] reads one argument.
@@ -495,6 +516,7 @@ impl PyJit {
         }
         // The points' and data's elements: a scalar form's inputs.
         let elements: usize = kinds.iter().map(Kind::elements).sum();
+        let recordings_seen = self.state().recordings;
         for (k, program) in self.candidates(py, &sig, &kw).into_iter().enumerate() {
             let scalar = program.scalar_form();
             if let Some(form) = scalar.filter(|f| f.scalar_output() && f.inputs() == elements) {
@@ -545,6 +567,13 @@ impl PyJit {
                 Replay::Diverged(_) => self.state().divergences += 1,
             }
         }
+        // No program fits: record this call, unless another thread is recording or has
+        // finished a recording since the programs were looked at (it may be this one's).
+        let claim = RecordingClaim::take(&self.recording_now)
+            .filter(|_| self.state().recordings == recordings_seen);
+        let Some(_claim) = claim else {
+            return self.run_python(py, args, kwargs, &kinds, &positions, None);
+        };
         self.run_python(py, args, kwargs, &kinds, &positions, Some((sig, kw)))
     }
 
@@ -1188,6 +1217,7 @@ impl PyJit {
             eager: AtomicBool::new(false),
             replays: AtomicU64::new(0),
             fast: Mutex::new(None),
+            recording_now: AtomicBool::new(false),
         })
     }
 
