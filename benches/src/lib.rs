@@ -136,8 +136,8 @@ pub fn stan_ratio(case: &str, n: usize) -> Option<f64> {
         .map(|i| row[i])
 }
 
-/// Stan Math's gradient times on this machine, read from a `stan-bench` run's table (what
-/// `../shared/stan-bench/run.sh` writes to `build/bench.results.txt`), so that revad's times
+/// Stan Math's gradient times on this machine, read from a table of Stan benchmark timings
+/// (whitespace-separated rows `functor N grad_ns ...` under a `functor` header), so that revad's times
 /// can be divided by Stan's measured in the same session rather than compared through the
 /// stored ratios of [`stan_ratio`].
 pub struct StanTimes {
@@ -157,7 +157,7 @@ impl StanTimes {
         let times = StanTimes::parse(&text);
         if times.grad_ns.is_empty() {
             return Err(format!(
-                "REVAD_STAN_RESULTS={}: no timing table (a stan-bench bench.results.txt?)",
+                "REVAD_STAN_RESULTS={}: no timing table (rows `functor N grad_ns ...`)",
                 path.to_string_lossy()
             ));
         }

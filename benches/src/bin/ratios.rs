@@ -1,8 +1,8 @@
 //! Prints the gradient/f64 ratio of every scalar case next to Stan Math's, measured in one run,
 //! and the tape's bytes per variable. `cargo run --release -p revad-benches --bin ratios`.
 //!
-//! With `REVAD_STAN_RESULTS` naming the table of a `stan-bench` run on the same machine
-//! (`../shared/stan-bench/build/bench.results.txt`), the scalar and talk sections also print
+//! With `REVAD_STAN_RESULTS` naming a table of Stan Math gradient timings measured on the same
+//! machine (see `revad_benches::StanTimes`), the scalar and talk sections also print
 //! Stan's gradient time and revad's time over it, the comparison the targets are stated in.
 //!
 //! The binary runs on mimalloc, the global allocator of revad's Python package. With glibc's
