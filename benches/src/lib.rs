@@ -137,9 +137,9 @@ pub fn stan_ratio(case: &str, n: usize) -> Option<f64> {
 }
 
 /// Stan Math's gradient times on this machine, read from a table of Stan benchmark timings
-/// (whitespace-separated rows `functor N grad_ns ...` under a `functor` header), so that revad's times
-/// can be divided by Stan's measured in the same session rather than compared through the
-/// stored ratios of [`stan_ratio`].
+/// (whitespace-separated rows `functor N grad_ns ...` under a `functor` header), so that
+/// revad's times can be divided by Stan's measured in the same session rather than compared
+/// through the stored ratios of [`stan_ratio`].
 pub struct StanTimes {
     /// `(functor, N)` → median gradient time in ns.
     grad_ns: std::collections::HashMap<(String, usize), f64>,

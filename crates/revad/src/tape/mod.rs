@@ -607,11 +607,9 @@ impl Tape {
             return false;
         }
         let g = self.fresh_gen();
-        self.scopes[0] = Scope::new(g, Pos::default(), 0);
+        let old = std::mem::replace(&mut self.scopes[0], Scope::new(g, Pos::default(), 0));
         self.gen = g;
-        self.arena.rewind(Pos::default());
-        self.chain_end = 0;
-        self.truncate_adj(0);
+        end_scope(self, &old); // nothing to drop: no regions
         true
     }
 
@@ -628,9 +626,7 @@ impl Tape {
             return false;
         }
         self.scopes.pop();
-        self.arena.rewind(s.start);
-        self.chain_end = 0;
-        self.truncate_adj(s.adj_start as usize);
+        end_scope(self, &s); // nothing to drop: no regions
         self.gen = self.scopes[depth - 2].gen;
         true
     }
@@ -1438,15 +1434,14 @@ type Regions = Option<[(Pos, Pos); 2]>;
 
 /// Rewinds the tape to the start of scope `s` and returns the regions of its unrun records
 /// (when some need dropping).
+#[inline(always)]
 fn end_scope(t: &mut Tape, s: &Scope) -> Regions {
-    let top = t.arena.pos();
+    let top = s.has_drop.then(|| t.arena.pos());
     t.arena.rewind(s.start);
     // Another record may come to end where the chain did.
     t.chain_end = 0;
     t.truncate_adj(s.adj_start as usize);
-    if !s.has_drop {
-        return None;
-    }
+    let top = top?;
     Some(match s.swept {
         None => [(s.start, top), (s.start, s.start)],
         Some(sw) => [(sw.top, top), (s.start, sw.unrun_to)],
