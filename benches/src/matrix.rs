@@ -1,6 +1,6 @@
 //! The matrix case of the benchmarks (docs/benchmarks.md): sum(A·B), A and B both K×K.
 
-use revad::{matrix, tape, Matrix, Var};
+use revad::{matrix, tape, Matrix, Var, Vector};
 
 /// A K×K matrix of values in (−1, 1), fixed by `seed`.
 pub fn square(k: usize, seed: u64) -> Matrix {
@@ -70,4 +70,50 @@ pub fn naive_gradient(a: &Matrix, b: &Matrix) -> Vec<f64> {
         &x,
     )
     .1
+}
+
+/// The layout functions timed by the `layout` benchmark: the gradient of `sum(f(v))` for `v`
+/// a K×K matrix (a vector of its K² elements for `to_matrix`), next to `sum(v)` and the
+/// elementwise reference `sum(2·v)`, which moves every element once each way as a layout
+/// function does.
+pub const LAYOUT_CASES: [&str; 5] = ["sum", "times_2", "to_matrix", "transpose", "to_vector"];
+
+/// The adjoints of `v` in the gradient of `sum(f(v))` for layout case `case` (see
+/// [`LAYOUT_CASES`]), `v` the K×K `m`, or `flat` (its K² elements) for `to_matrix`.
+pub fn layout_gradient(case: &str, m: &Matrix, flat: &Vector) -> Vec<f64> {
+    let _scope = tape::nested();
+    let k = m.nrows();
+    if case == "to_matrix" {
+        let v = Var::array(flat.clone());
+        matrix::sum(&matrix::to_matrix(&v, k, k).expect("K² elements")).grad();
+        return v.adj().to_vec();
+    }
+    let v = Var::array(m.clone());
+    let s = match case {
+        "sum" => matrix::sum(&v),
+        "times_2" => matrix::sum(&(&v * 2.0)),
+        "transpose" => matrix::sum(&matrix::transpose(&v)),
+        "to_vector" => matrix::sum(&matrix::to_vector(&v)),
+        _ => panic!("unknown layout case {case}"),
+    };
+    s.grad();
+    v.adj().iter().copied().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_cases_move_every_element_once() {
+        // sum(f(v)) of a layout function f has gradient 1 everywhere (2 for 2·v).
+        let m = square(12, 5);
+        let flat: Vector = m.iter().copied().collect::<Vec<_>>().into();
+        for case in LAYOUT_CASES {
+            let want = if case == "times_2" { 2.0 } else { 1.0 };
+            let g = layout_gradient(case, &m, &flat);
+            assert_eq!(g.len(), 144, "{case}");
+            assert!(g.iter().all(|&x| x == want), "{case}: {g:?}");
+        }
+    }
 }
