@@ -85,8 +85,9 @@ fn tiles(
     }
 }
 
-/// [`tiles`] on AVX-512: each tile is transposed in registers ([`transpose_tile_v4`]) and
-/// stored (or added) as 8 rows of the destination. The tiles go down the source 8 columns at a time, so
+/// [`tiles`] on AVX-512: a tile's 8 rows are 8 registers, transposed by 8 unpacks and 16
+/// two-register permutes (pairs, then 128-bit halves, then 256-bit halves), and stored (or
+/// added) as 8 rows of the destination. The tiles go down the source 8 columns at a time, so
 /// that the 8 destination rows of a tile column are written from start to end as 8 streams
 /// (by blocks of tiles, a 256×256 transpose took twice as long: its rows, 2 KiB apart, share
 /// a few cache sets).
@@ -102,10 +103,11 @@ fn tiles_v4(
     add: bool,
 ) {
     let a = v4.avx512f;
+    let transpose = TileTranspose::new(v4);
     for j0 in (0..full_c).step_by(TILE) {
         for i0 in (0..full_r).step_by(TILE) {
-            let columns = transpose_tile_v4(v4, src, |k| (i0 + k) * cols + j0);
-            for (j, col) in columns.into_iter().enumerate() {
+            let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(src, (i0 + k) * cols + j0));
+            for (j, col) in transpose.apply(r).into_iter().enumerate() {
                 let d = (j0 + j) * rows + i0;
                 let out: &mut [f64; TILE] = (&mut dst[d..d + TILE]).try_into().expect("a tile row");
                 let col = if add {
@@ -119,71 +121,81 @@ fn tiles_v4(
     }
 }
 
-/// The transpose of the 8×8 tile whose row `k` is `src[at(k)..at(k) + 8]`, on AVX-512, as its
-/// 8 columns. Each register is loaded as two half rows, row `k`'s and row `k + 4`'s, so that
-/// the two 4×4 tiles of its halves are transposed side by side: 8 unpacks within 128-bit
-/// pairs and 8 masked 128-bit block shuffles. (Loading whole rows instead needs 16 permutes
-/// across two registers more; on AMD Zen 4 that kernel took 1.4 times as long in the L2
-/// cache and twice as long in L1.)
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn transpose_tile_v4(v4: V4, src: &[f64], at: impl Fn(usize) -> usize) -> [__m512d; TILE] {
-    // lo[k] = row k, columns 0–3, then row k + 4, columns 0–3; hi[k] the same of columns 4–7.
-    let row = [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)];
-    let lo = [0, 1, 2, 3].map(|k| (row[k], row[k + 4]));
-    let hi = lo.map(|(p, q)| (p + 4, q + 4));
-    let lo = [
-        half_rows(v4, src, lo[0]),
-        half_rows(v4, src, lo[1]),
-        half_rows(v4, src, lo[2]),
-        half_rows(v4, src, lo[3]),
-    ];
-    let hi = [
-        half_rows(v4, src, hi[0]),
-        half_rows(v4, src, hi[1]),
-        half_rows(v4, src, hi[2]),
-        half_rows(v4, src, hi[3]),
-    ];
-    let (l, h) = (four_columns(v4, lo), four_columns(v4, hi));
-    [l[0], l[1], l[2], l[3], h[0], h[1], h[2], h[3]]
-}
-
-/// `src[p..p + 4]` and `src[q..q + 4]` as the low and high halves of a register.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn half_rows(v4: V4, src: &[f64], (p, q): (usize, usize)) -> __m512d {
-    let a = v4.avx512f;
-    let lo: [f64; 4] = src[p..p + 4].try_into().expect("a half row");
-    let hi: [f64; 4] = src[q..q + 4].try_into().expect("a half row");
-    a._mm512_insertf64x4::<1>(a._mm512_castpd256_pd512(cast(lo)), cast(hi))
-}
-
-/// The columns c, c+1, c+2, c+3 of 8 rows, from `r[k]` holding columns c..c+4 of rows k and
-/// k + 4. After the unpacks x has columns c and c+2 of rows {0,1} and {4,5} in its 128-bit
-/// blocks and y those of rows {2,3} and {6,7} (xh, yh columns c+1 and c+3); column c takes
-/// blocks 1 and 3 from y's blocks 0 and 2, column c + 2 blocks 0 and 2 from x's 1 and 3.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn four_columns(v4: V4, r: [__m512d; 4]) -> [__m512d; 4] {
-    let a = v4.avx512f;
-    let x = a._mm512_unpacklo_pd(r[0], r[1]);
-    let xh = a._mm512_unpackhi_pd(r[0], r[1]);
-    let y = a._mm512_unpacklo_pd(r[2], r[3]);
-    let yh = a._mm512_unpackhi_pd(r[2], r[3]);
-    [
-        a._mm512_mask_shuffle_f64x2::<0xA0>(x, 0xCC, y, y),
-        a._mm512_mask_shuffle_f64x2::<0xA0>(xh, 0xCC, yh, yh),
-        a._mm512_mask_shuffle_f64x2::<0xF5>(y, 0x33, x, x),
-        a._mm512_mask_shuffle_f64x2::<0xF5>(yh, 0x33, xh, xh),
-    ]
-}
-
 /// Eight `f64` from `s[at..]` as a register.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn load_row(s: &[f64], at: usize) -> __m512d {
     let row: [f64; TILE] = s[at..at + TILE].try_into().expect("a tile row");
     cast(row)
+}
+
+/// The transpose of an 8×8 tile held as 8 row registers, on AVX-512: 8 unpacks and 16
+/// two-register permutes (pairs, then 128-bit halves, then 256-bit halves).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct TileTranspose {
+    v4: V4,
+    lo2: core::arch::x86_64::__m512i,
+    hi2: core::arch::x86_64::__m512i,
+    lo4: core::arch::x86_64::__m512i,
+    hi4: core::arch::x86_64::__m512i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl TileTranspose {
+    #[inline(always)]
+    fn new(v4: V4) -> Self {
+        let a = v4.avx512f;
+        let idx = |i: [i64; 8]| a._mm512_setr_epi64(i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]);
+        // Pairs of 128-bit lanes of two registers, then their 256-bit halves.
+        TileTranspose {
+            v4,
+            lo2: idx([0, 1, 8, 9, 4, 5, 12, 13]),
+            hi2: idx([2, 3, 10, 11, 6, 7, 14, 15]),
+            lo4: idx([0, 1, 2, 3, 8, 9, 10, 11]),
+            hi4: idx([4, 5, 6, 7, 12, 13, 14, 15]),
+        }
+    }
+
+    /// The columns of the tile whose rows are `r`.
+    #[inline(always)]
+    fn apply(self, r: [__m512d; TILE]) -> [__m512d; TILE] {
+        let a = self.v4.avx512f;
+        // Column j of a tile comes from u[k] and u[k + 4], low or high halves.
+        const FROM: [(usize, bool); TILE] = [
+            (0, false),
+            (2, false),
+            (1, false),
+            (3, false),
+            (0, true),
+            (2, true),
+            (1, true),
+            (3, true),
+        ];
+        // t[2m] and t[2m+1]: the even and the odd columns of rows 2m and 2m + 1, paired.
+        let t: [__m512d; TILE] = std::array::from_fn(|k| {
+            let (x, y) = (r[k & !1], r[k | 1]);
+            if k % 2 == 0 {
+                a._mm512_unpacklo_pd(x, y)
+            } else {
+                a._mm512_unpackhi_pd(x, y)
+            }
+        });
+        // u[0..4] from rows 0-3, u[4..8] from rows 4-7: columns {0,4}, {2,6}, {1,5},
+        // {3,7} of four rows each.
+        let u: [__m512d; TILE] = std::array::from_fn(|k| {
+            let base = if k < 4 { 0 } else { 4 };
+            let (x, y) = match k % 4 {
+                0 | 1 => (t[base], t[base + 2]),
+                _ => (t[base + 1], t[base + 3]),
+            };
+            a._mm512_permutex2var_pd(x, if k % 2 == 0 { self.lo2 } else { self.hi2 }, y)
+        });
+        std::array::from_fn(|j| {
+            let (k, high) = FROM[j];
+            a._mm512_permutex2var_pd(u[k], if high { self.hi4 } else { self.lo4 }, u[k + 4])
+        })
+    }
 }
 
 /// Copies the upper triangle of the row-major n×n `a` onto its lower one (`aⱼᵢ = aᵢⱼ` for
@@ -216,6 +228,7 @@ fn mirror_upper_blocks(n: usize, a: &mut [f64]) {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
+    let transpose = TileTranspose::new(v4);
     let full = n - n % TILE;
     for i0 in (0..full).step_by(TILE) {
         // The tile on the diagonal.
@@ -225,8 +238,8 @@ fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
             }
         }
         for j0 in (i0 + TILE..full).step_by(TILE) {
-            let columns = transpose_tile_v4(v4, a, |k| (i0 + k) * n + j0);
-            for (j, col) in columns.into_iter().enumerate() {
+            let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(a, (i0 + k) * n + j0));
+            for (j, col) in transpose.apply(r).into_iter().enumerate() {
                 let d = (j0 + j) * n + i0;
                 let out: &mut [f64; TILE] = (&mut a[d..d + TILE]).try_into().expect("a tile row");
                 *out = cast(col);
@@ -326,6 +339,7 @@ impl Triangle<'_> {
         let (src, sl, dl, n, lower) = (self.src, self.src_ld, self.dst_ld, self.n, self.lower);
         let dst = &mut *self.dst;
         let a = v4.avx512f;
+        let transpose = TileTranspose::new(v4);
         let tiles = n / TILE;
         let tol = a._mm512_set1_pd(self.tolerance.unwrap_or(0.0));
         let mut within: u8 = 0xff;
@@ -335,8 +349,8 @@ impl Triangle<'_> {
             let (from, to) = if lower { (0, bi + 1) } else { (bi, tiles) };
             for bj in from..to {
                 let (i0, j0) = (bi * TILE, bj * TILE);
-                let columns = transpose_tile_v4(v4, src, |k| (i0 + k) * sl + j0);
-                for (c, col) in columns.into_iter().enumerate() {
+                let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(src, (i0 + k) * sl + j0));
+                for (c, col) in transpose.apply(r).into_iter().enumerate() {
                     // Column c of the tile: src[(i0 + k)·sl + j0 + c] for k < 8.
                     let lanes: u8 = match (bi == bj, lower) {
                         (false, _) => 0xff,
