@@ -79,25 +79,36 @@ pub fn naive_gradient(a: &Matrix, b: &Matrix) -> Vec<f64> {
 pub const LAYOUT_CASES: [&str; 5] = ["sum", "times_2", "to_matrix", "transpose", "to_vector"];
 
 /// The adjoints of `v` in the gradient of `sum(f(v))` for layout case `case` (see
-/// [`LAYOUT_CASES`]), `v` the K×K `m`, or `flat` (its K² elements) for `to_matrix`.
+/// [`LAYOUT_CASES`]), `v` the K×K `m`, or `flat` (its K² elements) for `to_matrix`. Run on
+/// the outer scope, which it resets, as a gradient functional would.
 pub fn layout_gradient(case: &str, m: &Matrix, flat: &Vector) -> Vec<f64> {
-    let _scope = tape::nested();
     let k = m.nrows();
-    if case == "to_matrix" {
+    let g = if case == "to_matrix" {
         let v = Var::array(flat.clone());
         matrix::sum(&matrix::to_matrix(&v, k, k).expect("K² elements")).grad();
-        return v.adj().to_vec();
-    }
-    let v = Var::array(m.clone());
-    let s = match case {
-        "sum" => matrix::sum(&v),
-        "times_2" => matrix::sum(&(&v * 2.0)),
-        "transpose" => matrix::sum(&matrix::transpose(&v)),
-        "to_vector" => matrix::sum(&matrix::to_vector(&v)),
-        _ => panic!("unknown layout case {case}"),
+        v.take_adj()
+            .expect("live")
+            .into_owned()
+            .into_raw_vec_and_offset()
+            .0
+    } else {
+        let v = Var::array(m.clone());
+        let s = match case {
+            "sum" => matrix::sum(&v),
+            "times_2" => matrix::sum(&(&v * 2.0)),
+            "transpose" => matrix::sum(&matrix::transpose(&v)),
+            "to_vector" => matrix::sum(&matrix::to_vector(&v)),
+            _ => panic!("unknown layout case {case}"),
+        };
+        s.grad();
+        v.take_adj()
+            .expect("live")
+            .into_owned()
+            .into_raw_vec_and_offset()
+            .0
     };
-    s.grad();
-    v.adj().iter().copied().collect()
+    tape::reset();
+    g
 }
 
 #[cfg(test)]
