@@ -13,11 +13,13 @@ use crate::kernels;
 use crate::tape::{self, Adjoints};
 use crate::var::{Storage, Var};
 
-/// `rᵢ += g` (or `g·pᵢ`): a reduction's reverse pass.
+/// `rᵢ += g` (or `g·pᵢ`): a reduction's reverse pass; `rᵢ = …` when `fresh` (the adjoints
+/// count as zero and hold leftovers).
 struct AddScaled<'a> {
     r: &'a mut [f64],
     g: f64,
     p: Option<&'a [f64]>,
+    fresh: bool,
 }
 
 impl WithSimd for AddScaled<'_> {
@@ -25,9 +27,11 @@ impl WithSimd for AddScaled<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
         let g = self.g;
-        match self.p {
-            None => self.r.iter_mut().for_each(|x| *x += g),
-            Some(p) => self.r.iter_mut().zip(p).for_each(|(x, p)| *x += g * p),
+        match (self.p, self.fresh) {
+            (None, false) => self.r.iter_mut().for_each(|x| *x += g),
+            (None, true) => self.r.fill(g),
+            (Some(p), false) => self.r.iter_mut().zip(p).for_each(|(x, p)| *x += g * p),
+            (Some(p), true) => self.r.iter_mut().zip(p).for_each(|(x, p)| *x = g * p),
         }
     }
 }
@@ -39,7 +43,16 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, 1);
             let p = partials.as_ref().map(|p| p.as_slice());
-            add_reduced(below.run(slot_of(k), n), g[0], w, p);
+            let (r, fresh) = below.run_fresh(slot_of(k), n);
+            kernels::dispatch_long(
+                n,
+                AddScaled {
+                    r,
+                    g: g[0] * w,
+                    p,
+                    fresh,
+                },
+            );
         }
     })
 }
@@ -49,7 +62,16 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
 /// program's scalar form runs `sum`'s (`w` = 1) with it too.
 pub(crate) fn add_reduced(r: &mut [f64], g: f64, w: f64, p: Option<&[f64]>) {
     let n = r.len();
-    kernels::dispatch_long(n, AddScaled { r, g: g * w, p })
+    let fresh = false;
+    kernels::dispatch_long(
+        n,
+        AddScaled {
+            r,
+            g: g * w,
+            p,
+            fresh,
+        },
+    )
 }
 
 /// `Σ aᵢ` of every element.

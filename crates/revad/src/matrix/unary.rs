@@ -127,8 +127,19 @@ where
     let key = tape::record_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
-            let r = below.run(slot_of(k), n);
-            add_partials(r, g, a_val.as_slice(), c_val.as_slice(), d)
+            let (r, fresh) = below.run_fresh(slot_of(k), n);
+            let (x, c) = (a_val.as_slice(), c_val.as_slice());
+            kernels::dispatch_long(
+                n,
+                AddPartials {
+                    r,
+                    g,
+                    x,
+                    c,
+                    d,
+                    fresh,
+                },
+            )
         }
     });
     Var::from_key(value, key)
@@ -138,7 +149,18 @@ where
 /// instruction set the machine has.
 fn add_partials(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
     let n = r.len();
-    kernels::dispatch_long(n, AddPartials { r, g, x, c, d })
+    let fresh = false;
+    kernels::dispatch_long(
+        n,
+        AddPartials {
+            r,
+            g,
+            x,
+            c,
+            d,
+            fresh,
+        },
+    )
 }
 
 /// An elementwise function of one array as a program's scalar form runs it (see
@@ -201,13 +223,15 @@ impl PartialEq for ArrayMap {
 }
 
 /// `rᵢ += gᵢ·d(xᵢ, cᵢ)`: the reverse pass of an elementwise function with partial `d` at the
-/// operand `x` and the value `c`.
+/// operand `x` and the value `c`; `rᵢ = …` when `fresh` (the adjoints count as zero and hold
+/// leftovers).
 struct AddPartials<'a, D> {
     r: &'a mut [f64],
     g: &'a [f64],
     x: &'a [f64],
     c: &'a [f64],
     d: D,
+    fresh: bool,
 }
 
 impl<D: Fn(f64, f64) -> f64> WithSimd for AddPartials<'_, D> {
@@ -216,6 +240,13 @@ impl<D: Fn(f64, f64) -> f64> WithSimd for AddPartials<'_, D> {
     fn with_simd<S: Simd>(self, _: S) {
         let d = self.d;
         let items = self.r.iter_mut().zip(self.g).zip(self.x).zip(self.c);
+        if self.fresh {
+            for (((ri, &gi), &xi), &ci) in items {
+                let t = gi * d(xi, ci);
+                *ri = if gi != 0.0 { t } else { 0.0 };
+            }
+            return;
+        }
         for (((ri, &gi), &xi), &ci) in items {
             // A zero adjoint contributes nothing, even where the partial is NaN (an element
             // `where` did not choose). A select rather than a branch, so that the loop

@@ -20,6 +20,7 @@
 //! This module holds all of revad's unsafe code.
 
 mod arena;
+mod dirty;
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -31,6 +32,9 @@ use std::ptr;
 use arena::{no_adjoints, Action, Arena, Chain, Pos, Step};
 
 use crate::error::Error;
+
+pub use dirty::recycle;
+pub(crate) use dirty::settle_run;
 
 // The tape knows variables by their `Key` (first slot and generation) alone: it records keys and
 // hands back keys, and a scalar variable reaches it only through the `Handle` trait, which `Var`
@@ -120,7 +124,7 @@ impl Adjoints {
     /// ```
     #[inline]
     pub fn run(&mut self, first: Slot, len: usize) -> &mut [f64] {
-        &mut self.0[first.index()..first.index() + len]
+        dirty::settled(&mut self.0, first.index(), len)
     }
 
     /// The adjoints below `out` (where every input of the operation that made `out` lives,
@@ -162,7 +166,7 @@ impl Inputs<'_> {
     /// ```
     #[inline]
     pub fn run(&mut self, first: Slot, len: usize) -> &mut [f64] {
-        &mut self.0[first.index()..first.index() + len]
+        dirty::settled(self.0, first.index(), len)
     }
 }
 
@@ -213,7 +217,7 @@ impl AdjointStore for Adjoints {
 
     #[inline(always)]
     fn run_at(&mut self, first: usize, len: usize) -> &mut [f64] {
-        &mut self.0[first..first + len]
+        dirty::settled(&mut self.0, first, len)
     }
 }
 
@@ -274,6 +278,9 @@ pub(crate) struct Tape {
     /// Generation of the innermost scope, or `WALKING`.
     gen: u32,
     adj: Vec<f64>,
+    /// Spare slots `[len, zeroed_to)` of `adj` hold zeros: up to there a new slot is a length
+    /// increment. The capacity, or the first dirty slot above the length.
+    zeroed_to: usize,
     arena: Arena,
     /// `scopes[0]` is the outermost scope; the last one is current.
     scopes: Vec<Scope>,
@@ -285,6 +292,9 @@ pub(crate) struct Tape {
     /// [`take_adjoint_run`]): the end of their scope need not zero them again. Forgotten by
     /// anything that may write adjoints (a sweep, a restore of saved ones).
     taken: (u32, u32),
+    /// Slots `[dirty.0, dirty.1)` hold leftovers that count as zero (see `dirty.rs`); they may
+    /// be live or spare. Empty when `dirty.0 == dirty.1`.
+    dirty: (u32, u32),
     /// The newest record when it is a chain (of additions or products) that the next
     /// operation of its kind may extend: its end with its kind in the lowest bit (see
     /// [`chain_tag`]; 0 when there is none), the slot of its last result and of its first
@@ -326,11 +336,13 @@ fn init_tape() -> *mut Tape {
         _pad: [0; 2048],
         gen: 1,
         adj: Vec::new(),
+        zeroed_to: 0,
         arena: Arena::default(),
         scopes: vec![Scope::new(1, Pos::default(), 0)],
         next_gen: 2,
         saved_outer: Vec::new(),
         taken: (0, 0),
+        dirty: (0, 0),
         chain_end: 0,
         chain_slots: 0,
         chain_start: ptr::null_mut(),
@@ -418,6 +430,26 @@ fn zero(s: &mut [f64]) {
     }
 }
 
+/// Zeroes `s` (the slots from `base`) except the slots of the ranges `holes` (each possibly
+/// empty).
+fn zero_except(s: &mut [f64], base: usize, holes: [(u32, u32); 2]) {
+    let end = base + s.len();
+    let mut hs = holes.map(|(a, b)| ((a as usize).clamp(base, end), (b as usize).clamp(base, end)));
+    hs.sort_unstable();
+    let mut at = base;
+    for (a, b) in hs {
+        if a < b {
+            if at < a {
+                zero(&mut s[at - base..a - base]);
+            }
+            at = at.max(b);
+        }
+    }
+    if at < end {
+        zero(&mut s[at - base..]);
+    }
+}
+
 impl Tape {
     /// Checks that the scalar variable of key `k` belongs to a live scope (the current one, on
     /// the fast path).
@@ -493,15 +525,16 @@ impl Tape {
 
     /// A new adjoint slot, set to zero.
     ///
-    /// The adjoint buffer keeps its spare capacity zeroed (see `grow_adj` and `truncate_adj`),
-    /// so a new slot costs only a length increment.
+    /// The adjoint buffer keeps its spare capacity zeroed up to `zeroed_to` (see `grow_adj`,
+    /// `truncate_adj` and `dirty.rs`), so a new slot costs only a length increment.
     #[inline(always)]
     fn new_slot(&mut self) -> u32 {
         let i = self.adj.len();
-        if i == self.adj.capacity() {
-            self.grow_adj(1);
+        if i >= self.zeroed_to {
+            self.slot_room(1);
         }
-        // SAFETY: `i < capacity`, and the spare capacity holds initialised zeros.
+        // SAFETY: `i < zeroed_to ≤ capacity`, and the spare capacity below `zeroed_to` holds
+        // initialised zeros.
         unsafe { self.adj.set_len(i + 1) };
         i as u32
     }
@@ -517,10 +550,15 @@ impl Tape {
             self.adj.len() + n <= u32::MAX as usize,
             "revad: more than 2^32 - 1 variables on one tape"
         );
+        // The dirty slots above the length would not move with the live ones.
+        if self.dirty.1 as usize > self.adj.len() {
+            self.clean_dirty();
+        }
         self.adj.reserve(n.max(self.adj.capacity()).max(1024));
         for x in self.adj.spare_capacity_mut() {
             x.write(0.0);
         }
+        self.sync_zeroed_to();
     }
 
     /// Room for `n` more slots without reallocating.
@@ -532,22 +570,17 @@ impl Tape {
     }
 
     /// Forgets the slots from `n` on, zeroing them (they become spare capacity), except a run
-    /// whose adjoints were taken (already zero).
+    /// whose adjoints were taken (already zero) and the dirty slots (which stay dirty).
     fn truncate_adj(&mut self, n: usize) {
         let len = self.adj.len();
         if n < len {
-            let (a, b) = (self.taken.0 as usize, self.taken.1 as usize);
-            if n <= a && a < b && b <= len {
-                zero(&mut self.adj[n..a]);
-                zero(&mut self.adj[b..]);
-            } else {
-                zero(&mut self.adj[n..]);
-            }
+            zero_except(&mut self.adj[n..], n, [self.taken, self.dirty]);
             self.adj.truncate(n);
         }
         if self.taken.1 as usize > n {
             self.taken = (0, 0);
         }
+        self.sync_zeroed_to();
     }
 
     /// Hands over the adjoint buffer, cut to its first `len` slots, and continues in a new
@@ -555,16 +588,17 @@ impl Tape {
     /// zeros and copies the slots after them, where taking by copy reads and writes the
     /// run and then zeroes it: one pass over the run instead of three, and no second copy
     /// of the adjoints in memory.
+    ///
+    /// The new buffer is the one last given back by [`recycle`] when it fits: its first `len`
+    /// slots then hold leftovers, dirty, and are not zeroed (see `dirty.rs`).
     fn hand_over_head(&mut self, len: usize) -> Vec<f64> {
-        let used = self.adj.len();
-        debug_assert!(len <= used);
+        debug_assert!(len <= self.adj.len());
+        self.clean_dirty();
         // Room for the same work again (the next call of a gradient is usually the same size).
-        // Zeroed by the allocator: memory fresh from the system is not written again.
-        let mut fresh = vec![0.0; used + 4096];
-        fresh[len..used].copy_from_slice(&self.adj[len..used]);
-        fresh.truncate(used);
+        let fresh = self.next_buffer(len, self.adj.len() + 4096);
         let mut head = std::mem::replace(&mut self.adj, fresh);
         head.truncate(len);
+        self.sync_zeroed_to();
         head
     }
 
@@ -658,6 +692,7 @@ impl Tape {
             unrun_to: lo,
         });
         if touches_outer {
+            self.clean_overlap(0, adj_start as usize);
             let saved = self.adj[..adj_start as usize].to_vec();
             self.saved_outer.push((depth, saved));
         }
@@ -759,10 +794,11 @@ where
         let len = t.adj.len();
         if gen != WALKING
             && inputs.iter().all(|v| key_gen(v.key()) == gen)
-            && len < t.adj.capacity()
+            && len < t.zeroed_to
             && t.arena.has_room(Arena::record_size::<F>())
         {
-            // SAFETY: `len < capacity`, and the spare capacity holds initialised zeros.
+            // SAFETY: `len < zeroed_to ≤ capacity`, and the spare capacity below `zeroed_to`
+            // holds initialised zeros.
             unsafe { t.adj.set_len(len + 1) };
             let out = len as u32;
             if needs_drop::<F>() {
@@ -842,14 +878,15 @@ fn chain_fast<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> 
     if gen == WALKING
         || key_gen(ka) != gen
         || key_gen(kb) != gen
-        || len >= t.adj.capacity()
+        || len >= t.zeroed_to
         || !t.arena.has_room(chain.new_size())
     {
         return None;
     }
     let (sa, sb) = (key_idx(ka), key_idx(kb));
     let out = len as u32;
-    // SAFETY: `len < capacity`, and the spare capacity holds initialised zeros.
+    // SAFETY: `len < zeroed_to ≤ capacity`, and the spare capacity below `zeroed_to` holds
+    // initialised zeros.
     unsafe { t.adj.set_len(len + 1) };
     // The chain is the newest record and its last result an operand. That operand is of the
     // current scope (checked above), so is the chain: a chain of an outer scope has its last
@@ -923,23 +960,40 @@ fn chain_slow<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> 
     })
 }
 
-/// `len` new zeroed adjoint slots in a row, for an independent array variable (or `len` scalar
-/// ones); returns the key of the first.
+/// `len` new zeroed adjoint slots in a row, for `len` scalar variables or an array variable
+/// whose slots are read one by one; returns the key of the first.
 pub(crate) fn new_run(len: usize) -> Key {
     with_tape(|t| {
         if t.gen == WALKING {
             walking_panic();
         }
-        t.new_run(len)
+        t.new_run(len, false)
+    })
+}
+
+/// [`new_run`] for an independent array variable, whose adjoints are reached as a run: its
+/// slots may be dirty (see `dirty.rs`).
+pub(crate) fn new_array_run(len: usize) -> Key {
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        t.new_run(len, true)
     })
 }
 
 impl Tape {
-    fn new_run(&mut self, len: usize) -> Key {
+    /// `len` new slots, zeroed unless `dirty_ok`.
+    fn new_run(&mut self, len: usize, dirty_ok: bool) -> Key {
         let first = self.adj.len();
         self.reserve_adj(len);
-        // SAFETY: room was reserved, and the spare capacity holds initialised zeros.
+        if !dirty_ok {
+            self.clean_overlap(first, len);
+        }
+        // SAFETY: room was reserved; the spare capacity holds initialised values, zeros
+        // outside the dirty range.
         unsafe { self.adj.set_len(first + len) };
+        self.sync_zeroed_to();
         key(first as u32, self.gen)
     }
 }
@@ -958,7 +1012,7 @@ where
         for &k in inputs {
             t.check_key(k);
         }
-        let key = t.new_run(len);
+        let key = t.new_run(len, false);
         t.push(make(Slot(key_idx(key))));
         key
     })
@@ -991,6 +1045,7 @@ pub(crate) fn adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
     with_tape(|t| {
         let (idx, gen) = (key_idx(key), key_gen(key));
         (t.gen != WALKING && t.is_live_run(idx, gen, len)).then(|| {
+            t.clean_overlap(idx as usize, len);
             let mut out = vec![0.0; len];
             copy_adjoints(&mut out, &t.adj[idx as usize..idx as usize + len]);
             out
@@ -1018,6 +1073,7 @@ pub(crate) fn adjoint_run_into(key: Key, out: &mut [f64]) {
         if gen != t.gen && !t.is_live_run(idx, gen, out.len()) {
             stale("reading an adjoint");
         }
+        t.clean_overlap(idx as usize, out.len());
         copy_adjoints(out, &t.adj[idx as usize..idx as usize + out.len()]);
     })
 }
@@ -1047,6 +1103,7 @@ pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
             return None;
         }
         let start = idx as usize;
+        t.clean_overlap(start, len);
         let out = if start == 0 && hands_over(len, t.adj.len()) {
             t.hand_over_head(len)
         } else {
@@ -1413,6 +1470,7 @@ fn recover_to(depth: usize) {
                     .is_some_and(|(d, _)| *d == popped_depth)
                 {
                     let (_, saved) = t.saved_outer.pop().expect("checked");
+                    t.clean_overlap(0, saved.len());
                     t.adj[..saved.len()].copy_from_slice(&saved);
                     t.taken = (0, 0);
                 }
@@ -1607,6 +1665,8 @@ pub fn free_memory() {
         t.arena.release();
         t.adj = Vec::new();
         t.taken = (0, 0);
+        t.dirty = (0, 0);
+        t.sync_zeroed_to();
     });
 }
 
@@ -1627,6 +1687,7 @@ pub fn set_zero_all_adjoints() {
         if t.gen == WALKING {
             walking_panic();
         }
+        t.clean_dirty();
         t.adj.fill(0.0);
     })
 }
@@ -1672,7 +1733,10 @@ pub(crate) fn adjoint(v: Key) -> Option<f64> {
         let i = key_idx(v) as usize;
         // A variable of the current scope is live (the common case, without the search).
         let current = key_gen(v) == t.gen && t.gen != WALKING && i < t.adj.len();
-        (current || (t.gen != WALKING && t.is_live(v))).then(|| t.adj[i])
+        (current || (t.gen != WALKING && t.is_live(v))).then(|| {
+            t.clean_overlap(i, 1);
+            t.adj[i]
+        })
     })
 }
 

@@ -411,6 +411,8 @@ impl Transform {
         {
             // One free value of a variable: the scalar transform's node, no array node.
             if let Some(&y) = free.value().as_slice().get(offset) {
+                // A scalar view of the element: its adjoint is reached by slot.
+                crate::tape::settle_run(key, free.value().len());
                 let y = Var::from_key(y, key + offset as u64);
                 if let Some((v, lp)) = constrain_scalar(kind, y, &a, &b, jacobian)? {
                     return Ok((Value::Scalar(v), lp));

@@ -201,7 +201,7 @@ impl<S: Storage> Var<S> {
     /// ```
     pub fn array(value: S) -> Var<S> {
         let value = value.standard();
-        let key = tape::new_run(value.len());
+        let key = tape::new_array_run(value.len());
         Var::from_key(value, key)
     }
 
@@ -226,9 +226,11 @@ impl<S: Storage> Var<S> {
         self.val.shape()
     }
 
-    /// The first slot of the adjoint run.
+    /// The first slot of the adjoint run, for a reverse pass that reads or writes the run's
+    /// adjoints (by [`Adjoints::run`](tape::Adjoints::run), or slot by slot).
     #[inline]
     pub fn first_slot(&self) -> Slot {
+        tape::settle_run(self.key(), self.len());
         Slot(self.idx())
     }
 
@@ -300,12 +302,18 @@ impl<S: Storage> Var<S> {
             "revad: element {k} of an array of {}",
             self.len()
         );
+        tape::settle_run(self.key(), self.len());
         Var::from_parts(self.val.as_slice()[k], self.idx() + k as u32, self.gen())
     }
 
     /// The elements as scalar variables (Stan's matvar view), sharing the adjoint run.
     pub fn to_vars(&self) -> Vec<Var> {
-        (0..self.len()).map(|k| self.element(k)).collect()
+        tape::settle_run(self.key(), self.len());
+        let (idx, gen) = (self.idx(), self.gen());
+        let values = self.val.as_slice();
+        (0..self.len())
+            .map(|k| Var::from_parts(values[k], idx + k as u32, gen))
+            .collect()
     }
 
     /// An array variable of the kind and shape of `like` from scalar variables (row-major),

@@ -65,7 +65,11 @@ impl<S: Storage> Var<S> {
         let mut inputs = vec![self.element(0)];
         match src {
             Source::Data => {}
-            Source::Run(key) => inputs.push(Var::from_key(0.0, key)),
+            Source::Run(key) => {
+                // Its adjoints are added into slot by slot.
+                tape::settle_run(key, ks.len());
+                inputs.push(Var::from_key(0.0, key))
+            }
             Source::One(v) => inputs.push(v),
         }
         // Recorded first, so that a refused (stale) handle leaves the value as it was.

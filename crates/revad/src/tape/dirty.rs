@@ -1,0 +1,428 @@
+//! Dirty adjoint slots: slots that hold leftover values but count as zero.
+//!
+//! The adjoints of a variable start at zero, so memory the tape reuses for them must be
+//! zeroed, and the first reverse pass that reaches them adds into those zeros: on a long array
+//! that is a full pass over memory to write the zeros and another to read them back. The tape
+//! skips both for one range of slots, the *dirty* range, which it knows holds leftovers (the
+//! memory of a gradient handed out earlier, see [`recycle`]):
+//!
+//! - a new independent array variable ([`Var::array`](crate::Var::array)) may take dirty
+//!   slots as they are;
+//! - a reverse pass that writes every adjoint of an input run (`sum`'s `x̄ᵢ = ȳ`) asks
+//!   [`Inputs::run_fresh`] and writes instead of adding when the run is dirty, which makes it
+//!   clean;
+//! - everything else that reads or writes a slot sees zeros: the accessors of runs zero the
+//!   dirty slots they are about to hand out (the reverse passes' `Inputs::run` and
+//!   `Adjoints::run`, the readers of adjoints, the making of scalar views of a run), and no
+//!   new scalar slot is given out in the dirty range (see `Tape::zeroed_to`).
+//!
+//! The range stays one range: a run in its middle zeroes the part below it.
+
+use std::mem::MaybeUninit;
+
+use super::{tape_ptr, with_tape, zero, Inputs, Key, Slot, Tape, WALKING};
+
+thread_local! {
+    /// A buffer handed back by [`recycle`], for the next adjoint buffer the tape needs.
+    static SPARE: std::cell::Cell<Option<Vec<f64>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Gives the memory of a gradient that the tape handed out ([`Var::take_adj`] of a long
+/// input) back to this thread's tape, to hold the adjoints of a later gradient.
+///
+/// The tape hands out its adjoint buffer itself as the gradient of a long input run and
+/// continues in new memory, which has to be zeroed before the next sweep adds into it. Memory
+/// given back here skips that: its leftover values count as zero until a reverse pass writes
+/// them. Bindings that wrap the gradient in another owner (a NumPy array) call
+/// this when the owner is freed. A buffer of an unsuitable size is simply freed.
+///
+/// ```
+/// use revad::{matrix, tape, Var, Vector};
+/// let n = 1 << 16;
+/// for _ in 0..3 {
+///     tape::reset();
+///     let x = Var::array(Vector::from(vec![1.0; n]));
+///     matrix::sum(&x).grad();
+///     let g = x.take_adj().unwrap();
+///     assert!(g.iter().all(|&gi| gi == 1.0));
+///     tape::recycle(g.into_owned().into_raw_vec_and_offset().0);
+/// }
+/// tape::reset();
+/// ```
+///
+/// [`Var::take_adj`]: crate::Var::take_adj
+pub fn recycle(buffer: Vec<f64>) {
+    // During thread teardown the slot is gone and the buffer is freed.
+    let _ = SPARE.try_with(|s| s.set(Some(buffer)));
+}
+
+/// The recycled buffer, if any.
+pub(super) fn take_spare() -> Option<Vec<f64>> {
+    SPARE.try_with(|s| s.take()).ok().flatten()
+}
+
+/// Whether the range `(lo, hi)` meets `[first, first + len)`.
+#[inline(always)]
+fn meets((lo, hi): (u32, u32), first: usize, len: usize) -> bool {
+    (lo as usize) < first + len && first < hi as usize
+}
+
+impl Tape {
+    /// Zeroes the dirty slots: they count as zero, now they are.
+    #[cold]
+    pub(super) fn clean_dirty(&mut self) {
+        let (lo, hi) = (self.dirty.0 as usize, self.dirty.1 as usize);
+        if lo < hi {
+            let len = self.adj.len();
+            if lo < len {
+                zero(&mut self.adj[lo..hi.min(len)]);
+            }
+            if hi > len {
+                let from = lo.max(len) - len;
+                for x in &mut self.adj.spare_capacity_mut()[from..hi - len] {
+                    x.write(0.0);
+                }
+            }
+        }
+        self.dirty = (0, 0);
+        self.sync_zeroed_to();
+    }
+
+    /// Zeroes the dirty slots if any of them is among the `len` slots from `first`.
+    #[inline]
+    pub(super) fn clean_overlap(&mut self, first: usize, len: usize) {
+        if meets(self.dirty, first, len) {
+            self.clean_dirty();
+        }
+    }
+
+    /// Where a new slot stops being a plain length increment: the capacity, or the first dirty
+    /// slot at or above the length.
+    pub(super) fn sync_zeroed_to(&mut self) {
+        let (lo, hi) = (self.dirty.0 as usize, self.dirty.1 as usize);
+        let len = self.adj.len();
+        self.zeroed_to = if lo < hi && hi > len {
+            lo.max(len)
+        } else {
+            self.adj.capacity()
+        };
+    }
+
+    /// Makes room for a slot at the top that [`Tape::new_slot`] found it could not simply
+    /// take: grows the buffer or zeroes the dirty slots there.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn slot_room(&mut self, n: usize) {
+        let len = self.adj.len();
+        if self.adj.capacity() - len < n {
+            self.grow_adj(n);
+        }
+        self.clean_overlap(len, n);
+        self.sync_zeroed_to();
+    }
+
+    /// A buffer for [`Tape::hand_over_head`]: the recycled one when it fits `want` slots
+    /// without much to spare, else fresh zeroed memory. Holds the current buffer's slots from
+    /// `len` to its length and zeros above them; its first `len` slots are dirty.
+    pub(super) fn next_buffer(&mut self, len: usize, want: usize) -> Vec<f64> {
+        let used = self.adj.len();
+        if let Some(mut v) = take_spare() {
+            if v.len() >= len && v.capacity() >= want && v.capacity() <= want + want / 2 {
+                v.truncate(len);
+                v.extend_from_slice(&self.adj[len..used]);
+                v.spare_capacity_mut().fill(MaybeUninit::new(0.0));
+                self.dirty = (0, len as u32);
+                return v;
+            }
+        }
+        // Zeroed by the allocator: memory fresh from the system is not written again. Zeros
+        // count as zero, so the first `len` slots are marked dirty too: the first pass that
+        // writes them all need not read them.
+        let mut fresh = vec![0.0; want];
+        fresh[len..used].copy_from_slice(&self.adj[len..used]);
+        fresh.truncate(used);
+        self.dirty = (0, len as u32);
+        fresh
+    }
+}
+
+/// Zeroes the slots `[first, first + len)` of `buf` (which holds the slots from 0) that are
+/// dirty, keeping the rest of the dirty range one range. For the accessors of the reverse
+/// passes, which run while the tape is walking.
+#[inline]
+fn settle(buf: &mut [f64], first: usize, len: usize) {
+    let tp = tape_ptr();
+    // SAFETY: a plain read of one field through the raw pointer; no reference is formed.
+    let d = unsafe { (*tp).dirty };
+    if meets(d, first, len) {
+        settle_slow(tp, buf, first, len, false);
+    }
+}
+
+/// [`settle`] when the dirty range meets the run, or, with `fresh`, the start of a pass that
+/// will write every slot of a run lying inside the dirty range (which then leaves it).
+#[cold]
+#[inline(never)]
+fn settle_slow(tp: *mut Tape, buf: &mut [f64], first: usize, len: usize, fresh: bool) {
+    // SAFETY: plain reads of fields through the raw pointer; no reference is formed.
+    let (lo, hi) = unsafe { ((*tp).dirty.0 as usize, (*tp).dirty.1 as usize) };
+    let end = first + len;
+    let (a, b) = (lo.max(first), hi.min(end));
+    if !fresh {
+        zero(&mut buf[a..b]);
+    }
+    // What remains dirty: below the run and above it. The part below lies in `buf`.
+    let (below, above) = ((lo, a), (b, hi));
+    let rest = if below.0 < below.1 && above.0 < above.1 {
+        zero(&mut buf[below.0..below.1]);
+        above
+    } else if below.0 < below.1 {
+        below
+    } else {
+        above
+    };
+    let rest = if rest.0 < rest.1 {
+        (rest.0 as u32, rest.1 as u32)
+    } else {
+        (0, 0)
+    };
+    // SAFETY: a plain write of one field through the raw pointer; no reference is formed. The
+    // range only shrank, so `zeroed_to` (read when recording resumes) stays at or below
+    // where it should be: at worst a new slot takes the slow path once.
+    unsafe { (*tp).dirty = rest };
+}
+
+impl Inputs<'_> {
+    /// The run of `len` slots from `first`, for a reverse pass that sets every adjoint in it
+    /// (`x̄ᵢ = ȳ·pᵢ` in place of `x̄ᵢ += ȳ·pᵢ`) when they count as zero. Returns the run and
+    /// whether it is fresh: `true` means its slots hold leftovers that count as zero, and the
+    /// caller must write every one of them; `false`, that it must add, as [`Inputs::run`].
+    #[inline]
+    pub(crate) fn run_fresh(&mut self, first: Slot, len: usize) -> (&mut [f64], bool) {
+        let (first, tp) = (first.index(), tape_ptr());
+        // SAFETY: a plain read of one field through the raw pointer; no reference is formed.
+        let (lo, hi) = unsafe { (*tp).dirty };
+        let fresh = len > 0 && lo as usize <= first && first + len <= hi as usize;
+        if fresh || meets((lo, hi), first, len) {
+            settle_slow(tp, self.0, first, len, fresh);
+        }
+        (&mut self.0[first..first + len], fresh)
+    }
+}
+
+/// The run accessors of the reverse passes: dirty slots among them are zeroed first.
+pub(super) fn settled(buf: &mut [f64], first: usize, len: usize) -> &mut [f64] {
+    settle(buf, first, len);
+    &mut buf[first..first + len]
+}
+
+/// Zeroes the dirty slots among the `len` slots of `key`, before scalar views of them are
+/// made (their adjoints are then read and written one by one, by slot, which the dirty range
+/// does not follow).
+pub(crate) fn settle_run(key: Key, len: usize) {
+    with_tape(|t| {
+        if t.gen != WALKING {
+            t.clean_overlap(key as u32 as usize, len);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{matrix, tape, Var, Vector};
+
+    const N: usize = 1 << 15;
+
+    /// The dirty range of this thread's tape.
+    fn dirty() -> (u32, u32) {
+        with_tape(|t| t.dirty)
+    }
+
+    /// Leaves this thread's tape empty with its first `n` spare slots dirty, holding NaN (the
+    /// gradient of an `n`-vector handed out, and a NaN buffer recycled in its place), so that a
+    /// leftover read as an adjoint shows.
+    fn dirty_tape(n: usize) {
+        tape::reset();
+        let x = Var::array(Vector::from(vec![1.0; n]));
+        matrix::sum(&x).grad();
+        recycle(vec![f64::NAN; n + 1 + 4096]);
+        let g = x.take_adj().unwrap();
+        assert!(g.iter().all(|&v| v == 1.0));
+        tape::reset();
+        assert_eq!(dirty(), (0, n as u32));
+    }
+
+    fn vector(n: usize, f: impl Fn(usize) -> f64) -> Vector {
+        Vector::from((0..n).map(f).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn sum_writes_a_dirty_input_run() {
+        dirty_tape(N);
+        let x = Var::array(vector(N, |i| i as f64));
+        assert_eq!(dirty(), (0, N as u32)); // taken as it is
+        matrix::sum(&x).grad();
+        assert_eq!(dirty(), (0, 0)); // written
+        assert!(x.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+    }
+
+    #[test]
+    fn a_second_pass_adds_to_the_first_ones_writes() {
+        dirty_tape(N);
+        let x = Var::array(vector(N, |i| 1e-3 * i as f64));
+        let y = matrix::sum(&x) + matrix::dot_self(&x) + matrix::sum(&matrix::exp(&x));
+        y.grad();
+        let (a, v) = (x.adj(), x.value().clone());
+        for i in 0..N {
+            let want = 1.0 + 2.0 * v[i] + v[i].exp();
+            assert!(
+                (a[i] - want).abs() <= 4.0 * f64::EPSILON * want,
+                "element {i}"
+            );
+        }
+        tape::reset();
+    }
+
+    #[test]
+    fn an_unused_input_reads_zero() {
+        dirty_tape(N);
+        let x = Var::array(vector(N, |_| 2.0));
+        let y = Var::new(3.0);
+        (y * y).grad();
+        assert_eq!(y.adj(), 6.0);
+        assert!(x.adj().iter().all(|&g| g == 0.0));
+        assert!(x.take_adj().unwrap().iter().all(|&g| g == 0.0));
+        tape::reset();
+    }
+
+    #[test]
+    fn a_scalar_slot_is_never_dirty() {
+        dirty_tape(N);
+        let y = Var::new(3.0); // slot 0, in the dirty range
+        assert_eq!(dirty(), (0, 0));
+        let x = Var::array(vector(N, |_| 2.0));
+        (y * matrix::sum(&x)).grad();
+        assert_eq!(y.adj(), 2.0 * N as f64);
+        assert!(x.adj().iter().all(|&g| g == 3.0));
+        tape::reset();
+    }
+
+    #[test]
+    fn element_views_see_zeros() {
+        dirty_tape(N);
+        let x = Var::array(vector(N, |_| 2.0));
+        let y = x.element(5) * 3.0 + matrix::sum(&x);
+        y.grad();
+        let a = x.adj();
+        assert_eq!(a[5], 4.0);
+        assert!(a.iter().enumerate().all(|(i, &g)| i == 5 || g == 1.0));
+        tape::reset();
+        dirty_tape(N);
+        let x = Var::array(vector(N, |_| 2.0));
+        let parts = x.to_vars();
+        (parts[7] * parts[8]).grad();
+        assert_eq!((x.adj()[7], x.adj()[8], x.adj()[9]), (2.0, 2.0, 0.0));
+        tape::reset();
+    }
+
+    #[test]
+    fn runs_across_the_dirty_range() {
+        // A shorter run, then one that starts inside the rest of the range and ends past it.
+        dirty_tape(N);
+        let a = Var::array(vector(N / 2, |_| 1.0));
+        let b = Var::array(vector(N, |_| 1.0));
+        (matrix::sum(&a) + matrix::sum(&b) * 2.0).grad();
+        assert!(a.adj().iter().all(|&g| g == 1.0));
+        assert!(b.adj().iter().all(|&g| g == 2.0));
+        tape::reset();
+        dirty_tape(N);
+        let a = Var::array(vector(N / 2, |_| 1.0));
+        let b = Var::array(vector(N, |_| 1.0));
+        matrix::sum(&b).grad();
+        assert!(a.adj().iter().all(|&g| g == 0.0));
+        assert!(b.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+        // A run inside the range written first, then one below it read.
+        dirty_tape(N);
+        let a = Var::array(vector(N / 4, |_| 1.0));
+        let b = Var::array(vector(N / 4, |_| 1.0));
+        (matrix::sum(&matrix::to_matrix(&a, N / 16, 4).unwrap()) + matrix::sum(&b)).grad();
+        assert!(a.adj().iter().all(|&g| g == 1.0));
+        assert!(b.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+    }
+
+    #[test]
+    fn layout_passes_add_into_zeros() {
+        dirty_tape(N);
+        let x = Var::array(vector(N, |i| i as f64));
+        let m = matrix::to_matrix(&x, N / 8, 8).unwrap();
+        matrix::sum(&matrix::transpose(&m)).grad();
+        assert!(x.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+    }
+
+    #[test]
+    fn a_nested_sweep_leaves_outer_adjoints_as_they_were() {
+        dirty_tape(N);
+        let x = Var::array(vector(N, |_| 1.0));
+        {
+            let _scope = tape::nested();
+            matrix::sum(&x).grad();
+            assert!(x.adj().iter().all(|&g| g == 1.0));
+        }
+        assert!(x.adj().iter().all(|&g| g == 0.0));
+        let y = matrix::dot_self(&x);
+        y.grad();
+        assert!(x.adj().iter().all(|&g| g == 2.0));
+        tape::reset();
+    }
+
+    #[test]
+    fn recycled_gradients_match_a_clean_tape() {
+        let f = |x: &Var<Vector>| matrix::sum(&matrix::exp(x)) + matrix::dot_self(x);
+        let x0 = vector(N, |i| (i as f64 * 0.37).sin());
+        tape::free_memory();
+        let want = {
+            let x = Var::array(x0.clone());
+            f(&x).grad();
+            x.adj()
+        };
+        tape::reset();
+        for round in 0..4 {
+            let x = Var::array(x0.clone());
+            f(&x).grad();
+            let g = x.take_adj().unwrap();
+            assert_eq!(g, want, "round {round}");
+            tape::reset();
+            recycle(g.into_owned().into_raw_vec_and_offset().0);
+        }
+        tape::reset();
+    }
+
+    /// Whether the first `n` slots, taken as they are by a new array variable, hold zeros.
+    fn leftovers_are_zeros(n: usize) -> bool {
+        let x = Var::array(vector(n, |_| 1.0));
+        let zeros = with_tape(|t| t.adj[..n].iter().all(|&a| a == 0.0));
+        assert!(x.adj().iter().all(|&g| g == 0.0));
+        tape::reset();
+        zeros
+    }
+
+    #[test]
+    fn a_buffer_is_used_only_if_it_fits() {
+        for (spare, used) in [(8, false), (4 * N, false), (N + 4097, true)] {
+            tape::reset();
+            let x = Var::array(vector(N, |_| 1.0));
+            matrix::sum(&x).grad();
+            recycle(vec![f64::NAN; spare]);
+            x.take_adj().unwrap();
+            tape::reset();
+            // Fresh memory, zeroed, is dirty too.
+            assert_eq!(dirty(), (0, N as u32));
+            assert_eq!(leftovers_are_zeros(N), !used, "a spare buffer of {spare}");
+        }
+    }
+}
