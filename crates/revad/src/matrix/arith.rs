@@ -46,7 +46,7 @@ fn elementwise<S: Storage>(
     let keys = keys_of(ka, kb);
     let (a_val, b_val, c_val) = (av.into_owned(), bv.into_owned(), value.clone());
     let n = value.len();
-    let key = tape::record_run(n, &keys, move |out| {
+    let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());
@@ -249,7 +249,7 @@ fn with_scalar<S: Storage, R: Real>(
     let keys = keys_of(ka, ks.map(|k| k.0));
     let (a_val, c_val) = (av.into_owned(), value.clone());
     let n = value.len();
-    let key = tape::record_run(n, &keys, move |out| {
+    let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, c) = (a_val.as_slice(), c_val.as_slice());
@@ -752,7 +752,7 @@ pub fn broadcast_elementwise(
     }
     let (a_val, b_val, c_val) = (av.into_owned(), bv.into_owned(), value.clone());
     let n = value.len();
-    let key = tape::record_run(n, &keys, move |out| {
+    let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());

@@ -192,7 +192,7 @@ pub fn reduce_axis(how: Reduction, a: &impl Operand<Matrix>, axis: usize) -> Res
     } else {
         1.0
     };
-    let out_key = tape::record_run(lanes, &[key], move |out| {
+    let out_key = tape::record_array_run(lanes, &[key], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, lanes);
             let run = below.run(slot_of(key), n);

@@ -110,7 +110,7 @@ pub fn concatenate(parts: &[&dyn Operand<Matrix>], axis: usize) -> Result<Var<Ma
         return Ok(Var::array(value));
     }
     let n = rows * cols;
-    let key = tape::record_run(n, &keys, move |out| {
+    let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             // Where each operand starts: an element offset (axis 0) or a column (axis 1).

@@ -187,7 +187,7 @@ pub(super) fn record<T: Storage, const N: usize>(
     if keys.is_empty() {
         return Var::from_key(value, tape::new_run(n));
     }
-    let key = tape::record_run(n, &keys, move |out| {
+    let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             for (k, &(key, len)) in args.iter().enumerate() {
@@ -195,6 +195,29 @@ pub(super) fn record<T: Storage, const N: usize>(
                     back(k, g, below.run(slot_of(key), len));
                 }
             }
+        }
+    });
+    Var::from_key(value, key)
+}
+
+/// [`record`] for a rearrangement of every element of one operand (`arg`): its reverse pass
+/// `back(ḡ, ā, fresh)` adds ḡ, rearranged, into `ā`, or writes it there when `fresh` (the
+/// operand's adjoints count as zero and hold leftovers, see [`tape::Inputs::run_fresh`]).
+fn record_moved<T: Storage>(
+    value: T,
+    arg: Arg,
+    back: impl Fn(&[f64], &mut [f64], bool) + 'static,
+) -> Var<T> {
+    let n = value.len();
+    let Some(key) = arg.0 else {
+        return Var::from_key(value, tape::new_run(n));
+    };
+    let len = arg.1;
+    let key = tape::record_array_run(n, &[key], move |out| {
+        move |adj: &mut Adjoints| {
+            let (mut below, g) = adj.split_at_result(out, n);
+            let (run, fresh) = below.run_fresh(slot_of(key), len);
+            back(g, run, fresh);
         }
     });
     Var::from_key(value, key)
@@ -632,10 +655,17 @@ fn column_major<S: Storage, T: Storage>(a: &impl Operand<S>) -> Var<T> {
     let (r, c) = av.shape();
     let mut data = vec![0.0; r * c];
     layout::transpose_into(av.as_slice(), r, c, &mut data);
-    record(build((c, r), data), [(a.key(), r * c)], move |_, g, run| {
-        // c[j·r + i] = a[i·c + j], so ā += ḡ read as the c×r matrix, transposed.
-        layout::transpose_add(g, c, r, run)
-    })
+    record_moved(
+        build((c, r), data),
+        (a.key(), r * c),
+        move |g, run, fresh| {
+            // c[j·r + i] = a[i·c + j], so ā += ḡ read as the c×r matrix, transposed.
+            match fresh {
+                true => layout::transpose_into(g, c, r, run),
+                false => layout::transpose_add(g, c, r, run),
+            }
+        },
+    )
 }
 
 /// The transpose (Stan's `transpose`, `x'`): a matrix's transpose is a matrix, a vector's a
@@ -729,12 +759,14 @@ pub fn to_matrix<S: Storage>(a: &impl Operand<S>, m: usize, n: usize) -> Result<
             true => layout::transpose_into(av.as_slice(), n, m, &mut data),
             false => data.copy_from_slice(av.as_slice()),
         }
-        return Ok(record(
+        return Ok(record_moved(
             build((m, n), data),
-            [(key, n_el)],
-            move |_, g, run| match transposed {
-                true => layout::transpose_add(g, m, n, run),
-                false => layout::add(g, run),
+            (key, n_el),
+            move |g, run, fresh| match (transposed, fresh) {
+                (true, true) => layout::transpose_into(g, m, n, run),
+                (true, false) => layout::transpose_add(g, m, n, run),
+                (false, true) => run.copy_from_slice(g),
+                (false, false) => layout::add(g, run),
             },
         ));
     }
@@ -742,14 +774,17 @@ pub fn to_matrix<S: Storage>(a: &impl Operand<S>, m: usize, n: usize) -> Result<
     layout::transpose_into(av.as_slice(), r, c, &mut seq);
     let mut data = vec![0.0; n_el];
     layout::transpose_into(&seq, n, m, &mut data);
-    Ok(record(
+    Ok(record_moved(
         build((m, n), data),
-        [(key, n_el)],
-        move |_, g, run| {
+        (key, n_el),
+        move |g, run, fresh| {
             // The two transposes backwards: ḡ (m×n) to the sequence's adjoints, then to ā.
             let mut seq = vec![0.0; n_el];
             layout::transpose_into(g, m, n, &mut seq);
-            layout::transpose_add(&seq, c, r, run);
+            match fresh {
+                true => layout::transpose_into(&seq, c, r, run),
+                false => layout::transpose_add(&seq, c, r, run),
+            }
         },
     ))
 }

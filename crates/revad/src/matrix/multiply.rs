@@ -64,7 +64,7 @@ where
     let a_val = kb.map(|_| av.into_owned());
     let b_val = ka.map(|_| bv.into_owned());
     let n = r * c;
-    let key = tape::record_run(n, &keys, move |out| {
+    let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             if c == 1 {

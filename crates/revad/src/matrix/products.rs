@@ -153,7 +153,7 @@ fn lines_dot<S: Storage>(
             .collect(),
     };
     let n = r * c;
-    let key = tape::record_run(n_out, &keys, move |out| {
+    let key = tape::record_array_run(n_out, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n_out);
             for (k, partner, factor) in &work {
@@ -283,7 +283,7 @@ pub fn crossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
     mirror_upper(value.nrows(), value.as_slice_mut().expect("standard"));
     let ka = a.key();
     let saved = ka.map(|k| (k, av));
-    let key = tape::record_run(c * c, &keys_of(&[ka]), move |out| {
+    let key = tape::record_array_run(c * c, &keys_of(&[ka]), move |out| {
         move |adj: &mut Adjoints| {
             if let Some((k, av)) = &saved {
                 let (mut below, g) = adj.split_at_result(out, c * c);
@@ -314,7 +314,7 @@ pub fn tcrossprod(a: &impl Operand<Matrix>) -> Var<Matrix> {
     mirror_upper(value.nrows(), value.as_slice_mut().expect("standard"));
     let ka = a.key();
     let saved = ka.map(|k| (k, av));
-    let key = tape::record_run(r * r, &keys_of(&[ka]), move |out| {
+    let key = tape::record_array_run(r * r, &keys_of(&[ka]), move |out| {
         move |adj: &mut Adjoints| {
             if let Some((k, av)) = &saved {
                 let (mut below, g) = adj.split_at_result(out, r * r);
@@ -353,7 +353,7 @@ pub fn multiply_lower_tri_self_transpose(a: &impl Operand<Matrix>) -> Var<Matrix
     mirror_upper(value.nrows(), value.as_slice_mut().expect("standard"));
     let ka = a.key();
     let lower = ka.map(|_| lower);
-    let key = tape::record_run(r * r, &keys_of(&[ka]), move |out| {
+    let key = tape::record_array_run(r * r, &keys_of(&[ka]), move |out| {
         move |adj: &mut Adjoints| {
             if let (Some(k), Some(lower)) = (ka, &lower) {
                 let (mut below, g) = adj.split_at_result(out, r * r);
@@ -451,7 +451,7 @@ fn quad<B: QuadForm>(
     // The reverse pass needs B for either adjoint, and A and AB only for B̄.
     let b_val = (ka.is_some() || kb.is_some()).then(|| bv.into_owned());
     let a_ab = kb.map(|_| (av.into_owned(), ab));
-    let key = tape::record_run(m * m, &keys_of(&[ka, kb]), move |out| {
+    let key = tape::record_array_run(m * m, &keys_of(&[ka, kb]), move |out| {
         move |adj: &mut Adjoints| {
             let Some(b_val) = &b_val else { return };
             let (mut below, g) = adj.split_at_result(out, m * m);
@@ -567,7 +567,7 @@ fn diagonal_product<V: DiagonalVector>(
     let both = matches!(kind, Diagonal::Both);
     let m_val = kv.map(|_| mv);
     let v_val = (km.is_some() || (kv.is_some() && both)).then_some(vv);
-    let key = tape::record_run(r * c, &keys_of(&[km, kv]), move |out| {
+    let key = tape::record_array_run(r * c, &keys_of(&[km, kv]), move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, r * c);
             let x = m_val.as_ref().map_or(&[][..], |m| m.as_slice());

@@ -127,7 +127,7 @@ pub fn select(
         return Ok(Var::array(value));
     }
     let n = rows * cols;
-    let key = tape::record_run(n, &keys, move |out| {
+    let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             for (k, chosen, len, index) in [

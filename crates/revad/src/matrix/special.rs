@@ -84,7 +84,7 @@ fn array_node<S: Storage, T: Storage>(
         return Var::array(value);
     };
     let (n, m) = (a.value().len(), value.len());
-    let key = tape::record_run(m, &[k], move |out| {
+    let key = tape::record_array_run(m, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, m);
             back(g, below.run(slot_of(k), n));

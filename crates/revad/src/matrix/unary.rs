@@ -124,7 +124,7 @@ where
     };
     let n = value.len();
     let (a_val, c_val) = (a_val.clone(), value.clone());
-    let key = tape::record_run(n, &[k], move |out| {
+    let key = tape::record_array_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             let (r, fresh) = below.run_fresh(slot_of(k), n);
@@ -486,7 +486,7 @@ fn simd_map_kernel<S: Storage>(a: &impl Operand<S>, f: Function, d: Derivative) 
     };
     let n = value.len();
     let a_val = av.into_owned();
-    let key = tape::record_run(n, &[k], move |out| {
+    let key = tape::record_array_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             let r = below.run(slot_of(k), n);

@@ -88,6 +88,47 @@ impl Tape {
         self.sync_zeroed_to();
     }
 
+    /// Zeroes the dirty slots from slot `i` up (where the top of the buffer is about to grow
+    /// into them); the ones below stay dirty.
+    pub(super) fn clean_from(&mut self, i: usize) {
+        let (lo, hi) = (self.dirty.0 as usize, self.dirty.1 as usize);
+        if lo >= hi || hi <= i {
+            return;
+        }
+        let len = self.adj.len();
+        let from = lo.max(i);
+        if from < len {
+            zero(&mut self.adj[from..hi.min(len)]);
+        }
+        if hi > len {
+            let from = from.max(len) - len;
+            for x in &mut self.adj.spare_capacity_mut()[from..hi - len] {
+                x.write(0.0);
+            }
+        }
+        self.dirty = if lo < i {
+            (lo as u32, i as u32)
+        } else {
+            (0, 0)
+        };
+        self.sync_zeroed_to();
+    }
+
+    /// Marks the slots `[a, b)` dirty instead of zeroing them, if the dirty range then stays
+    /// one range (it is empty, or meets or touches `[a, b)`). Returns whether it did.
+    pub(super) fn join_dirty(&mut self, a: usize, b: usize) -> bool {
+        let (lo, hi) = (self.dirty.0 as usize, self.dirty.1 as usize);
+        let joined = if lo >= hi {
+            (a, b)
+        } else if lo <= b && a <= hi {
+            (lo.min(a), hi.max(b))
+        } else {
+            return false;
+        };
+        self.dirty = (joined.0 as u32, joined.1 as u32);
+        true
+    }
+
     /// Zeroes the dirty slots if any of them is among the `len` slots from `first`.
     #[inline]
     pub(super) fn clean_overlap(&mut self, first: usize, len: usize) {
@@ -117,7 +158,7 @@ impl Tape {
         if self.adj.capacity() - len < n {
             self.grow_adj(n);
         }
-        self.clean_overlap(len, n);
+        self.clean_from(len);
         self.sync_zeroed_to();
     }
 
@@ -150,7 +191,7 @@ impl Tape {
 /// dirty, keeping the rest of the dirty range one range. For the accessors of the reverse
 /// passes, which run while the tape is walking.
 #[inline]
-fn settle(buf: &mut [f64], first: usize, len: usize) {
+pub(super) fn settle(buf: &mut [f64], first: usize, len: usize) {
     let tp = tape_ptr();
     // SAFETY: a plain read of one field through the raw pointer; no reference is formed.
     let d = unsafe { (*tp).dirty };
@@ -250,7 +291,8 @@ mod tests {
         let g = x.take_adj().unwrap();
         assert!(g.iter().all(|&v| v == 1.0));
         tape::reset();
-        assert_eq!(dirty(), (0, n as u32));
+        // The slot of the sum too, left by the scope.
+        assert_eq!(dirty(), (0, n as u32 + 1));
     }
 
     fn vector(n: usize, f: impl Fn(usize) -> f64) -> Vector {
@@ -261,7 +303,7 @@ mod tests {
     fn sum_writes_a_dirty_input_run() {
         dirty_tape(N);
         let x = Var::array(vector(N, |i| i as f64));
-        assert_eq!(dirty(), (0, N as u32)); // taken as it is
+        assert_eq!(dirty(), (0, N as u32 + 1)); // taken as it is
         matrix::sum(&x).grad();
         assert_eq!(dirty(), (0, 0)); // written
         assert!(x.adj().iter().all(|&g| g == 1.0));
@@ -421,8 +463,70 @@ mod tests {
             x.take_adj().unwrap();
             tape::reset();
             // Fresh memory, zeroed, is dirty too.
-            assert_eq!(dirty(), (0, N as u32));
+            assert_eq!(dirty(), (0, N as u32 + 1));
             assert_eq!(leftovers_are_zeros(N), !used, "a spare buffer of {spare}");
         }
+    }
+
+    /// A gradient through many kinds of array node: elementwise, binary, layout, reductions,
+    /// a scalar view and a plain scalar.
+    fn mixed(x: &Var<Vector>, k: usize) -> Var {
+        let e = matrix::exp(x);
+        let m = matrix::to_matrix(&(&e * x), k, x.len() / k).unwrap();
+        let t = matrix::transpose(&m);
+        let s = matrix::sum(&matrix::log1p(&matrix::exp(&t)));
+        let w = Var::new(0.5);
+        s * w + matrix::dot_self(x) + x.element(3) * x.element(4) + matrix::mean(&e)
+    }
+
+    #[test]
+    fn repeated_gradients_match_a_clean_tape() {
+        let k = 16;
+        let x0 = vector(N, |i| (i as f64 * 0.37).sin());
+        tape::free_memory();
+        let want = {
+            let x = Var::array(x0.clone());
+            mixed(&x, k).grad();
+            x.adj()
+        };
+        tape::reset();
+        for round in 0..4 {
+            // Taken (copied, or handed over), read, and in a nested scope.
+            let x = Var::array(x0.clone());
+            mixed(&x, k).grad();
+            assert_eq!(x.adj(), want, "round {round}");
+            assert_eq!(x.take_adj().unwrap(), want, "round {round}");
+            assert!(x.adj().iter().all(|&g| g == 0.0));
+            tape::reset();
+            {
+                let _scope = tape::nested();
+                let x = Var::array(x0.clone());
+                mixed(&x, k).grad();
+                assert_eq!(x.take_adj().unwrap(), want, "round {round}, nested");
+            }
+            // A scalar computation between two array ones sees zeros.
+            let y = Var::new(2.0);
+            let z = (0..100).fold(y, |acc, _| acc * 1.01 + y);
+            z.grad();
+            let (_, dy) =
+                crate::gradient(|v| (0..100).fold(v[0], |acc, _| acc * 1.01 + v[0]), &[2.0]);
+            assert_eq!(y.adj(), dy[0]);
+            tape::reset();
+        }
+    }
+
+    #[test]
+    fn a_long_scope_leaves_its_slots_dirty() {
+        tape::reset();
+        let x = Var::array(vector(N, |_| 1.0));
+        matrix::sum(&matrix::exp(&x)).grad();
+        tape::reset();
+        assert_eq!(dirty(), (0, 2 * N as u32 + 1));
+        // A short one zeroes them.
+        let y = Var::new(1.0);
+        (y * y).grad();
+        assert_eq!(y.adj(), 2.0);
+        tape::reset();
+        assert_eq!(dirty(), (0, 0));
     }
 }

@@ -144,6 +144,8 @@ impl Adjoints {
     /// ```
     #[inline]
     pub fn split_at_result(&mut self, out: Slot, len: usize) -> (Inputs<'_>, &[f64]) {
+        // A result no pass wrote to may still be dirty.
+        dirty::settle(&mut self.0, out.index(), len);
         let (below, rest) = self.0.split_at_mut(out.index());
         (Inputs(below), &rest[..len])
     }
@@ -571,10 +573,15 @@ impl Tape {
 
     /// Forgets the slots from `n` on, zeroing them (they become spare capacity), except a run
     /// whose adjoints were taken (already zero) and the dirty slots (which stay dirty).
+    ///
+    /// Many slots (an array gradient's) are marked dirty instead (see `dirty.rs`), when the
+    /// dirty range stays one range: the next gradient's first passes write them.
     fn truncate_adj(&mut self, n: usize) {
         let len = self.adj.len();
         if n < len {
-            zero_except(&mut self.adj[n..], n, [self.taken, self.dirty]);
+            if len - n < LAZY_ZERO_MIN || !self.join_dirty(n, len) {
+                zero_except(&mut self.adj[n..], n, [self.taken, self.dirty]);
+            }
             self.adj.truncate(n);
         }
         if self.taken.1 as usize > n {
@@ -988,7 +995,7 @@ impl Tape {
         let first = self.adj.len();
         self.reserve_adj(len);
         if !dirty_ok {
-            self.clean_overlap(first, len);
+            self.clean_from(first);
         }
         // SAFETY: room was reserved; the spare capacity holds initialised values, zeros
         // outside the dirty range.
@@ -1013,6 +1020,26 @@ where
             t.check_key(k);
         }
         let key = t.new_run(len, false);
+        t.push(make(Slot(key_idx(key))));
+        key
+    })
+}
+
+/// [`record_run`] for an operation whose result is an array variable: the result's slots may
+/// be dirty (see `dirty.rs`), so its reverse pass must read the result's adjoints through
+/// [`Adjoints::split_at_result`] and those of its inputs through the run accessors.
+pub(crate) fn record_array_run<F>(len: usize, inputs: &[Key], make: impl FnOnce(Slot) -> F) -> Key
+where
+    F: FnOnce(&mut Adjoints) + 'static,
+{
+    with_tape(|t| {
+        if t.gen == WALKING {
+            walking_panic();
+        }
+        for &k in inputs {
+            t.check_key(k);
+        }
+        let key = t.new_run(len, true);
         t.push(make(Slot(key_idx(key))));
         key
     })
@@ -1078,6 +1105,9 @@ pub(crate) fn adjoint_run_into(key: Key, out: &mut [f64]) {
     })
 }
 
+/// From this many slots on, the slots a scope leaves are marked dirty rather than zeroed.
+const LAZY_ZERO_MIN: usize = 1 << 12;
+
 /// From this many slots on, a run at the start of the adjoint buffer that fills most of it is
 /// taken by handing over the buffer itself (see [`Tape::hand_over_head`]).
 const HAND_OVER_MIN: usize = 1 << 14;
@@ -1106,6 +1136,11 @@ pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
         t.clean_overlap(start, len);
         let out = if start == 0 && hands_over(len, t.adj.len()) {
             t.hand_over_head(len)
+        } else if len >= LAZY_ZERO_MIN && t.join_dirty(start, start + len) {
+            // Copied, and left dirty: the slots count as zero from now on.
+            let out = t.adj[start..start + len].to_vec();
+            t.sync_zeroed_to();
+            return Some(out);
         } else {
             let mut out = Vec::with_capacity(len);
             // Chunks of 32 KiB: each is zeroed while it is still in L1 from the copy.
