@@ -68,21 +68,24 @@ fn meets((lo, hi): (u32, u32), first: usize, len: usize) -> bool {
 }
 
 impl Tape {
+    /// Zeroes the slots `[lo, hi)`, live or spare (below the capacity).
+    fn zero_slots(&mut self, lo: usize, hi: usize) {
+        let len = self.adj.len();
+        if lo < len {
+            zero(&mut self.adj[lo..hi.min(len)]);
+        }
+        if hi > len {
+            let from = lo.max(len) - len;
+            self.adj.spare_capacity_mut()[from..hi - len].fill(MaybeUninit::new(0.0));
+        }
+    }
+
     /// Zeroes the dirty slots: they count as zero, now they are.
     #[cold]
     pub(super) fn clean_dirty(&mut self) {
         let (lo, hi) = (self.dirty.0 as usize, self.dirty.1 as usize);
         if lo < hi {
-            let len = self.adj.len();
-            if lo < len {
-                zero(&mut self.adj[lo..hi.min(len)]);
-            }
-            if hi > len {
-                let from = lo.max(len) - len;
-                for x in &mut self.adj.spare_capacity_mut()[from..hi - len] {
-                    x.write(0.0);
-                }
-            }
+            self.zero_slots(lo, hi);
         }
         self.dirty = (0, 0);
         self.sync_zeroed_to();
@@ -95,17 +98,7 @@ impl Tape {
         if lo >= hi || hi <= i {
             return;
         }
-        let len = self.adj.len();
-        let from = lo.max(i);
-        if from < len {
-            zero(&mut self.adj[from..hi.min(len)]);
-        }
-        if hi > len {
-            let from = from.max(len) - len;
-            for x in &mut self.adj.spare_capacity_mut()[from..hi - len] {
-                x.write(0.0);
-            }
-        }
+        self.zero_slots(lo.max(i), hi);
         self.dirty = if lo < i {
             (lo as u32, i as u32)
         } else {
