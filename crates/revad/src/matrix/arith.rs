@@ -51,14 +51,31 @@ fn elementwise<S: Storage>(
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());
             if let Some(k) = ka {
-                add_pair_partials(below.run(slot_of(k), n), g, x, y, c, da);
+                let (r, fresh) = below.run_fresh(slot_of(k), n);
+                set_or_add(r, fresh, |i| g[i] * da(x[i], y[i], c[i]));
             }
             if let Some(k) = kb {
-                add_pair_partials(below.run(slot_of(k), n), g, x, y, c, db);
+                let (r, fresh) = below.run_fresh(slot_of(k), n);
+                set_or_add(r, fresh, |i| g[i] * db(x[i], y[i], c[i]));
             }
         }
     });
     Ok(Var::from_key(value, key))
+}
+
+/// `rᵢ += tᵢ`, or `rᵢ = tᵢ` when `fresh` (the adjoints count as zero and hold leftovers, see
+/// [`tape::Inputs::run_fresh`]): an elementwise node's reverse pass into one operand.
+#[inline(always)]
+fn set_or_add(r: &mut [f64], fresh: bool, t: impl Fn(usize) -> f64) {
+    if fresh {
+        for (i, ri) in r.iter_mut().enumerate() {
+            *ri = t(i);
+        }
+    } else {
+        for (i, ri) in r.iter_mut().enumerate() {
+            *ri += t(i);
+        }
+    }
 }
 
 /// One argument's share of [`elementwise`]'s reverse pass: `rᵢ += ḡᵢ·d(aᵢ, bᵢ, cᵢ)`.
@@ -254,7 +271,8 @@ fn with_scalar<S: Storage, R: Real>(
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, c) = (a_val.as_slice(), c_val.as_slice());
             if let Some(k) = ka {
-                add_array_partials(below.run(slot_of(k), n), g, x, sv, &da);
+                let (r, fresh) = below.run_fresh(slot_of(k), n);
+                set_or_add(r, fresh, |i| g[i] * da(x[i], sv));
             }
             if let Some((_, slot)) = ks {
                 below[slot] += scalar_partial(g, x, sv, c, &ds);

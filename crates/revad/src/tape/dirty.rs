@@ -3,11 +3,13 @@
 //! The adjoints of a variable start at zero, so memory the tape reuses for them must be
 //! zeroed, and the first reverse pass that reaches them adds into those zeros: on a long array
 //! that is a full pass over memory to write the zeros and another to read them back. The tape
-//! skips both for one range of slots, the *dirty* range, which it knows holds leftovers (the
-//! memory of a gradient handed out earlier, see [`recycle`]):
+//! skips both for one range of slots, the *dirty* range, which holds leftovers:
 //!
-//! - a new independent array variable ([`Var::array`](crate::Var::array)) may take dirty
-//!   slots as they are;
+//! - it is made of the slots a long scope leaves when it ends, of a long run whose adjoints
+//!   were taken by copy, and of the head of the buffer that replaces one handed over as a
+//!   gradient (zeros from the allocator, or a buffer given back with [`recycle`]);
+//! - a new independent array variable ([`Var::array`](crate::Var::array)) and the result of an
+//!   array operation may take dirty slots as they are;
 //! - a reverse pass that writes every adjoint of an input run (`sum`'s `x̄ᵢ = ȳ`) asks
 //!   [`Inputs::run_fresh`] and writes instead of adding when the run is dirty, which makes it
 //!   clean;
@@ -33,8 +35,8 @@ thread_local! {
 /// The tape hands out its adjoint buffer itself as the gradient of a long input run and
 /// continues in new memory, which has to be zeroed before the next sweep adds into it. Memory
 /// given back here skips that: its leftover values count as zero until a reverse pass writes
-/// them. Bindings that wrap the gradient in another owner (a NumPy array) call
-/// this when the owner is freed. A buffer of an unsuitable size is simply freed.
+/// them. The next hand-over uses it if it holds at least that gradient's length and has
+/// room for the tape's slots without much to spare; otherwise it is freed.
 ///
 /// ```
 /// use revad::{matrix, tape, Var, Vector};
@@ -386,6 +388,21 @@ mod tests {
         (matrix::sum(&matrix::to_matrix(&a, N / 16, 4).unwrap()) + matrix::sum(&b)).grad();
         assert!(a.adj().iter().all(|&g| g == 1.0));
         assert!(b.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+    }
+
+    #[test]
+    fn binary_passes_write_once_then_add() {
+        dirty_tape(N);
+        let x = Var::array(vector(N, |i| i as f64));
+        let y = Var::array(vector(N, |_| 0.5));
+        let z = matrix::sum(&(&x * &x)) + matrix::sum(&(&x * 3.0)) + matrix::sum(&(&x / &y));
+        z.grad();
+        let (a, b) = (x.adj(), y.adj());
+        for i in 0..N {
+            assert_eq!(a[i], 2.0 * i as f64 + 3.0 + 2.0, "element {i}");
+            assert_eq!(b[i], -(i as f64) * 4.0, "element {i}");
+        }
         tape::reset();
     }
 
