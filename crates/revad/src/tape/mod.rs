@@ -576,7 +576,20 @@ impl Tape {
     ///
     /// Many slots (an array gradient's) are marked dirty instead (see `dirty.rs`), when the
     /// dirty range stays one range: the next gradient's first passes write them.
+    #[inline(always)]
     fn truncate_adj(&mut self, n: usize) {
+        let len = self.adj.len();
+        // The common case: a few slots, none taken or dirty.
+        if len - n < LAZY_ZERO_MIN && self.taken.1 == 0 && self.dirty.1 == 0 {
+            zero(&mut self.adj[n..]);
+            self.adj.truncate(n);
+            return;
+        }
+        self.truncate_adj_slow(n);
+    }
+
+    #[inline(never)]
+    fn truncate_adj_slow(&mut self, n: usize) {
         let len = self.adj.len();
         if n < len {
             if len - n < LAZY_ZERO_MIN || !self.join_dirty(n, len) {
@@ -991,16 +1004,20 @@ pub(crate) fn new_array_run(len: usize) -> Key {
 
 impl Tape {
     /// `len` new slots, zeroed unless `dirty_ok`.
+    #[inline(always)]
     fn new_run(&mut self, len: usize, dirty_ok: bool) -> Key {
         let first = self.adj.len();
         self.reserve_adj(len);
-        if !dirty_ok {
+        let dirty = self.dirty.1 != 0;
+        if dirty && !dirty_ok {
             self.clean_from(first);
         }
         // SAFETY: room was reserved; the spare capacity holds initialised values, zeros
         // outside the dirty range.
         unsafe { self.adj.set_len(first + len) };
-        self.sync_zeroed_to();
+        if dirty {
+            self.sync_zeroed_to();
+        }
         key(first as u32, self.gen)
     }
 }
