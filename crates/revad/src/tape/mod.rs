@@ -295,7 +295,7 @@ pub(crate) struct Tape {
     /// anything that may write adjoints (a sweep, a restore of saved ones).
     taken: (u32, u32),
     /// Slots `[dirty.0, dirty.1)` hold leftovers that count as zero (see `dirty.rs`); they may
-    /// be live or spare. Empty when `dirty.0 == dirty.1`.
+    /// be live or spare. `(0, 0)` when there are none (so `dirty.1 == 0` tells).
     dirty: (u32, u32),
     /// The newest record when it is a chain (of additions or products) that the next
     /// operation of its kind may extend: its end with its kind in the lowest bit (see
@@ -430,6 +430,11 @@ fn zero(s: &mut [f64]) {
     } else {
         s.fill(0.0);
     }
+}
+
+/// The number of slots the range `(a, b)` has in `[lo, hi)`.
+fn overlap((a, b): (u32, u32), lo: usize, hi: usize) -> usize {
+    (b as usize).min(hi).saturating_sub((a as usize).max(lo))
 }
 
 /// Zeroes `s` (the slots from `base`) except the slots of the ranges `holes` (each possibly
@@ -580,7 +585,7 @@ impl Tape {
     fn truncate_adj(&mut self, n: usize) {
         let len = self.adj.len();
         // The common case: a few slots, none taken or dirty.
-        if len - n < LAZY_ZERO_MIN && self.taken.1 == 0 && self.dirty.1 == 0 {
+        if n <= len && len - n < LAZY_ZERO_MIN && self.taken.1 == 0 && self.dirty.1 == 0 {
             zero(&mut self.adj[n..]);
             self.adj.truncate(n);
             return;
@@ -592,7 +597,9 @@ impl Tape {
     fn truncate_adj_slow(&mut self, n: usize) {
         let len = self.adj.len();
         if n < len {
-            if len - n < LAZY_ZERO_MIN || !self.join_dirty(n, len) {
+            // Left dirty only if that saves much zeroing: taken slots are zeros already.
+            let taken = overlap(self.taken, n, len) + overlap(self.dirty, n, len);
+            if len - n - taken.min(len - n) < LAZY_ZERO_MIN || !self.join_dirty(n, len) {
                 zero_except(&mut self.adj[n..], n, [self.taken, self.dirty]);
             }
             self.adj.truncate(n);
