@@ -280,9 +280,6 @@ pub(crate) struct Tape {
     /// Generation of the innermost scope, or `WALKING`.
     gen: u32,
     adj: Vec<f64>,
-    /// Spare slots `[len, zeroed_to)` of `adj` hold zeros: up to there a new slot is a length
-    /// increment. The capacity, or the first dirty slot above the length.
-    zeroed_to: usize,
     arena: Arena,
     /// `scopes[0]` is the outermost scope; the last one is current.
     scopes: Vec<Scope>,
@@ -294,9 +291,6 @@ pub(crate) struct Tape {
     /// [`take_adjoint_run`]): the end of their scope need not zero them again. Forgotten by
     /// anything that may write adjoints (a sweep, a restore of saved ones).
     taken: (u32, u32),
-    /// Slots `[dirty.0, dirty.1)` hold leftovers that count as zero (see `dirty.rs`); they may
-    /// be live or spare. `(0, 0)` when there are none (so `dirty.1 == 0` tells).
-    dirty: (u32, u32),
     /// The newest record when it is a chain (of additions or products) that the next
     /// operation of its kind may extend: its end with its kind in the lowest bit (see
     /// [`chain_tag`]; 0 when there is none), the slot of its last result and of its first
@@ -304,6 +298,12 @@ pub(crate) struct Tape {
     chain_end: usize,
     chain_slots: u64,
     chain_start: *mut u8,
+    /// Spare slots `[len, zeroed_to)` of `adj` hold zeros: up to there a new slot is a length
+    /// increment. The capacity, or the first dirty slot above the length.
+    zeroed_to: usize,
+    /// Slots `[dirty.0, dirty.1)` hold leftovers that count as zero (see `dirty.rs`); they may
+    /// be live or spare. `(0, 0)` when there are none (so `dirty.1 == 0` tells).
+    dirty: (u32, u32),
 }
 
 thread_local! {
@@ -338,16 +338,16 @@ fn init_tape() -> *mut Tape {
         _pad: [0; 2048],
         gen: 1,
         adj: Vec::new(),
-        zeroed_to: 0,
         arena: Arena::default(),
         scopes: vec![Scope::new(1, Pos::default(), 0)],
         next_gen: 2,
         saved_outer: Vec::new(),
         taken: (0, 0),
-        dirty: (0, 0),
         chain_end: 0,
         chain_slots: 0,
         chain_start: ptr::null_mut(),
+        zeroed_to: 0,
+        dirty: (0, 0),
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -989,6 +989,7 @@ fn chain_slow<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> 
 
 /// `len` new zeroed adjoint slots in a row, for `len` scalar variables or an array variable
 /// whose slots are read one by one; returns the key of the first.
+#[inline]
 pub(crate) fn new_run(len: usize) -> Key {
     with_tape(|t| {
         if t.gen == WALKING {
@@ -1036,17 +1037,7 @@ pub(crate) fn record_run<F>(len: usize, inputs: &[Key], make: impl FnOnce(Slot) 
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
-    with_tape(|t| {
-        if t.gen == WALKING {
-            walking_panic();
-        }
-        for &k in inputs {
-            t.check_key(k);
-        }
-        let key = t.new_run(len, false);
-        t.push(make(Slot(key_idx(key))));
-        key
-    })
+    with_tape(|t| t.record_run(len, inputs, make, false))
 }
 
 /// [`record_run`] for an operation whose result is an array variable: the result's slots may
@@ -1056,17 +1047,31 @@ pub(crate) fn record_array_run<F>(len: usize, inputs: &[Key], make: impl FnOnce(
 where
     F: FnOnce(&mut Adjoints) + 'static,
 {
-    with_tape(|t| {
-        if t.gen == WALKING {
+    with_tape(|t| t.record_run(len, inputs, make, true))
+}
+
+impl Tape {
+    /// [`record_run`], the result's slots dirty or not as [`Tape::new_run`] allows.
+    fn record_run<F>(
+        &mut self,
+        len: usize,
+        inputs: &[Key],
+        make: impl FnOnce(Slot) -> F,
+        dirty_ok: bool,
+    ) -> Key
+    where
+        F: FnOnce(&mut Adjoints) + 'static,
+    {
+        if self.gen == WALKING {
             walking_panic();
         }
         for &k in inputs {
-            t.check_key(k);
+            self.check_key(k);
         }
-        let key = t.new_run(len, true);
-        t.push(make(Slot(key_idx(key))));
+        let key = self.new_run(len, dirty_ok);
+        self.push(make(Slot(key_idx(key))));
         key
-    })
+    }
 }
 
 /// Records a scalar-valued operation of array inputs (checked by key).
