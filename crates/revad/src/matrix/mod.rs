@@ -45,6 +45,8 @@
 mod arith;
 mod axis;
 mod concat;
+#[cfg(test)]
+mod dirty_slots;
 mod gather;
 mod layout;
 mod manipulation;

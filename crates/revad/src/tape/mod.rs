@@ -35,6 +35,8 @@ use crate::error::Error;
 
 pub use dirty::recycle;
 pub(crate) use dirty::settle_run;
+#[cfg(test)]
+pub(crate) use dirty::{dirty_range, first_slots_are_zeros};
 
 // The tape knows variables by their `Key` (first slot and generation) alone: it records keys and
 // hands back keys, and a scalar variable reaches it only through the `Handle` trait, which `Var`

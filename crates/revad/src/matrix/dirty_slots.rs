@@ -1,0 +1,275 @@
+//! The array nodes on dirty adjoint slots (see the tape's `dirty.rs`): leftovers are planted as
+//! NaN through a recycled buffer, so that a pass that reads one as an adjoint shows.
+
+use crate::{matrix, tape, Var, Vector};
+
+const N: usize = 1 << 15;
+
+/// The dirty range of this thread's tape.
+fn dirty() -> (u32, u32) {
+    tape::dirty_range()
+}
+
+/// Leaves this thread's tape empty with its first `n` spare slots dirty, holding NaN (the
+/// gradient of an `n`-vector handed out, and a NaN buffer recycled in its place), so that a
+/// leftover read as an adjoint shows.
+fn dirty_tape(n: usize) {
+    tape::reset();
+    let x = Var::array(Vector::from(vec![1.0; n]));
+    matrix::sum(&x).grad();
+    tape::recycle(vec![f64::NAN; n + 1 + 4096]);
+    let g = x.take_adj().unwrap();
+    assert!(g.iter().all(|&v| v == 1.0));
+    tape::reset();
+    assert_eq!(dirty(), (0, n as u32));
+}
+
+fn vector(n: usize, f: impl Fn(usize) -> f64) -> Vector {
+    Vector::from((0..n).map(f).collect::<Vec<_>>())
+}
+
+#[test]
+fn sum_writes_a_dirty_input_run() {
+    dirty_tape(N);
+    let x = Var::array(vector(N, |i| i as f64));
+    assert_eq!(dirty(), (0, N as u32)); // taken as it is
+    matrix::sum(&x).grad();
+    assert_eq!(dirty(), (0, 0)); // written
+    assert!(x.adj().iter().all(|&g| g == 1.0));
+    tape::reset();
+}
+
+#[test]
+fn a_second_pass_adds_to_the_first_ones_writes() {
+    dirty_tape(N);
+    let x = Var::array(vector(N, |i| 1e-3 * i as f64));
+    let y = matrix::sum(&x) + matrix::dot_self(&x) + matrix::sum(&matrix::exp(&x));
+    y.grad();
+    let (a, v) = (x.adj(), x.value().clone());
+    for i in 0..N {
+        let want = 1.0 + 2.0 * v[i] + v[i].exp();
+        assert!(
+            (a[i] - want).abs() <= 4.0 * f64::EPSILON * want,
+            "element {i}"
+        );
+    }
+    tape::reset();
+}
+
+#[test]
+fn an_unused_input_reads_zero() {
+    dirty_tape(N);
+    let x = Var::array(vector(N, |_| 2.0));
+    let y = Var::new(3.0);
+    (y * y).grad();
+    assert_eq!(y.adj(), 6.0);
+    assert!(x.adj().iter().all(|&g| g == 0.0));
+    assert!(x.take_adj().unwrap().iter().all(|&g| g == 0.0));
+    tape::reset();
+}
+
+#[test]
+fn a_scalar_slot_is_never_dirty() {
+    dirty_tape(N);
+    let y = Var::new(3.0); // slot 0, in the dirty range
+    assert_eq!(dirty(), (0, 0));
+    let x = Var::array(vector(N, |_| 2.0));
+    (y * matrix::sum(&x)).grad();
+    assert_eq!(y.adj(), 2.0 * N as f64);
+    assert!(x.adj().iter().all(|&g| g == 3.0));
+    tape::reset();
+}
+
+#[test]
+fn element_views_see_zeros() {
+    dirty_tape(N);
+    let x = Var::array(vector(N, |_| 2.0));
+    let y = x.element(5) * 3.0 + matrix::sum(&x);
+    y.grad();
+    let a = x.adj();
+    assert_eq!(a[5], 4.0);
+    assert!(a.iter().enumerate().all(|(i, &g)| i == 5 || g == 1.0));
+    tape::reset();
+    dirty_tape(N);
+    let x = Var::array(vector(N, |_| 2.0));
+    let parts = x.to_vars();
+    (parts[7] * parts[8]).grad();
+    assert_eq!((x.adj()[7], x.adj()[8], x.adj()[9]), (2.0, 2.0, 0.0));
+    tape::reset();
+}
+
+#[test]
+fn runs_across_the_dirty_range() {
+    // A shorter run, then one that starts inside the rest of the range and ends past it.
+    dirty_tape(N);
+    let a = Var::array(vector(N / 2, |_| 1.0));
+    let b = Var::array(vector(N, |_| 1.0));
+    (matrix::sum(&a) + matrix::sum(&b) * 2.0).grad();
+    assert!(a.adj().iter().all(|&g| g == 1.0));
+    assert!(b.adj().iter().all(|&g| g == 2.0));
+    tape::reset();
+    dirty_tape(N);
+    let a = Var::array(vector(N / 2, |_| 1.0));
+    let b = Var::array(vector(N, |_| 1.0));
+    matrix::sum(&b).grad();
+    assert!(a.adj().iter().all(|&g| g == 0.0));
+    assert!(b.adj().iter().all(|&g| g == 1.0));
+    tape::reset();
+    // A run inside the range written first, then one below it read.
+    dirty_tape(N);
+    let a = Var::array(vector(N / 4, |_| 1.0));
+    let b = Var::array(vector(N / 4, |_| 1.0));
+    (matrix::sum(&matrix::to_matrix(&a, N / 16, 4).unwrap()) + matrix::sum(&b)).grad();
+    assert!(a.adj().iter().all(|&g| g == 1.0));
+    assert!(b.adj().iter().all(|&g| g == 1.0));
+    tape::reset();
+}
+
+#[test]
+fn binary_passes_write_once_then_add() {
+    dirty_tape(N);
+    let x = Var::array(vector(N, |i| i as f64));
+    let y = Var::array(vector(N, |_| 0.5));
+    let z = matrix::sum(&(&x * &x)) + matrix::sum(&(&x * 3.0)) + matrix::sum(&(&x / &y));
+    z.grad();
+    let (a, b) = (x.adj(), y.adj());
+    for i in 0..N {
+        assert_eq!(a[i], 2.0 * i as f64 + 3.0 + 2.0, "element {i}");
+        assert_eq!(b[i], -(i as f64) * 4.0, "element {i}");
+    }
+    tape::reset();
+}
+
+#[test]
+fn layout_passes_add_into_zeros() {
+    dirty_tape(N);
+    let x = Var::array(vector(N, |i| i as f64));
+    let m = matrix::to_matrix(&x, N / 8, 8).unwrap();
+    matrix::sum(&matrix::transpose(&m)).grad();
+    assert!(x.adj().iter().all(|&g| g == 1.0));
+    tape::reset();
+}
+
+#[test]
+fn a_nested_sweep_leaves_outer_adjoints_as_they_were() {
+    dirty_tape(N);
+    let x = Var::array(vector(N, |_| 1.0));
+    {
+        let _scope = tape::nested();
+        matrix::sum(&x).grad();
+        assert!(x.adj().iter().all(|&g| g == 1.0));
+    }
+    assert!(x.adj().iter().all(|&g| g == 0.0));
+    let y = matrix::dot_self(&x);
+    y.grad();
+    assert!(x.adj().iter().all(|&g| g == 2.0));
+    tape::reset();
+}
+
+#[test]
+fn recycled_gradients_match_a_clean_tape() {
+    let f = |x: &Var<Vector>| matrix::sum(&matrix::exp(x)) + matrix::dot_self(x);
+    let x0 = vector(N, |i| (i as f64 * 0.37).sin());
+    tape::free_memory();
+    let want = {
+        let x = Var::array(x0.clone());
+        f(&x).grad();
+        x.adj()
+    };
+    tape::reset();
+    for round in 0..4 {
+        let x = Var::array(x0.clone());
+        f(&x).grad();
+        let g = x.take_adj().unwrap();
+        assert_eq!(g, want, "round {round}");
+        tape::reset();
+        tape::recycle(g.into_owned().into_raw_vec_and_offset().0);
+    }
+    tape::reset();
+}
+
+/// Whether the first `n` slots, taken as they are by a new array variable, hold zeros.
+fn leftovers_are_zeros(n: usize) -> bool {
+    let x = Var::array(vector(n, |_| 1.0));
+    let zeros = tape::first_slots_are_zeros(n);
+    assert!(x.adj().iter().all(|&g| g == 0.0));
+    tape::reset();
+    zeros
+}
+
+#[test]
+fn a_buffer_is_used_only_if_it_fits() {
+    for (spare, used) in [(8, false), (4 * N, false), (N + 4097, true)] {
+        tape::reset();
+        let x = Var::array(vector(N, |_| 1.0));
+        matrix::sum(&x).grad();
+        tape::recycle(vec![f64::NAN; spare]);
+        x.take_adj().unwrap();
+        tape::reset();
+        // Fresh memory, zeroed, is not dirty.
+        let want = if used { (0, N as u32) } else { (0, 0) };
+        assert_eq!(dirty(), want, "a spare buffer of {spare}");
+        assert_eq!(leftovers_are_zeros(N), !used, "a spare buffer of {spare}");
+    }
+}
+
+/// A gradient through many kinds of array node: elementwise, binary, layout, reductions,
+/// a scalar view and a plain scalar.
+fn mixed(x: &Var<Vector>, k: usize) -> Var {
+    let e = matrix::exp(x);
+    let m = matrix::to_matrix(&(&e * x), k, x.len() / k).unwrap();
+    let t = matrix::transpose(&m);
+    let s = matrix::sum(&matrix::log1p(&matrix::exp(&t)));
+    let w = Var::new(0.5);
+    s * w + matrix::dot_self(x) + x.element(3) * x.element(4) + matrix::mean(&e)
+}
+
+#[test]
+fn repeated_gradients_match_a_clean_tape() {
+    let k = 16;
+    let x0 = vector(N, |i| (i as f64 * 0.37).sin());
+    tape::free_memory();
+    let want = {
+        let x = Var::array(x0.clone());
+        mixed(&x, k).grad();
+        x.adj()
+    };
+    tape::reset();
+    for round in 0..4 {
+        // Taken (copied, or handed over), read, and in a nested scope.
+        let x = Var::array(x0.clone());
+        mixed(&x, k).grad();
+        assert_eq!(x.adj(), want, "round {round}");
+        assert_eq!(x.take_adj().unwrap(), want, "round {round}");
+        assert!(x.adj().iter().all(|&g| g == 0.0));
+        tape::reset();
+        {
+            let _scope = tape::nested();
+            let x = Var::array(x0.clone());
+            mixed(&x, k).grad();
+            assert_eq!(x.take_adj().unwrap(), want, "round {round}, nested");
+        }
+        // A scalar computation between two array ones sees zeros.
+        let y = Var::new(2.0);
+        let z = (0..100).fold(y, |acc, _| acc * 1.01 + y);
+        z.grad();
+        let (_, dy) = crate::gradient(|v| (0..100).fold(v[0], |acc, _| acc * 1.01 + v[0]), &[2.0]);
+        assert_eq!(y.adj(), dy[0]);
+        tape::reset();
+    }
+}
+
+#[test]
+fn a_long_scope_leaves_its_slots_dirty() {
+    tape::reset();
+    let x = Var::array(vector(N, |_| 1.0));
+    matrix::sum(&matrix::exp(&x)).grad();
+    tape::reset();
+    assert_eq!(dirty(), (0, 2 * N as u32 + 1));
+    // A short one zeroes them.
+    let y = Var::new(1.0);
+    (y * y).grad();
+    assert_eq!(y.adj(), 2.0);
+    tape::reset();
+    assert_eq!(dirty(), (0, 0));
+}
