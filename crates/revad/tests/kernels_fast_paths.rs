@@ -7,7 +7,8 @@
 //! e⁷⁰⁸, with ties spread over lanes and blocks, against a sorted reference; and the array `log_sum_exp`'s
 //! gradient, whose reverse pass reads the exponentials its forward pass kept, against the
 //! softmax in closed form at lengths with and without a partial last vector, with ties, −∞
-//! and very negative elements, and the NaN/+∞ fallback.
+//! and very negative elements, and the NaN/+∞ fallback. And long arrays, whose values are
+//! computed by blocks, against the kernel on the whole array.
 
 use revad::elementary::{log_sum_exp_with, map_with, Function};
 use revad::testing::ulps;
@@ -210,6 +211,29 @@ fn log_sum_exp_gradient_from_the_kept_exponentials() {
         let g = a.adj();
         assert!(g[11] == want || (want.is_nan() && g[11].is_nan()), "{bad}");
         assert!(g[3] == 0.0 || (want.is_nan() && g[3].is_nan()), "{bad}");
+        tape::reset();
+    }
+}
+
+/// A long array's values are computed by blocks (`matrix::exp` and the other SIMD-kernel
+/// functions): at lengths around and across the block size, each element is the kernel's
+/// value for that element alone, and the gradient of `Σ eˣ` is `eˣ`.
+#[test]
+fn long_arrays_by_blocks_match_the_kernel() {
+    for n in [1023, 1024, 1025, 2048, 3001] {
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.731).sin() * 30.0).collect();
+        let mut want = vec![0.0; n];
+        revad::elementary::map(Function::Exp, &x, &mut want);
+        let v = Var::array(Vector::from(x.clone()));
+        let e = matrix::exp(&v);
+        assert_eq!(e.value().to_vec(), want, "n = {n}");
+        let mut want_log = vec![0.0; n];
+        let pos: Vec<f64> = x.iter().map(|xi| xi.abs() + 0.5).collect();
+        revad::elementary::map(Function::Log, &pos, &mut want_log);
+        let l = matrix::log(&Var::array(Vector::from(pos)));
+        assert_eq!(l.value().to_vec(), want_log, "n = {n}");
+        matrix::sum(&e).grad();
+        assert_eq!(v.adj().to_vec(), want, "n = {n}");
         tape::reset();
     }
 }

@@ -469,11 +469,24 @@ where
     record(a.key(), &av, value, d)
 }
 
-/// The values of `f` on every element of `av` through its SIMD kernel.
+/// The values of `f` on every element of `av` through its SIMD kernel. A long array's are
+/// computed by blocks into a buffer in L1 and appended, so that the result's memory is written
+/// once (a zeroed vector would be written twice).
 fn simd_values<S: Storage>(av: &S, f: Function) -> S {
+    const BLOCK: usize = 1024;
     let x = av.as_slice();
-    let mut out = vec![0.0; x.len()];
-    elementary::map(f, x, &mut out);
+    if x.len() <= BLOCK {
+        let mut out = vec![0.0; x.len()];
+        elementary::map(f, x, &mut out);
+        return av.with_data(out);
+    }
+    let mut out = Vec::with_capacity(x.len());
+    let mut buf = [0.0; BLOCK];
+    for block in x.chunks(BLOCK) {
+        let b = &mut buf[..block.len()];
+        elementary::map(f, block, b);
+        out.extend_from_slice(b);
+    }
     av.with_data(out)
 }
 
