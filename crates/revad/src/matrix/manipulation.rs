@@ -223,6 +223,15 @@ fn record_moved<T: Storage>(
     Var::from_key(value, key)
 }
 
+/// `ā += ḡᵀ` for `ḡ` a `rows × cols` matrix, or `ā = ḡᵀ` when `fresh`: the reverse pass of a
+/// transposing [`record_moved`].
+fn transpose_back(g: &[f64], rows: usize, cols: usize, run: &mut [f64], fresh: bool) {
+    match fresh {
+        true => layout::transpose_into(g, rows, cols, run),
+        false => layout::transpose_add(g, rows, cols, run),
+    }
+}
+
 /// The window `w` of the operand with key `ka` and (standard) value `av`, as an array
 /// variable of kind `T` and shape `(w.rows, w.cols)`.
 fn window<S: Storage, T: Storage>(ka: Option<u64>, av: Cow<'_, S>, w: Strided) -> Var<T> {
@@ -660,10 +669,7 @@ fn column_major<S: Storage, T: Storage>(a: &impl Operand<S>) -> Var<T> {
         (a.key(), r * c),
         move |g, run, fresh| {
             // c[j·r + i] = a[i·c + j], so ā += ḡ read as the c×r matrix, transposed.
-            match fresh {
-                true => layout::transpose_into(g, c, r, run),
-                false => layout::transpose_add(g, c, r, run),
-            }
+            transpose_back(g, c, r, run, fresh)
         },
     )
 }
@@ -763,8 +769,7 @@ pub fn to_matrix<S: Storage>(a: &impl Operand<S>, m: usize, n: usize) -> Result<
             build((m, n), data),
             (key, n_el),
             move |g, run, fresh| match (transposed, fresh) {
-                (true, true) => layout::transpose_into(g, m, n, run),
-                (true, false) => layout::transpose_add(g, m, n, run),
+                (true, _) => transpose_back(g, m, n, run, fresh),
                 (false, true) => run.copy_from_slice(g),
                 (false, false) => layout::add(g, run),
             },
@@ -781,10 +786,7 @@ pub fn to_matrix<S: Storage>(a: &impl Operand<S>, m: usize, n: usize) -> Result<
             // The two transposes backwards: ḡ (m×n) to the sequence's adjoints, then to ā.
             let mut seq = vec![0.0; n_el];
             layout::transpose_into(g, m, n, &mut seq);
-            match fresh {
-                true => layout::transpose_into(&seq, c, r, run),
-                false => layout::transpose_add(&seq, c, r, run),
-            }
+            transpose_back(&seq, c, r, run, fresh)
         },
     ))
 }

@@ -44,15 +44,7 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
             let (mut below, g) = adj.split_at_result(out, 1);
             let p = partials.as_ref().map(|p| p.as_slice());
             let (r, fresh) = below.run_fresh(slot_of(k), n);
-            kernels::dispatch_long(
-                n,
-                AddScaled {
-                    r,
-                    g: g[0] * w,
-                    p,
-                    fresh,
-                },
-            );
+            reduced_into(r, fresh, g[0], w, p);
         }
     })
 }
@@ -61,17 +53,14 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
 /// `None`), in a long run compiled for the widest instruction set the machine has. A
 /// program's scalar form runs `sum`'s (`w` = 1) with it too.
 pub(crate) fn add_reduced(r: &mut [f64], g: f64, w: f64, p: Option<&[f64]>) {
+    reduced_into(r, false, g, w, p)
+}
+
+/// [`add_reduced`], or `rᵢ = (g·w)·pᵢ` when `fresh` (see [`AddScaled`]).
+fn reduced_into(r: &mut [f64], fresh: bool, g: f64, w: f64, p: Option<&[f64]>) {
     let n = r.len();
-    let fresh = false;
-    kernels::dispatch_long(
-        n,
-        AddScaled {
-            r,
-            g: g * w,
-            p,
-            fresh,
-        },
-    )
+    let g = g * w;
+    kernels::dispatch_long(n, AddScaled { r, g, p, fresh })
 }
 
 /// `Σ aᵢ` of every element.

@@ -128,18 +128,7 @@ where
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
             let (r, fresh) = below.run_fresh(slot_of(k), n);
-            let (x, c) = (a_val.as_slice(), c_val.as_slice());
-            kernels::dispatch_long(
-                n,
-                AddPartials {
-                    r,
-                    g,
-                    x,
-                    c,
-                    d,
-                    fresh,
-                },
-            )
+            partials_into(r, fresh, g, a_val.as_slice(), c_val.as_slice(), d)
         }
     });
     Var::from_key(value, key)
@@ -148,8 +137,19 @@ where
 /// `rᵢ += gᵢ·d(xᵢ, cᵢ)` (see [`AddPartials`]), in a long run compiled for the widest
 /// instruction set the machine has.
 fn add_partials(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
+    partials_into(r, false, g, x, c, d)
+}
+
+/// [`add_partials`], or `rᵢ = gᵢ·d(xᵢ, cᵢ)` when `fresh` (see [`AddPartials`]).
+fn partials_into(
+    r: &mut [f64],
+    fresh: bool,
+    g: &[f64],
+    x: &[f64],
+    c: &[f64],
+    d: impl Fn(f64, f64) -> f64,
+) {
     let n = r.len();
-    let fresh = false;
     kernels::dispatch_long(
         n,
         AddPartials {
