@@ -11,9 +11,12 @@
 const TILE: usize = 8;
 
 #[cfg(target_arch = "x86_64")]
-use core::arch::x86_64::__m512d;
+use core::arch::x86_64::{__m256d, __m512d};
 #[cfg(target_arch = "x86_64")]
-use pulp::{bytemuck::cast, x86::V4};
+use pulp::{
+    bytemuck::cast,
+    x86::{V3, V4},
+};
 
 /// The side of a block of tiles moved together (a multiple of [`TILE`]).
 const BLOCK: usize = 64;
@@ -32,9 +35,10 @@ fn transpose_with(src: &[f64], rows: usize, cols: usize, dst: &mut [f64], add: b
     let (src, dst) = (&src[..rows * cols], &mut dst[..rows * cols]);
     let full = (rows - rows % TILE, cols - cols % TILE);
     #[cfg(target_arch = "x86_64")]
-    match V4::try_new() {
-        Some(v4) => v4.vectorize(|| tiles_v4(v4, src, rows, cols, dst, full, add)),
-        None => tiles(src, rows, cols, dst, full, op),
+    match (V4::try_new(), V3::try_new()) {
+        (Some(v4), _) => v4.vectorize(|| tiles_v4(v4, src, rows, cols, dst, full, add)),
+        (None, Some(v3)) => v3.vectorize(|| tiles_v3(v3, src, rows, cols, dst, full, add)),
+        (None, None) => tiles(src, rows, cols, dst, full, op),
     }
     #[cfg(not(target_arch = "x86_64"))]
     tiles(src, rows, cols, dst, full, op);
@@ -116,6 +120,64 @@ fn tiles_v4(
                     col
                 };
                 *out = cast(col);
+            }
+        }
+    }
+}
+
+/// [`tiles`] on AVX2: each 8×8 tile as four 4×4 quarters, a quarter's 4 rows 4 registers
+/// transposed by 4 unpacks and 4 lane permutes, and stored (or added) as 4 half rows of the
+/// destination. The quarters go down a destination row pair by pair (upper left, lower left,
+/// then the right ones), so that every destination line of the tile is written whole before
+/// the next, in the order of [`tiles_v4`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn tiles_v3(
+    v3: V3,
+    src: &[f64],
+    rows: usize,
+    cols: usize,
+    dst: &mut [f64],
+    (full_r, full_c): (usize, usize),
+    add: bool,
+) {
+    const Q: usize = TILE / 2;
+    let a = v3.avx;
+    for j0 in (0..full_c).step_by(TILE) {
+        for i0 in (0..full_r).step_by(TILE) {
+            for qj in [j0, j0 + Q] {
+                for qi in [i0, i0 + Q] {
+                    let r: [__m256d; Q] = std::array::from_fn(|k| {
+                        let at = (qi + k) * cols + qj;
+                        let row: [f64; Q] = src[at..at + Q].try_into().expect("a quarter row");
+                        cast(row)
+                    });
+                    // Rows 0-1 and 2-3 paired by columns {0, 2} and {1, 3}, then the 128-bit
+                    // halves exchanged: column c of the quarter in one register.
+                    let t = [
+                        a._mm256_unpacklo_pd(r[0], r[1]),
+                        a._mm256_unpackhi_pd(r[0], r[1]),
+                        a._mm256_unpacklo_pd(r[2], r[3]),
+                        a._mm256_unpackhi_pd(r[2], r[3]),
+                    ];
+                    let columns = [
+                        a._mm256_permute2f128_pd::<0x20>(t[0], t[2]),
+                        a._mm256_permute2f128_pd::<0x20>(t[1], t[3]),
+                        a._mm256_permute2f128_pd::<0x31>(t[0], t[2]),
+                        a._mm256_permute2f128_pd::<0x31>(t[1], t[3]),
+                    ];
+                    for (c, col) in columns.into_iter().enumerate() {
+                        let d = (qj + c) * rows + qi;
+                        let out: &mut [f64; Q] =
+                            (&mut dst[d..d + Q]).try_into().expect("a quarter row");
+                        let col = if add {
+                            a._mm256_add_pd(cast(*out), col)
+                        } else {
+                            col
+                        };
+                        *out = cast(col);
+                    }
+                }
             }
         }
     }
@@ -553,7 +615,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx512_and_portable_tiles_agree() {
-        // The full tiles by both paths (the portable one is what machines without AVX-512 run).
+        // The full tiles by both paths (the portable one is what machines without AVX2 run).
         let Some(v4) = V4::try_new() else { return };
         for (r, c) in [(8, 8), (16, 24), (70, 131), (136, 72)] {
             let src: Vec<f64> = (0..r * c).map(|k| (k as f64).sin()).collect();
@@ -563,6 +625,24 @@ mod tests {
                 let (mut a, mut b) = (vec![0.5; r * c], vec![0.5; r * c]);
                 tiles(&src, r, c, &mut a, full, op);
                 v4.vectorize(|| tiles_v4(v4, &src, r, c, &mut b, full, add));
+                assert_eq!(a, b, "{r}×{c}, add = {add}");
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_and_portable_tiles_agree() {
+        // The full tiles by both paths, as machines with AVX2 but not AVX-512 run them.
+        let Some(v3) = V3::try_new() else { return };
+        for (r, c) in [(8, 8), (16, 24), (70, 131), (136, 72)] {
+            let src: Vec<f64> = (0..r * c).map(|k| (k as f64).sin()).collect();
+            let full = (r - r % TILE, c - c % TILE);
+            for add in [false, true] {
+                let op = move |d: &mut f64, s: f64| if add { *d += s } else { *d = s };
+                let (mut a, mut b) = (vec![0.5; r * c], vec![0.5; r * c]);
+                tiles(&src, r, c, &mut a, full, op);
+                v3.vectorize(|| tiles_v3(v3, &src, r, c, &mut b, full, add));
                 assert_eq!(a, b, "{r}×{c}, add = {add}");
             }
         }
