@@ -147,25 +147,7 @@ fn tiles_v3(
         for i0 in (0..full_r).step_by(TILE) {
             for qj in [j0, j0 + Q] {
                 for qi in [i0, i0 + Q] {
-                    let r: [__m256d; Q] = std::array::from_fn(|k| {
-                        let at = (qi + k) * cols + qj;
-                        let row: [f64; Q] = src[at..at + Q].try_into().expect("a quarter row");
-                        cast(row)
-                    });
-                    // Rows 0-1 and 2-3 paired by columns {0, 2} and {1, 3}, then the 128-bit
-                    // halves exchanged: column c of the quarter in one register.
-                    let t = [
-                        a._mm256_unpacklo_pd(r[0], r[1]),
-                        a._mm256_unpackhi_pd(r[0], r[1]),
-                        a._mm256_unpacklo_pd(r[2], r[3]),
-                        a._mm256_unpackhi_pd(r[2], r[3]),
-                    ];
-                    let columns = [
-                        a._mm256_permute2f128_pd::<0x20>(t[0], t[2]),
-                        a._mm256_permute2f128_pd::<0x20>(t[1], t[3]),
-                        a._mm256_permute2f128_pd::<0x31>(t[0], t[2]),
-                        a._mm256_permute2f128_pd::<0x31>(t[1], t[3]),
-                    ];
+                    let columns = quarter_columns(v3, src, qi * cols + qj, cols);
                     for (c, col) in columns.into_iter().enumerate() {
                         let d = (qj + c) * rows + qi;
                         let out: &mut [f64; Q] =
@@ -181,6 +163,36 @@ fn tiles_v3(
             }
         }
     }
+}
+
+/// Four `f64` from `s[at..]` as a register.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn load_quarter_row(s: &[f64], at: usize) -> __m256d {
+    let row: [f64; TILE / 2] = s[at..at + TILE / 2].try_into().expect("a quarter row");
+    cast(row)
+}
+
+/// The columns of the 4×4 block of `s` whose first row starts at `at` (rows `ld` apart), on
+/// AVX2: rows 0-1 and 2-3 paired by columns {0, 2} and {1, 3} (4 unpacks), then their 128-bit
+/// halves exchanged (4 lane permutes), column c in register c.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn quarter_columns(v3: V3, s: &[f64], at: usize, ld: usize) -> [__m256d; TILE / 2] {
+    let a = v3.avx;
+    let r: [__m256d; TILE / 2] = std::array::from_fn(|k| load_quarter_row(s, at + k * ld));
+    let t = [
+        a._mm256_unpacklo_pd(r[0], r[1]),
+        a._mm256_unpackhi_pd(r[0], r[1]),
+        a._mm256_unpacklo_pd(r[2], r[3]),
+        a._mm256_unpackhi_pd(r[2], r[3]),
+    ];
+    [
+        a._mm256_permute2f128_pd::<0x20>(t[0], t[2]),
+        a._mm256_permute2f128_pd::<0x20>(t[1], t[3]),
+        a._mm256_permute2f128_pd::<0x31>(t[0], t[2]),
+        a._mm256_permute2f128_pd::<0x31>(t[1], t[3]),
+    ]
 }
 
 /// Eight `f64` from `s[at..]` as a register.
@@ -261,14 +273,16 @@ impl TileTranspose {
 }
 
 /// Copies the upper triangle of the row-major n×n `a` onto its lower one (`aⱼᵢ = aᵢⱼ` for
-/// `i < j`): on AVX-512 the 8×8 tiles above the diagonal are transposed in registers, the
-/// tiles on it and the edges element by element; elsewhere by tiles of 32.
+/// `i < j`): with AVX-512 or AVX2 the 8×8 tiles above the diagonal are transposed in registers
+/// (whole, or as four 4×4 quarters), the tiles on it and the edges element by element;
+/// elsewhere by tiles of 32.
 pub(crate) fn mirror_upper(n: usize, a: &mut [f64]) {
     let a = &mut a[..n * n];
     #[cfg(target_arch = "x86_64")]
-    if let Some(v4) = V4::try_new() {
-        v4.vectorize(|| mirror_upper_v4(v4, n, a));
-        return;
+    match (V4::try_new(), V3::try_new()) {
+        (Some(v4), _) => return v4.vectorize(|| mirror_upper_v4(v4, n, a)),
+        (None, Some(v3)) => return v3.vectorize(|| mirror_upper_v3(v3, n, a)),
+        (None, None) => {}
     }
     mirror_upper_blocks(n, a);
 }
@@ -287,10 +301,55 @@ fn mirror_upper_blocks(n: usize, a: &mut [f64]) {
     }
 }
 
+/// A way to move one full 8×8 tile of [`mirror_upper`] in registers. (A trait rather than a
+/// closure: a closure's body is compiled without the caller's instruction set, so its
+/// intrinsics would not be inlined.)
+#[cfg(target_arch = "x86_64")]
+trait MirrorTile: Copy {
+    /// Copies the tile at rows `i0..`, columns `j0..` (`j0 > i0`) of the n×n `a` onto rows
+    /// `j0..`, columns `i0..`, transposed.
+    fn mirror(self, a: &mut [f64], n: usize, i0: usize, j0: usize);
+}
+
+#[cfg(target_arch = "x86_64")]
+impl MirrorTile for TileTranspose {
+    #[inline(always)]
+    fn mirror(self, a: &mut [f64], n: usize, i0: usize, j0: usize) {
+        let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(a, (i0 + k) * n + j0));
+        for (j, col) in self.apply(r).into_iter().enumerate() {
+            let d = (j0 + j) * n + i0;
+            let out: &mut [f64; TILE] = (&mut a[d..d + TILE]).try_into().expect("a tile row");
+            *out = cast(col);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl MirrorTile for V3 {
+    /// As four 4×4 quarters, down each destination line pair.
+    #[inline(always)]
+    fn mirror(self, a: &mut [f64], n: usize, i0: usize, j0: usize) {
+        const Q: usize = TILE / 2;
+        for qj in [j0, j0 + Q] {
+            for qi in [i0, i0 + Q] {
+                for (c, col) in quarter_columns(self, a, qi * n + qj, n)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let d = (qj + c) * n + qi;
+                    let out: &mut [f64; Q] = (&mut a[d..d + Q]).try_into().expect("a quarter row");
+                    *out = cast(col);
+                }
+            }
+        }
+    }
+}
+
+/// [`mirror_upper`] with the full tiles above the diagonal moved by `tile`, the rest element
+/// by element.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
-    let transpose = TileTranspose::new(v4);
+fn mirror_upper_tiles(n: usize, a: &mut [f64], tile: impl MirrorTile) {
     let full = n - n % TILE;
     for i0 in (0..full).step_by(TILE) {
         // The tile on the diagonal.
@@ -300,12 +359,7 @@ fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
             }
         }
         for j0 in (i0 + TILE..full).step_by(TILE) {
-            let r: [__m512d; TILE] = std::array::from_fn(|k| load_row(a, (i0 + k) * n + j0));
-            for (j, col) in transpose.apply(r).into_iter().enumerate() {
-                let d = (j0 + j) * n + i0;
-                let out: &mut [f64; TILE] = (&mut a[d..d + TILE]).try_into().expect("a tile row");
-                *out = cast(col);
-            }
+            tile.mirror(a, n, i0, j0);
         }
         // The columns right of the last full tile.
         for i in i0..i0 + TILE {
@@ -322,13 +376,26 @@ fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn mirror_upper_v4(v4: V4, n: usize, a: &mut [f64]) {
+    mirror_upper_tiles(n, a, TileTranspose::new(v4));
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn mirror_upper_v3(v3: V3, n: usize, a: &mut [f64]) {
+    mirror_upper_tiles(n, a, v3);
+}
+
 /// Transposes a triangle of the n×n `src` (rows `src_ld` apart) into `dst` (rows `dst_ld`
 /// apart): `dst[j·dst_ld + i] = src[i·src_ld + j]` for every `i ≥ j` (`lower`, the lower
 /// triangle with its diagonal) or every `i ≤ j`; the rest of `dst` is left alone. With
 /// `tolerance`, it also tells whether each moved element is within it of its mirror
 /// `src[j·src_ld + i]` (false at a NaN): the symmetry check of a matrix read for its lower
-/// triangle. On AVX-512 the full 8×8 tiles are transposed (and compared) in registers, those
-/// on the diagonal blended into `dst` by a lane mask; the edges element by element.
+/// triangle. With AVX-512 or AVX2 the full 8×8 tiles are transposed (and compared) in
+/// registers (whole, or as four 4×4 quarters), those on the diagonal blended into `dst` by a
+/// lane mask; the edges element by element.
 pub(crate) fn transpose_triangle(
     src: &[f64],
     src_ld: usize,
@@ -348,8 +415,10 @@ pub(crate) fn transpose_triangle(
         tolerance,
     };
     #[cfg(target_arch = "x86_64")]
-    if let Some(v4) = V4::try_new() {
-        return v4.vectorize(|| t.tiles_v4(v4) & t.elements(true));
+    match (V4::try_new(), V3::try_new()) {
+        (Some(v4), _) => return v4.vectorize(|| t.tiles_v4(v4) & t.elements(true)),
+        (None, Some(v3)) => return v3.vectorize(|| t.tiles_v3(v3) & t.elements(true)),
+        (None, None) => {}
     }
     t.elements(false)
 }
@@ -432,6 +501,67 @@ impl Triangle<'_> {
             }
         }
         within == 0xff
+    }
+
+    /// The full tiles, each as four 4×4 quarters in AVX2 registers; on a tile of the diagonal,
+    /// the quarter across it is skipped and the two on it are blended by a lane mask.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn tiles_v3(&mut self, v3: V3) -> bool {
+        use core::arch::x86_64::_CMP_LE_OQ;
+        const Q: usize = TILE / 2;
+        let (src, sl, dl, n, lower) = (self.src, self.src_ld, self.dst_ld, self.n, self.lower);
+        let dst = &mut *self.dst;
+        let a = v3.avx;
+        let tol = a._mm256_set1_pd(self.tolerance.unwrap_or(0.0));
+        // Lane k of column c of a quarter on the diagonal moves if k ≥ c (lower) or k ≤ c.
+        let lanes = |c: usize| -> u8 {
+            if lower {
+                (0xf << c) & 0xf
+            } else {
+                0xf >> (Q - 1 - c)
+            }
+        };
+        let mut within: u8 = 0xf;
+        let tiles = n / TILE;
+        for bi in 0..tiles {
+            // The tiles off the diagonal, then the one on it, quarter column by quarter
+            // column so that each destination line is written whole before the next; on the
+            // diagonal the quarter across it is skipped.
+            let (from, to) = if lower { (0, bi + 1) } else { (bi, tiles) };
+            for bj in from..to {
+                let (i0, j0) = (bi * TILE, bj * TILE);
+                for qj in [j0, j0 + Q] {
+                    for qi in [i0, i0 + Q] {
+                        if bi == bj && (qi < qj) == lower && qi != qj {
+                            continue;
+                        }
+                        let columns = quarter_columns(v3, src, qi * sl + qj, sl);
+                        for (c, col) in columns.into_iter().enumerate() {
+                            let mask = if qi == qj { lanes(c) } else { 0xf };
+                            let d = (qj + c) * dl + qi;
+                            let out: &mut [f64; Q] =
+                                (&mut dst[d..d + Q]).try_into().expect("a quarter row");
+                            *out = if mask == 0xf {
+                                cast(col)
+                            } else {
+                                let keep: [i64; Q] =
+                                    std::array::from_fn(|k| -i64::from(mask >> k & 1));
+                                cast(a._mm256_blendv_pd(cast(*out), col, cast(keep)))
+                            };
+                            if self.tolerance.is_some() {
+                                let mirror = load_quarter_row(src, (qj + c) * sl + qi);
+                                let diff = a._mm256_sub_pd(col, mirror);
+                                let diff = a._mm256_andnot_pd(a._mm256_set1_pd(-0.0), diff);
+                                let le = a._mm256_cmp_pd::<_CMP_LE_OQ>(diff, tol);
+                                within &= (a._mm256_movemask_pd(le) as u8) | !mask;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        within & 0xf == 0xf
     }
 }
 
@@ -664,6 +794,66 @@ mod tests {
             mirror_upper_blocks(n, &mut c);
             assert_eq!(b, want, "n = {n}");
             assert_eq!(c, want, "n = {n}, portable");
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_mirrors_and_triangles_agree_with_the_portable_ones() {
+        // The AVX2 paths run explicitly, as machines without AVX-512 run them.
+        let Some(v3) = V3::try_new() else { return };
+        for n in (0..=26usize).chain([31, 32, 33, 50, 64, 65]) {
+            let a: Vec<f64> = (0..n * n).map(|k| (k as f64).sin()).collect();
+            let (mut b, mut c) = (a.clone(), a.clone());
+            v3.vectorize(|| mirror_upper_v3(v3, n, &mut b));
+            mirror_upper_blocks(n, &mut c);
+            assert_eq!(b, c, "n = {n}");
+            let (sl, dl) = (n + 3, n.next_multiple_of(8));
+            let mut src = vec![0.0; n * sl];
+            for i in 0..n {
+                for j in 0..n {
+                    src[i * sl + j] = ((i.min(j) * 31 + i.max(j)) as f64).sin();
+                }
+            }
+            for lower in [true, false] {
+                let run = |src: &[f64], tol: Option<f64>, fast: bool| {
+                    let mut dst = vec![-7.0; n * dl];
+                    let mut t = Triangle {
+                        src,
+                        src_ld: sl,
+                        dst: &mut dst,
+                        dst_ld: dl,
+                        n,
+                        lower,
+                        tolerance: tol,
+                    };
+                    let within = if fast {
+                        v3.vectorize(|| t.tiles_v3(v3) & t.elements(true))
+                    } else {
+                        t.elements(false)
+                    };
+                    (within, dst.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+                };
+                for tol in [None, Some(1e-8)] {
+                    assert_eq!(run(&src, tol, true), run(&src, tol, false), "n = {n}");
+                }
+                // A pair out of tolerance or a NaN in each quarter of a diagonal tile and
+                // off it.
+                for (i, j) in [(1, 0), (3, 1), (5, 2), (6, 5), (9, 1), (14, 9), (21, 19)] {
+                    if i >= n {
+                        continue;
+                    }
+                    let (p, q) = if lower { (i, j) } else { (j, i) };
+                    for bad in [1e-6, f64::NAN] {
+                        let mut s2 = src.clone();
+                        s2[p * sl + q] += bad;
+                        let (fast, slow) =
+                            (run(&s2, Some(1e-8), true), run(&s2, Some(1e-8), false));
+                        assert!(!fast.0, "n = {n} ({i}, {j}) + {bad}");
+                        assert_eq!(fast, slow);
+                    }
+                }
+            }
         }
     }
 
