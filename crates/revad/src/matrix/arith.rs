@@ -51,29 +51,33 @@ fn elementwise<S: Storage>(
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());
             if let Some(k) = ka {
-                let (r, fresh) = below.run_fresh(slot_of(k), n);
-                set_or_add(r, fresh, |i| g[i] * da(x[i], y[i], c[i]));
+                set_or_add(below.run_or_fresh(slot_of(k), n), |i| {
+                    g[i] * da(x[i], y[i], c[i])
+                });
             }
             if let Some(k) = kb {
-                let (r, fresh) = below.run_fresh(slot_of(k), n);
-                set_or_add(r, fresh, |i| g[i] * db(x[i], y[i], c[i]));
+                set_or_add(below.run_or_fresh(slot_of(k), n), |i| {
+                    g[i] * db(x[i], y[i], c[i])
+                });
             }
         }
     });
     Ok(Var::from_key(value, key))
 }
 
-/// `rᵢ += tᵢ`, or `rᵢ = tᵢ` when `fresh` (the adjoints count as zero and hold leftovers, see
-/// [`tape::Inputs::run_fresh`]): an elementwise node's reverse pass into one operand.
+/// `rᵢ += tᵢ`, or `rᵢ = tᵢ` when the run is fresh (its adjoints count as zero, see
+/// [`tape::InputRun`]): an elementwise node's reverse pass into one operand.
 #[inline(always)]
-fn set_or_add(r: &mut [f64], fresh: bool, t: impl Fn(usize) -> f64) {
-    if fresh {
-        for (i, ri) in r.iter_mut().enumerate() {
-            *ri = t(i);
+fn set_or_add(r: tape::InputRun<'_>, t: impl Fn(usize) -> f64) {
+    match r {
+        tape::InputRun::Set(r) => {
+            let n = r.len();
+            r.set_from((0..n).map(t))
         }
-    } else {
-        for (i, ri) in r.iter_mut().enumerate() {
-            *ri += t(i);
+        tape::InputRun::Add(r) => {
+            for (i, ri) in r.iter_mut().enumerate() {
+                *ri += t(i);
+            }
         }
     }
 }
@@ -271,8 +275,7 @@ fn with_scalar<S: Storage, R: Real>(
             let (mut below, g) = adj.split_at_result(out, n);
             let (x, c) = (a_val.as_slice(), c_val.as_slice());
             if let Some(k) = ka {
-                let (r, fresh) = below.run_fresh(slot_of(k), n);
-                set_or_add(r, fresh, |i| g[i] * da(x[i], sv));
+                set_or_add(below.run_or_fresh(slot_of(k), n), |i| g[i] * da(x[i], sv));
             }
             if let Some((_, slot)) = ks {
                 below[slot] += scalar_partial(g, x, sv, c, &ds);

@@ -1,5 +1,6 @@
 //! The array nodes on dirty adjoint slots (see the tape's `dirty.rs`): leftovers are planted as
-//! NaN through a recycled buffer, so that a pass that reads one as an adjoint shows.
+//! NaN through a recycled buffer, so that a pass that reads one as an adjoint shows, or left
+//! raw (memory never written) by a hand-over without one.
 
 use crate::{matrix, tape, Var, Vector};
 
@@ -10,19 +11,25 @@ fn dirty() -> (u32, u32) {
     tape::dirty_range()
 }
 
-/// Leaves this thread's tape empty with its first `n` spare slots dirty, holding NaN (the
-/// gradient of an `n`-vector handed out, and a NaN buffer recycled in its place), so that a
-/// leftover read as an adjoint shows.
-fn dirty_tape(n: usize) {
+/// Leaves this thread's tape empty with its first `n` spare slots dirty: the gradient of an
+/// `n`-vector handed out, and in its place (`nan`) a NaN buffer recycled, so that a leftover
+/// read as an adjoint shows, or (`!nan`) new memory, raw.
+fn dirty_tape(n: usize, nan: bool) {
     tape::reset();
     let x = Var::array(Vector::from(vec![1.0; n]));
     matrix::sum(&x).grad();
-    tape::recycle(vec![f64::NAN; n + 1 + 4096]);
+    if nan {
+        tape::recycle(vec![f64::NAN; n + 1 + 4096]);
+    }
     let g = x.take_adj().unwrap();
     assert!(g.iter().all(|&v| v == 1.0));
     tape::reset();
     assert_eq!(dirty(), (0, n as u32));
+    assert_eq!(tape::raw_range(), if nan { (0, 0) } else { dirty() });
 }
+
+/// Both kinds of leftovers of [`dirty_tape`].
+const KINDS: [bool; 2] = [true, false];
 
 fn vector(n: usize, f: impl Fn(usize) -> f64) -> Vector {
     Vector::from((0..n).map(f).collect::<Vec<_>>())
@@ -30,140 +37,158 @@ fn vector(n: usize, f: impl Fn(usize) -> f64) -> Vector {
 
 #[test]
 fn sum_writes_a_dirty_input_run() {
-    dirty_tape(N);
-    let x = Var::array(vector(N, |i| i as f64));
-    assert_eq!(dirty(), (0, N as u32)); // taken as it is
-    matrix::sum(&x).grad();
-    assert_eq!(dirty(), (0, 0)); // written
-    assert!(x.adj().iter().all(|&g| g == 1.0));
-    tape::reset();
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |i| i as f64));
+        assert_eq!(dirty(), (0, N as u32)); // taken as it is
+        matrix::sum(&x).grad();
+        assert_eq!(dirty(), (0, 0)); // written
+        assert!(x.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+    }
 }
 
 #[test]
 fn a_second_pass_adds_to_the_first_ones_writes() {
-    dirty_tape(N);
-    let x = Var::array(vector(N, |i| 1e-3 * i as f64));
-    let y = matrix::sum(&x) + matrix::dot_self(&x) + matrix::sum(&matrix::exp(&x));
-    y.grad();
-    let (a, v) = (x.adj(), x.value().clone());
-    for i in 0..N {
-        let want = 1.0 + 2.0 * v[i] + v[i].exp();
-        assert!(
-            (a[i] - want).abs() <= 4.0 * f64::EPSILON * want,
-            "element {i}"
-        );
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |i| 1e-3 * i as f64));
+        let y = matrix::sum(&x) + matrix::dot_self(&x) + matrix::sum(&matrix::exp(&x));
+        y.grad();
+        let (a, v) = (x.adj(), x.value().clone());
+        for i in 0..N {
+            let want = 1.0 + 2.0 * v[i] + v[i].exp();
+            assert!(
+                (a[i] - want).abs() <= 4.0 * f64::EPSILON * want,
+                "element {i}"
+            );
+        }
+        tape::reset();
     }
-    tape::reset();
 }
 
 #[test]
 fn an_unused_input_reads_zero() {
-    dirty_tape(N);
-    let x = Var::array(vector(N, |_| 2.0));
-    let y = Var::new(3.0);
-    (y * y).grad();
-    assert_eq!(y.adj(), 6.0);
-    assert!(x.adj().iter().all(|&g| g == 0.0));
-    assert!(x.take_adj().unwrap().iter().all(|&g| g == 0.0));
-    tape::reset();
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |_| 2.0));
+        let y = Var::new(3.0);
+        (y * y).grad();
+        assert_eq!(y.adj(), 6.0);
+        assert!(x.adj().iter().all(|&g| g == 0.0));
+        assert!(x.take_adj().unwrap().iter().all(|&g| g == 0.0));
+        tape::reset();
+    }
 }
 
 #[test]
 fn a_scalar_slot_is_never_dirty() {
-    dirty_tape(N);
-    let y = Var::new(3.0); // slot 0, in the dirty range
-    assert_eq!(dirty(), (0, 0));
-    let x = Var::array(vector(N, |_| 2.0));
-    (y * matrix::sum(&x)).grad();
-    assert_eq!(y.adj(), 2.0 * N as f64);
-    assert!(x.adj().iter().all(|&g| g == 3.0));
-    tape::reset();
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let y = Var::new(3.0); // slot 0, in the dirty range
+        assert_eq!(dirty(), (0, 0));
+        let x = Var::array(vector(N, |_| 2.0));
+        (y * matrix::sum(&x)).grad();
+        assert_eq!(y.adj(), 2.0 * N as f64);
+        assert!(x.adj().iter().all(|&g| g == 3.0));
+        tape::reset();
+    }
 }
 
 #[test]
 fn element_views_see_zeros() {
-    dirty_tape(N);
-    let x = Var::array(vector(N, |_| 2.0));
-    let y = x.element(5) * 3.0 + matrix::sum(&x);
-    y.grad();
-    let a = x.adj();
-    assert_eq!(a[5], 4.0);
-    assert!(a.iter().enumerate().all(|(i, &g)| i == 5 || g == 1.0));
-    tape::reset();
-    dirty_tape(N);
-    let x = Var::array(vector(N, |_| 2.0));
-    let parts = x.to_vars();
-    (parts[7] * parts[8]).grad();
-    assert_eq!((x.adj()[7], x.adj()[8], x.adj()[9]), (2.0, 2.0, 0.0));
-    tape::reset();
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |_| 2.0));
+        let y = x.element(5) * 3.0 + matrix::sum(&x);
+        y.grad();
+        let a = x.adj();
+        assert_eq!(a[5], 4.0);
+        assert!(a.iter().enumerate().all(|(i, &g)| i == 5 || g == 1.0));
+        tape::reset();
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |_| 2.0));
+        let parts = x.to_vars();
+        (parts[7] * parts[8]).grad();
+        assert_eq!((x.adj()[7], x.adj()[8], x.adj()[9]), (2.0, 2.0, 0.0));
+        tape::reset();
+    }
 }
 
 #[test]
 fn runs_across_the_dirty_range() {
-    // A shorter run, then one that starts inside the rest of the range and ends past it.
-    dirty_tape(N);
-    let a = Var::array(vector(N / 2, |_| 1.0));
-    let b = Var::array(vector(N, |_| 1.0));
-    (matrix::sum(&a) + matrix::sum(&b) * 2.0).grad();
-    assert!(a.adj().iter().all(|&g| g == 1.0));
-    assert!(b.adj().iter().all(|&g| g == 2.0));
-    tape::reset();
-    dirty_tape(N);
-    let a = Var::array(vector(N / 2, |_| 1.0));
-    let b = Var::array(vector(N, |_| 1.0));
-    matrix::sum(&b).grad();
-    assert!(a.adj().iter().all(|&g| g == 0.0));
-    assert!(b.adj().iter().all(|&g| g == 1.0));
-    tape::reset();
-    // A run inside the range written first, then one below it read.
-    dirty_tape(N);
-    let a = Var::array(vector(N / 4, |_| 1.0));
-    let b = Var::array(vector(N / 4, |_| 1.0));
-    (matrix::sum(&matrix::to_matrix(&a, N / 16, 4).unwrap()) + matrix::sum(&b)).grad();
-    assert!(a.adj().iter().all(|&g| g == 1.0));
-    assert!(b.adj().iter().all(|&g| g == 1.0));
-    tape::reset();
+    for nan in KINDS {
+        // A shorter run, then one that starts inside the rest of the range and ends past it.
+        dirty_tape(N, nan);
+        let a = Var::array(vector(N / 2, |_| 1.0));
+        let b = Var::array(vector(N, |_| 1.0));
+        (matrix::sum(&a) + matrix::sum(&b) * 2.0).grad();
+        assert!(a.adj().iter().all(|&g| g == 1.0));
+        assert!(b.adj().iter().all(|&g| g == 2.0));
+        tape::reset();
+        dirty_tape(N, nan);
+        let a = Var::array(vector(N / 2, |_| 1.0));
+        let b = Var::array(vector(N, |_| 1.0));
+        matrix::sum(&b).grad();
+        assert!(a.adj().iter().all(|&g| g == 0.0));
+        assert!(b.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+        // A run inside the range written first, then one below it read.
+        dirty_tape(N, nan);
+        let a = Var::array(vector(N / 4, |_| 1.0));
+        let b = Var::array(vector(N / 4, |_| 1.0));
+        (matrix::sum(&matrix::to_matrix(&a, N / 16, 4).unwrap()) + matrix::sum(&b)).grad();
+        assert!(a.adj().iter().all(|&g| g == 1.0));
+        assert!(b.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+    }
 }
 
 #[test]
 fn binary_passes_write_once_then_add() {
-    dirty_tape(N);
-    let x = Var::array(vector(N, |i| i as f64));
-    let y = Var::array(vector(N, |_| 0.5));
-    let z = matrix::sum(&(&x * &x)) + matrix::sum(&(&x * 3.0)) + matrix::sum(&(&x / &y));
-    z.grad();
-    let (a, b) = (x.adj(), y.adj());
-    for i in 0..N {
-        assert_eq!(a[i], 2.0 * i as f64 + 3.0 + 2.0, "element {i}");
-        assert_eq!(b[i], -(i as f64) * 4.0, "element {i}");
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |i| i as f64));
+        let y = Var::array(vector(N, |_| 0.5));
+        let z = matrix::sum(&(&x * &x)) + matrix::sum(&(&x * 3.0)) + matrix::sum(&(&x / &y));
+        z.grad();
+        let (a, b) = (x.adj(), y.adj());
+        for i in 0..N {
+            assert_eq!(a[i], 2.0 * i as f64 + 3.0 + 2.0, "element {i}");
+            assert_eq!(b[i], -(i as f64) * 4.0, "element {i}");
+        }
+        tape::reset();
     }
-    tape::reset();
 }
 
 #[test]
 fn layout_passes_add_into_zeros() {
-    dirty_tape(N);
-    let x = Var::array(vector(N, |i| i as f64));
-    let m = matrix::to_matrix(&x, N / 8, 8).unwrap();
-    matrix::sum(&matrix::transpose(&m)).grad();
-    assert!(x.adj().iter().all(|&g| g == 1.0));
-    tape::reset();
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |i| i as f64));
+        let m = matrix::to_matrix(&x, N / 8, 8).unwrap();
+        matrix::sum(&matrix::transpose(&m)).grad();
+        assert!(x.adj().iter().all(|&g| g == 1.0));
+        tape::reset();
+    }
 }
 
 #[test]
 fn a_nested_sweep_leaves_outer_adjoints_as_they_were() {
-    dirty_tape(N);
-    let x = Var::array(vector(N, |_| 1.0));
-    {
-        let _scope = tape::nested();
-        matrix::sum(&x).grad();
-        assert!(x.adj().iter().all(|&g| g == 1.0));
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |_| 1.0));
+        {
+            let _scope = tape::nested();
+            matrix::sum(&x).grad();
+            assert!(x.adj().iter().all(|&g| g == 1.0));
+        }
+        assert!(x.adj().iter().all(|&g| g == 0.0));
+        let y = matrix::dot_self(&x);
+        y.grad();
+        assert!(x.adj().iter().all(|&g| g == 2.0));
+        tape::reset();
     }
-    assert!(x.adj().iter().all(|&g| g == 0.0));
-    let y = matrix::dot_self(&x);
-    y.grad();
-    assert!(x.adj().iter().all(|&g| g == 2.0));
-    tape::reset();
 }
 
 #[test]
@@ -206,10 +231,13 @@ fn a_buffer_is_used_only_if_it_fits() {
         tape::recycle(vec![f64::NAN; spare]);
         x.take_adj().unwrap();
         tape::reset();
-        // Fresh memory, zeroed, is not dirty.
-        let want = if used { (0, N as u32) } else { (0, 0) };
-        assert_eq!(dirty(), want, "a spare buffer of {spare}");
-        assert_eq!(leftovers_are_zeros(N), !used, "a spare buffer of {spare}");
+        // Dirty either way: leftovers, or new memory, raw.
+        let raw = if used { (0, 0) } else { (0, N as u32) };
+        assert_eq!(dirty(), (0, N as u32), "a spare buffer of {spare}");
+        assert_eq!(tape::raw_range(), raw, "a spare buffer of {spare}");
+        if used {
+            assert!(!leftovers_are_zeros(N), "a spare buffer of {spare}");
+        }
     }
 }
 
@@ -272,4 +300,35 @@ fn a_long_scope_leaves_its_slots_dirty() {
     assert_eq!(y.adj(), 2.0);
     tape::reset();
     assert_eq!(dirty(), (0, 0));
+}
+
+#[test]
+fn views_made_before_a_take_see_zeros_in_the_next_sweep() {
+    for nan in KINDS {
+        tape::reset();
+        let x = Var::array(vector(N, |_| 2.0));
+        let e = x.element(3);
+        matrix::sum(&x).grad();
+        if nan {
+            tape::recycle(vec![f64::NAN; N + 2 + 4096]);
+        }
+        // Handed over: the run's slots are dirty (or raw) and still live, reached by `e`.
+        assert!(x.take_adj().unwrap().iter().all(|&g| g == 1.0));
+        assert_eq!(dirty(), (0, N as u32));
+        {
+            // A sweep of a nested scope, which reaches e's slot by index.
+            let _scope = tape::nested();
+            let y = e * 3.0;
+            y.grad();
+            assert_eq!(e.adj(), 3.0);
+            assert_eq!(dirty(), (0, 0));
+            let a = x.adj();
+            assert!(a
+                .iter()
+                .enumerate()
+                .all(|(i, &g)| g == if i == 3 { 3.0 } else { 0.0 }));
+        }
+        assert_eq!(e.adj(), 0.0);
+        tape::reset();
+    }
 }

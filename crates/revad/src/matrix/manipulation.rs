@@ -202,7 +202,7 @@ pub(super) fn record<T: Storage, const N: usize>(
 
 /// [`record`] for a rearrangement of every element of one operand (`arg`): its reverse pass
 /// `back(ḡ, ā, fresh)` adds ḡ, rearranged, into `ā`, or writes it there when `fresh` (the
-/// operand's adjoints count as zero and hold leftovers, see [`tape::Inputs::run_fresh`]).
+/// operand's adjoints count as zero and hold leftovers, see [`tape::InputRun`]).
 fn record_moved<T: Storage>(
     value: T,
     arg: Arg,
@@ -216,8 +216,10 @@ fn record_moved<T: Storage>(
     let key = tape::record_array_run(n, &[key], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
-            let (run, fresh) = below.run_fresh(slot_of(key), len);
-            back(g, run, fresh);
+            match below.run_or_fresh(slot_of(key), len) {
+                tape::InputRun::Add(run) => back(g, run, false),
+                tape::InputRun::Set(run) => back(g, run.into_slice(), true),
+            }
         }
     });
     Var::from_key(value, key)

@@ -13,25 +13,25 @@ use crate::kernels;
 use crate::tape::{self, Adjoints};
 use crate::var::{Storage, Var};
 
-/// `rᵢ += g` (or `g·pᵢ`): a reduction's reverse pass; `rᵢ = …` when `fresh` (the adjoints
-/// count as zero and hold leftovers).
+/// `rᵢ += g` (or `g·pᵢ`): a reduction's reverse pass; `rᵢ = …` when the run is fresh (its
+/// adjoints count as zero, see [`tape::InputRun`]).
 struct AddScaled<'a> {
-    r: &'a mut [f64],
+    r: tape::InputRun<'a>,
     g: f64,
     p: Option<&'a [f64]>,
-    fresh: bool,
 }
 
 impl WithSimd for AddScaled<'_> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
+        use tape::InputRun::{Add, Set};
         let g = self.g;
-        match (self.p, self.fresh) {
-            (None, false) => self.r.iter_mut().for_each(|x| *x += g),
-            (None, true) => self.r.fill(g),
-            (Some(p), false) => self.r.iter_mut().zip(p).for_each(|(x, p)| *x += g * p),
-            (Some(p), true) => self.r.iter_mut().zip(p).for_each(|(x, p)| *x = g * p),
+        match (self.p, self.r) {
+            (None, Add(r)) => r.iter_mut().for_each(|x| *x += g),
+            (None, Set(r)) => r.set_from(std::iter::repeat(g)),
+            (Some(p), Add(r)) => r.iter_mut().zip(p).for_each(|(x, p)| *x += g * p),
+            (Some(p), Set(r)) => r.set_from(p.iter().map(|p| g * p)),
         }
     }
 }
@@ -43,8 +43,7 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, 1);
             let p = partials.as_ref().map(|p| p.as_slice());
-            let (r, fresh) = below.run_fresh(slot_of(k), n);
-            reduced_into(r, fresh, g[0], w, p);
+            reduced_into(below.run_or_fresh(slot_of(k), n), g[0], w, p);
         }
     })
 }
@@ -53,14 +52,13 @@ fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Va
 /// `None`), in a long run compiled for the widest instruction set the machine has. A
 /// program's scalar form runs `sum`'s (`w` = 1) with it too.
 pub(crate) fn add_reduced(r: &mut [f64], g: f64, w: f64, p: Option<&[f64]>) {
-    reduced_into(r, false, g, w, p)
+    reduced_into(tape::InputRun::Add(r), g, w, p)
 }
 
-/// [`add_reduced`], or `rᵢ = (g·w)·pᵢ` when `fresh` (see [`AddScaled`]).
-fn reduced_into(r: &mut [f64], fresh: bool, g: f64, w: f64, p: Option<&[f64]>) {
-    let n = r.len();
+/// [`add_reduced`] into a run that may be fresh (see [`AddScaled`]).
+fn reduced_into(r: tape::InputRun<'_>, g: f64, w: f64, p: Option<&[f64]>) {
     let g = g * w;
-    kernels::dispatch_long(n, AddScaled { r, g, p, fresh })
+    kernels::dispatch_long(r.len(), AddScaled { r, g, p })
 }
 
 /// `Σ aᵢ` of every element.

@@ -127,8 +127,8 @@ where
     let key = tape::record_array_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
-            let (r, fresh) = below.run_fresh(slot_of(k), n);
-            partials_into(r, fresh, g, a_val.as_slice(), c_val.as_slice(), d)
+            let r = below.run_or_fresh(slot_of(k), n);
+            partials_into(r, g, a_val.as_slice(), c_val.as_slice(), d)
         }
     });
     Var::from_key(value, key)
@@ -137,30 +137,18 @@ where
 /// `rᵢ += gᵢ·d(xᵢ, cᵢ)` (see [`AddPartials`]), in a long run compiled for the widest
 /// instruction set the machine has.
 fn add_partials(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
-    partials_into(r, false, g, x, c, d)
+    partials_into(tape::InputRun::Add(r), g, x, c, d)
 }
 
-/// [`add_partials`], or `rᵢ = gᵢ·d(xᵢ, cᵢ)` when `fresh` (see [`AddPartials`]).
+/// [`add_partials`], or `rᵢ = gᵢ·d(xᵢ, cᵢ)` when the run is fresh (see [`AddPartials`]).
 fn partials_into(
-    r: &mut [f64],
-    fresh: bool,
+    r: tape::InputRun<'_>,
     g: &[f64],
     x: &[f64],
     c: &[f64],
     d: impl Fn(f64, f64) -> f64,
 ) {
-    let n = r.len();
-    kernels::dispatch_long(
-        n,
-        AddPartials {
-            r,
-            g,
-            x,
-            c,
-            d,
-            fresh,
-        },
-    )
+    kernels::dispatch_long(r.len(), AddPartials { r, g, x, c, d })
 }
 
 /// An elementwise function of one array as a program's scalar form runs it (see
@@ -223,15 +211,14 @@ impl PartialEq for ArrayMap {
 }
 
 /// `rᵢ += gᵢ·d(xᵢ, cᵢ)`: the reverse pass of an elementwise function with partial `d` at the
-/// operand `x` and the value `c`; `rᵢ = …` when `fresh` (the adjoints count as zero and hold
-/// leftovers).
+/// operand `x` and the value `c`; `rᵢ = …` when the run is fresh (its adjoints count as zero,
+/// see [`tape::InputRun`]).
 struct AddPartials<'a, D> {
-    r: &'a mut [f64],
+    r: tape::InputRun<'a>,
     g: &'a [f64],
     x: &'a [f64],
     c: &'a [f64],
     d: D,
-    fresh: bool,
 }
 
 impl<D: Fn(f64, f64) -> f64> WithSimd for AddPartials<'_, D> {
@@ -239,15 +226,21 @@ impl<D: Fn(f64, f64) -> f64> WithSimd for AddPartials<'_, D> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
         let d = self.d;
-        let items = self.r.iter_mut().zip(self.g).zip(self.x).zip(self.c);
-        if self.fresh {
-            for (((ri, &gi), &xi), &ci) in items {
-                let t = gi * d(xi, ci);
-                *ri = if gi != 0.0 { t } else { 0.0 };
+        let r = match self.r {
+            tape::InputRun::Add(r) => r,
+            tape::InputRun::Set(r) => {
+                let items = self.g.iter().zip(self.x).zip(self.c);
+                return r.set_from(items.map(|((&gi, &xi), &ci)| {
+                    let t = gi * d(xi, ci);
+                    if gi != 0.0 {
+                        t
+                    } else {
+                        0.0
+                    }
+                }));
             }
-            return;
-        }
-        for (((ri, &gi), &xi), &ci) in items {
+        };
+        for (((ri, &gi), &xi), &ci) in r.iter_mut().zip(self.g).zip(self.x).zip(self.c) {
             // A zero adjoint contributes nothing, even where the partial is NaN (an element
             // `where` did not choose). A select rather than a branch, so that the loop
             // vectorises.

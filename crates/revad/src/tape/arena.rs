@@ -35,7 +35,7 @@
 //! and `release` frees them.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
-use std::mem::{align_of, size_of};
+use std::mem::{align_of, size_of, MaybeUninit};
 use std::ptr::{self, NonNull};
 
 use super::{Adjoints, Slot};
@@ -70,11 +70,12 @@ pub(crate) enum Action {
 /// the adjoint buffer for [`Action::Run`] (unread otherwise, see [`no_adjoints`]). The
 /// arguments are a byte, a pointer and a fat pointer, so they travel in registers: an enum
 /// holding the buffer went through memory on every record of a sweep.
-pub(crate) type Thunk = unsafe fn(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8;
+pub(crate) type Thunk =
+    unsafe fn(end: *mut u8, action: Action, adj: *mut [MaybeUninit<f64>]) -> *mut u8;
 
 /// The `adj` of a thunk called to drop or skip.
 #[inline(always)]
-pub(crate) fn no_adjoints() -> *mut [f64] {
+pub(crate) fn no_adjoints() -> *mut [MaybeUninit<f64>] {
     ptr::slice_from_raw_parts_mut(ptr::null_mut(), 0)
 }
 
@@ -127,7 +128,7 @@ impl Default for Arena {
 unsafe fn thunk<F: FnOnce(&mut Adjoints)>(
     end: *mut u8,
     action: Action,
-    adj: *mut [f64],
+    adj: *mut [MaybeUninit<f64>],
 ) -> *mut u8 {
     // SAFETY: the record spans `round_up(size_of F) + WORD` bytes below `end` (see `push`).
     let start = unsafe { end.sub(round_up(size_of::<F>()) + WORD) };
@@ -153,7 +154,7 @@ unsafe fn thunk<F: FnOnce(&mut Adjoints)>(
 unsafe fn data_thunk<P: Copy, F: FnOnce(&[P], &mut Adjoints)>(
     end: *mut u8,
     action: Action,
-    adj: *mut [f64],
+    adj: *mut [MaybeUninit<f64>],
 ) -> *mut u8 {
     // SAFETY: layout written by `push_with_data`: payload, Rec<F>, thunk; for `Run`, `adj` is
     // the caller's valid, unaliased buffer (see `thunk`).
@@ -278,7 +279,7 @@ struct MulStep {
 ///
 /// # Safety
 /// As for [`thunk`], for a record written by [`Arena::push_chain`] and not extended.
-unsafe fn add_one_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+unsafe fn add_one_thunk(end: *mut u8, action: Action, adj: *mut [MaybeUninit<f64>]) -> *mut u8 {
     // SAFETY: the record is one step, the header and the thunk (see `chain_parts`); for `Run`,
     // `adj` is the caller's valid, unaliased buffer (see `thunk`).
     unsafe {
@@ -301,7 +302,7 @@ unsafe fn add_one_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u
 ///
 /// # Safety
 /// As for [`add_one_thunk`].
-unsafe fn mul_one_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+unsafe fn mul_one_thunk(end: *mut u8, action: Action, adj: *mut [MaybeUninit<f64>]) -> *mut u8 {
     // SAFETY: as for `add_one_thunk`; `MulStep` is the 24-byte step layout.
     unsafe {
         let start = end.sub(Chain::Mul.new_size());
@@ -327,7 +328,7 @@ unsafe fn mul_one_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u
 ///
 /// # Safety
 /// As for [`thunk`], for a record written by [`Arena::push_chain`] (and extended).
-unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [MaybeUninit<f64>]) -> *mut u8 {
     // SAFETY: the record's layout (see `chain_parts`); for `Run`, `adj` is the caller's valid,
     // unaliased buffer (see `thunk`).
     unsafe {
@@ -361,7 +362,7 @@ unsafe fn add_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut
 ///
 /// # Safety
 /// As for [`add_chain_thunk`].
-unsafe fn mul_chain_thunk(end: *mut u8, action: Action, adj: *mut [f64]) -> *mut u8 {
+unsafe fn mul_chain_thunk(end: *mut u8, action: Action, adj: *mut [MaybeUninit<f64>]) -> *mut u8 {
     // SAFETY: as for `add_chain_thunk`; `MulStep` is the 24-byte step layout.
     unsafe {
         let (m, t0, start) = chain_parts(Chain::Mul, end);

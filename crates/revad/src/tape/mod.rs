@@ -25,7 +25,7 @@ mod dirty;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::mem::needs_drop;
+use std::mem::{needs_drop, ManuallyDrop, MaybeUninit};
 use std::ops::{Index, IndexMut};
 use std::ptr;
 
@@ -34,9 +34,9 @@ use arena::{no_adjoints, Action, Arena, Chain, Pos, Step};
 use crate::error::Error;
 
 pub use dirty::recycle;
-pub(crate) use dirty::settle_run;
 #[cfg(test)]
-pub(crate) use dirty::{dirty_range, first_slots_are_zeros};
+pub(crate) use dirty::{dirty_range, first_slots_are_zeros, raw_range};
+pub(crate) use dirty::{settle_run, InputRun};
 
 // The tape knows variables by their `Key` (first slot and generation) alone: it records keys and
 // hands back keys, and a scalar variable reaches it only through the `Handle` trait, which `Var`
@@ -105,8 +105,13 @@ impl Slot {
 }
 
 /// The adjoint buffer as the reverse-pass closures see it: indexed by [`Slot`].
+///
+/// Its memory may hold uninitialised slots, the *raw* ones (see `dirty.rs`), which count as
+/// zero. No slot that is reached by index (a scalar variable's, or one of a run's handed out
+/// by [`first_slot`](crate::Var::first_slot) or [`element`](crate::Var::element)) is raw, and
+/// the run accessors initialise what they hand out.
 #[repr(transparent)]
-pub struct Adjoints([f64]);
+pub struct Adjoints([MaybeUninit<f64>]);
 
 impl Adjoints {
     /// The adjoints of `len` consecutive slots starting at `first` (a matrix variable's run).
@@ -149,12 +154,13 @@ impl Adjoints {
         // A result no pass wrote to may still be dirty.
         dirty::settle(&mut self.0, out.index(), len);
         let (below, rest) = self.0.split_at_mut(out.index());
-        (Inputs(below), &rest[..len])
+        // SAFETY: `settle` zeroed the dirty slots of the result's run, which hold every raw one.
+        (Inputs(below), unsafe { init(&rest[..len]) })
     }
 }
 
 /// The adjoints of an operation's inputs, below its result's run.
-pub struct Inputs<'a>(&'a mut [f64]);
+pub struct Inputs<'a>(&'a mut [MaybeUninit<f64>]);
 
 impl Inputs<'_> {
     /// The run of `len` slots starting at `first`: an input's adjoints, in the reverse pass of
@@ -174,18 +180,22 @@ impl Inputs<'_> {
     }
 }
 
+// SAFETY (of the four impls below): a slot reached by index is not raw (see [`Adjoints`]).
+
 impl Index<Slot> for Inputs<'_> {
     type Output = f64;
     #[inline(always)]
     fn index(&self, s: Slot) -> &f64 {
-        &self.0[s.index()]
+        // SAFETY: see above.
+        unsafe { self.0[s.index()].assume_init_ref() }
     }
 }
 
 impl IndexMut<Slot> for Inputs<'_> {
     #[inline(always)]
     fn index_mut(&mut self, s: Slot) -> &mut f64 {
-        &mut self.0[s.index()]
+        // SAFETY: see above.
+        unsafe { self.0[s.index()].assume_init_mut() }
     }
 }
 
@@ -193,14 +203,16 @@ impl Index<Slot> for Adjoints {
     type Output = f64;
     #[inline(always)]
     fn index(&self, s: Slot) -> &f64 {
-        &self.0[s.index()]
+        // SAFETY: see above.
+        unsafe { self.0[s.index()].assume_init_ref() }
     }
 }
 
 impl IndexMut<Slot> for Adjoints {
     #[inline(always)]
     fn index_mut(&mut self, s: Slot) -> &mut f64 {
-        &mut self.0[s.index()]
+        // SAFETY: see above.
+        unsafe { self.0[s.index()].assume_init_mut() }
     }
 }
 
@@ -216,7 +228,8 @@ pub(crate) trait AdjointStore {
 impl AdjointStore for Adjoints {
     #[inline(always)]
     fn at(&mut self, i: usize) -> &mut f64 {
-        &mut self.0[i]
+        // SAFETY: a slot reached by index is not raw (see [`Adjoints`]).
+        unsafe { self.0[i].assume_init_mut() }
     }
 
     #[inline(always)]
@@ -281,14 +294,15 @@ pub(crate) struct Tape {
     _pad: [u8; 2048],
     /// Generation of the innermost scope, or `WALKING`.
     gen: u32,
-    adj: Vec<f64>,
+    /// The adjoints, one slot per variable. The slots hold `f64`s except the raw ones.
+    adj: Vec<MaybeUninit<f64>>,
     arena: Arena,
     /// `scopes[0]` is the outermost scope; the last one is current.
     scopes: Vec<Scope>,
     next_gen: u32,
     /// Adjoints of the outer scopes, saved (with the depth of the scope that swept) before a
     /// sweep that may write them, restored when that scope ends.
-    saved_outer: Vec<(usize, Vec<f64>)>,
+    saved_outer: Vec<(usize, Vec<MaybeUninit<f64>>)>,
     /// Slots `[taken.0, taken.1)` hold zeros since their adjoints were taken (see
     /// [`take_adjoint_run`]): the end of their scope need not zero them again. Forgotten by
     /// anything that may write adjoints (a sweep, a restore of saved ones).
@@ -306,6 +320,9 @@ pub(crate) struct Tape {
     /// Slots `[dirty.0, dirty.1)` hold leftovers that count as zero (see `dirty.rs`); they may
     /// be live or spare. `(0, 0)` when there are none (so `dirty.1 == 0` tells).
     dirty: (u32, u32),
+    /// Slots `[raw.0, raw.1)`, inside the dirty range, may be uninitialised (memory never
+    /// written, see `dirty.rs`); every slot outside it holds an `f64`. `(0, 0)` when none.
+    raw: (u32, u32),
 }
 
 thread_local! {
@@ -350,6 +367,7 @@ fn init_tape() -> *mut Tape {
         chain_start: ptr::null_mut(),
         zeroed_to: 0,
         dirty: (0, 0),
+        raw: (0, 0),
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -422,16 +440,59 @@ fn copy_adjoints(out: &mut [f64], src: &[f64]) {
 /// Sets `s` to zeros. A few slots (a small gradient's) are written one by one: a call to
 /// `memset` costs more than their stores.
 #[inline(always)]
-fn zero(s: &mut [f64]) {
+fn zero(s: &mut [MaybeUninit<f64>]) {
     if s.len() <= 16 {
         for x in s {
             // SAFETY: `x` is a valid, aligned, exclusive reference. The write is volatile only so
             // that the compiler keeps the loop instead of turning it back into `memset`.
-            unsafe { ptr::write_volatile(x, 0.0) };
+            unsafe { ptr::write_volatile(x, MaybeUninit::new(0.0)) };
         }
     } else {
-        s.fill(0.0);
+        s.fill(MaybeUninit::new(0.0));
     }
+}
+
+/// `s` read as the `f64`s it holds.
+///
+/// # Safety
+/// No slot of `s` is raw (see `dirty.rs`): every one holds an `f64`.
+#[inline(always)]
+unsafe fn init(s: &[MaybeUninit<f64>]) -> &[f64] {
+    // SAFETY: `MaybeUninit<f64>` has the layout of `f64`; the caller vouches for the values.
+    unsafe { &*(s as *const [MaybeUninit<f64>] as *const [f64]) }
+}
+
+/// [`init`] for a mutable slice.
+///
+/// # Safety
+/// No slot of `s` is raw (see `dirty.rs`): every one holds an `f64`.
+#[inline(always)]
+unsafe fn init_mut(s: &mut [MaybeUninit<f64>]) -> &mut [f64] {
+    // SAFETY: as in `init`; writes through the result store `f64`s, which keep it so.
+    unsafe { &mut *(s as *mut [MaybeUninit<f64>] as *mut [f64]) }
+}
+
+/// A zero, as a spare slot of the adjoint buffer (`spare_capacity_mut` wraps the slots'
+/// `MaybeUninit` once more).
+const SPARE_ZERO: MaybeUninit<MaybeUninit<f64>> = MaybeUninit::new(MaybeUninit::new(0.0));
+
+/// A vector of `f64`s as one of slots (which need no initialisation), without a copy.
+fn as_slots(v: Vec<f64>) -> Vec<MaybeUninit<f64>> {
+    let mut v = ManuallyDrop::new(v);
+    // SAFETY: the pointer, length and capacity come from a `Vec` that is not dropped, and its
+    // element type has the layout of `MaybeUninit<f64>`, of which any value is valid.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast(), v.len(), v.capacity()) }
+}
+
+/// A vector of slots as the `f64`s they hold, without a copy.
+///
+/// # Safety
+/// No slot of `v` (below its length) is raw.
+unsafe fn as_values(v: Vec<MaybeUninit<f64>>) -> Vec<f64> {
+    let mut v = ManuallyDrop::new(v);
+    // SAFETY: the pointer, length and capacity come from a `Vec` that is not dropped, with
+    // the layout of `f64`; the caller vouches that its first `len` elements hold `f64`s.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast(), v.len(), v.capacity()) }
 }
 
 /// The number of slots the range `(a, b)` has in `[lo, hi)`.
@@ -441,7 +502,7 @@ fn overlap((a, b): (u32, u32), lo: usize, hi: usize) -> usize {
 
 /// Zeroes `s` (the slots from `base`) except the slots of the ranges `holes` (each possibly
 /// empty).
-fn zero_except(s: &mut [f64], base: usize, holes: [(u32, u32); 2]) {
+fn zero_except(s: &mut [MaybeUninit<f64>], base: usize, holes: [(u32, u32); 2]) {
     let end = base + s.len();
     let mut hs = holes.map(|(a, b)| ((a as usize).clamp(base, end), (b as usize).clamp(base, end)));
     hs.sort_unstable();
@@ -542,8 +603,8 @@ impl Tape {
         if i >= self.zeroed_to {
             self.slot_room(1);
         }
-        // SAFETY: `i < zeroed_to ≤ capacity`, and the spare capacity below `zeroed_to` holds
-        // initialised zeros.
+        // SAFETY: `i < zeroed_to ≤ capacity`, and a slot needs no initialisation (the spare
+        // capacity below `zeroed_to` holds zeros, so the new slot is zero).
         unsafe { self.adj.set_len(i + 1) };
         i as u32
     }
@@ -564,9 +625,7 @@ impl Tape {
             self.clean_dirty();
         }
         self.adj.reserve(n.max(self.adj.capacity()).max(1024));
-        for x in self.adj.spare_capacity_mut() {
-            x.write(0.0);
-        }
+        self.adj.spare_capacity_mut().fill(SPARE_ZERO);
         self.sync_zeroed_to();
     }
 
@@ -618,8 +677,8 @@ impl Tape {
     /// run and then zeroes it: one pass over the run instead of three, and no second copy
     /// of the adjoints in memory.
     ///
-    /// The new buffer is the one last given back by [`recycle`] when it fits: its first `len`
-    /// slots then hold leftovers, dirty, and are not zeroed (see `dirty.rs`).
+    /// The new buffer's first `len` slots are not written: they are dirty (see `dirty.rs`),
+    /// leftovers when it is the one last given back by [`recycle`], else raw.
     fn hand_over_head(&mut self, len: usize) -> Vec<f64> {
         debug_assert!(len <= self.adj.len());
         self.clean_dirty();
@@ -628,7 +687,8 @@ impl Tape {
         let mut head = std::mem::replace(&mut self.adj, fresh);
         head.truncate(len);
         self.sync_zeroed_to();
-        head
+        // SAFETY: `clean_dirty` zeroed the dirty slots, which held every raw one.
+        unsafe { as_values(head) }
     }
 
     #[inline(always)]
@@ -725,7 +785,7 @@ impl Tape {
             let saved = self.adj[..adj_start as usize].to_vec();
             self.saved_outer.push((depth, saved));
         }
-        self.adj[idx as usize] = 1.0;
+        self.adj[idx as usize] = MaybeUninit::new(1.0);
         self.taken = (0, 0); // the sweep may write any adjoint
         self.chain_end = 0; // a swept chain must not grow
         self.gen = WALKING;
@@ -826,8 +886,8 @@ where
             && len < t.zeroed_to
             && t.arena.has_room(Arena::record_size::<F>())
         {
-            // SAFETY: `len < zeroed_to ≤ capacity`, and the spare capacity below `zeroed_to`
-            // holds initialised zeros.
+            // SAFETY: `len < zeroed_to ≤ capacity`, and a slot needs no initialisation (the
+            // spare capacity below `zeroed_to` holds zeros, so the new slot is zero).
             unsafe { t.adj.set_len(len + 1) };
             let out = len as u32;
             if needs_drop::<F>() {
@@ -914,8 +974,8 @@ fn chain_fast<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> 
     }
     let (sa, sb) = (key_idx(ka), key_idx(kb));
     let out = len as u32;
-    // SAFETY: `len < zeroed_to ≤ capacity`, and the spare capacity below `zeroed_to` holds
-    // initialised zeros.
+    // SAFETY: `len < zeroed_to ≤ capacity`, and a slot needs no initialisation (the spare
+    // capacity below `zeroed_to` holds zeros, so the new slot is zero).
     unsafe { t.adj.set_len(len + 1) };
     // The chain is the newest record and its last result an operand. That operand is of the
     // current scope (checked above), so is the chain: a chain of an outer scope has its last
@@ -1022,8 +1082,8 @@ impl Tape {
         if dirty && !dirty_ok {
             self.clean_from(first);
         }
-        // SAFETY: room was reserved; the spare capacity holds initialised values, zeros
-        // outside the dirty range.
+        // SAFETY: room was reserved, and a slot needs no initialisation (the spare capacity
+        // holds zeros outside the dirty range).
         unsafe { self.adj.set_len(first + len) };
         if dirty {
             self.sync_zeroed_to();
@@ -1103,9 +1163,9 @@ pub(crate) fn adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
     with_tape(|t| {
         let (idx, gen) = (key_idx(key), key_gen(key));
         (t.gen != WALKING && t.is_live_run(idx, gen, len)).then(|| {
-            t.clean_overlap(idx as usize, len);
+            let run = t.settled(idx as usize, len);
             let mut out = vec![0.0; len];
-            copy_adjoints(&mut out, &t.adj[idx as usize..idx as usize + len]);
+            copy_adjoints(&mut out, run);
             out
         })
     })
@@ -1131,8 +1191,7 @@ pub(crate) fn adjoint_run_into(key: Key, out: &mut [f64]) {
         if gen != t.gen && !t.is_live_run(idx, gen, out.len()) {
             stale("reading an adjoint");
         }
-        t.clean_overlap(idx as usize, out.len());
-        copy_adjoints(out, &t.adj[idx as usize..idx as usize + out.len()]);
+        copy_adjoints(out, t.settled(idx as usize, out.len()));
     })
 }
 
@@ -1169,15 +1228,17 @@ pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
             t.hand_over_head(len)
         } else if len >= LAZY_ZERO_MIN && t.join_dirty(start, start + len) {
             // Copied, and left dirty: the slots count as zero from now on.
-            let out = t.adj[start..start + len].to_vec();
+            // SAFETY: `clean_overlap` zeroed the dirty slots among them, and so every raw one.
+            let out = unsafe { init(&t.adj[start..start + len]) }.to_vec();
             t.sync_zeroed_to();
             return Some(out);
         } else {
             let mut out = Vec::with_capacity(len);
             // Chunks of 32 KiB: each is zeroed while it is still in L1 from the copy.
             for chunk in t.adj[start..start + len].chunks_mut(4096) {
-                out.extend_from_slice(chunk);
-                chunk.fill(0.0);
+                // SAFETY: as above, no slot of the run is raw.
+                out.extend_from_slice(unsafe { init(chunk) });
+                zero(chunk);
             }
             out
         };
@@ -1500,7 +1561,7 @@ pub(crate) fn grad(v: Key) -> Result<(), Error> {
     let tp = sweep.walking.tp;
     // SAFETY: the adjoint buffer is neither resized nor moved during the walk (recording is
     // refused while walking); each closure gets it for the duration of its call only.
-    let adj: *mut [f64] = unsafe {
+    let adj: *mut [MaybeUninit<f64>] = unsafe {
         let a = &mut (*tp).adj;
         ptr::slice_from_raw_parts_mut(a.as_mut_ptr(), a.len())
     };
@@ -1732,6 +1793,7 @@ pub fn free_memory() {
         t.adj = Vec::new();
         t.taken = (0, 0);
         t.dirty = (0, 0);
+        t.raw = (0, 0);
         t.sync_zeroed_to();
     });
 }
@@ -1754,7 +1816,7 @@ pub fn set_zero_all_adjoints() {
             walking_panic();
         }
         t.clean_dirty();
-        t.adj.fill(0.0);
+        t.adj.fill(MaybeUninit::new(0.0));
     })
 }
 
@@ -1799,10 +1861,7 @@ pub(crate) fn adjoint(v: Key) -> Option<f64> {
         let i = key_idx(v) as usize;
         // A variable of the current scope is live (the common case, without the search).
         let current = key_gen(v) == t.gen && t.gen != WALKING && i < t.adj.len();
-        (current || (t.gen != WALKING && t.is_live(v))).then(|| {
-            t.clean_overlap(i, 1);
-            t.adj[i]
-        })
+        (current || (t.gen != WALKING && t.is_live(v))).then(|| t.settled(i, 1)[0])
     })
 }
 
