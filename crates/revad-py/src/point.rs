@@ -291,9 +291,18 @@ impl Inputs {
 
     /// The adjoints after a sweep, shaped like the point: a float for a float, else a float64
     /// array (an array Var's adjoints moved out of the tape and handed to NumPy with one
-    /// copy). Called once, as the last read of the scope: the array Var's adjoints are zero
-    /// afterwards.
-    pub fn gradient<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// copy). Called once per input, the array Var's adjoints zero afterwards; `last` when
+    /// it is the last read of the scope, which ends next (the other adjoints may then read
+    /// zero: see `Var::take_last_adj`).
+    pub fn gradient<'py>(&self, py: Python<'py>, last: bool) -> PyResult<Bound<'py, PyAny>> {
+        let take = |v: &Var<Vector>| match last {
+            true => v.take_last_adj(),
+            false => v.take_adj(),
+        };
+        let take_m = |m: &Var<Matrix>| match last {
+            true => m.take_last_adj(),
+            false => m.take_adj(),
+        };
         Ok(match self {
             Inputs::Scalar(x) => x.try_adj().map_err(to_py)?.into_pyobject(py)?.into_any(),
             Inputs::Scalars(_) => {
@@ -303,8 +312,8 @@ impl Inputs {
             }
             // Moved out of the tape in one pass (the scope ends right after) and handed to
             // NumPy without another copy.
-            Inputs::Vector(v) => adj_array(py, v.take_adj().map_err(to_py)?).into_bound(py),
-            Inputs::Matrix(m) => adj_array(py, m.take_adj().map_err(to_py)?).into_bound(py),
+            Inputs::Vector(v) => adj_array(py, take(v).map_err(to_py)?).into_bound(py),
+            Inputs::Matrix(m) => adj_array(py, take_m(m).map_err(to_py)?).into_bound(py),
         })
     }
 
@@ -354,16 +363,18 @@ pub fn finish<'py>(
         Arg::F(c) if allow_constant => (c, false),
         Arg::F(c) => return Err(constant_result(function, c, "float")),
     };
-    let grad_of = |x: &Inputs| match swept {
-        true => x.gradient(py),
+    // The scope ends after the last gradient is read.
+    let grad_of = |x: &Inputs, last: bool| match swept {
+        true => x.gradient(py, last),
         false => x.zero_gradient(py),
     };
     let grad = match one {
-        true => grad_of(inputs[0])?,
+        true => grad_of(inputs[0], true)?,
         false => {
             let grads = inputs
                 .iter()
-                .map(|x| grad_of(x))
+                .enumerate()
+                .map(|(i, x)| grad_of(x, i + 1 == inputs.len()))
                 .collect::<PyResult<Vec<_>>>()?;
             PyTuple::new(py, grads)?.into_any()
         }

@@ -332,3 +332,43 @@ fn views_made_before_a_take_see_zeros_in_the_next_sweep() {
         tape::reset();
     }
 }
+
+#[test]
+fn last_reads_leave_the_rest_raw_and_the_next_gradients_right() {
+    let k = 16;
+    let x0 = vector(N, |i| (i as f64 * 0.37).sin());
+    tape::free_memory();
+    let want = {
+        let x = Var::array(x0.clone());
+        mixed(&x, k).grad();
+        x.adj()
+    };
+    tape::reset();
+    for round in 0..4 {
+        let g = {
+            let _scope = tape::nested();
+            let x = Var::array(x0.clone());
+            let e = matrix::exp(&x);
+            let y = mixed(&x, k) + matrix::sum(&e) * 0.0;
+            y.grad();
+            let used = tape::stats().variables as u32;
+            let g = x.take_last_adj().unwrap();
+            // The whole buffer was handed over: the rest is dirty, raw unless recycled.
+            assert_eq!(dirty(), (0, used), "round {round}");
+            assert_eq!(e.adj().iter().filter(|&&a| a != 0.0).count(), 0);
+            g
+        };
+        assert_eq!(g, want, "round {round}");
+        if round % 2 == 1 {
+            tape::recycle(g.into_owned().into_raw_vec_and_offset().0);
+        }
+    }
+    // Not at the start of the tape: taken by copy, the rest kept.
+    let a = Var::new(1.0);
+    let x = Var::array(x0.clone());
+    let y = mixed(&x, k) + a * 2.0;
+    y.grad();
+    assert_eq!(x.take_last_adj().unwrap(), want);
+    assert_eq!(a.adj(), 2.0);
+    tape::reset();
+}

@@ -38,7 +38,17 @@ impl WithSimd for AddScaled<'_> {
 
 /// Records `y = value` with `∂y/∂aᵢ = w · pᵢ` where `p` is `partials` (or 1 when `None`).
 fn reduce<S: Storage>(a: &Var<S>, value: f64, w: f64, partials: Option<S>) -> Var {
-    let (k, n) = (a.key(), a.len());
+    reduction(a.key(), a.len(), value, w, partials)
+}
+
+/// [`reduce`] of the array variable with key `k` and `n` elements.
+pub(super) fn reduction<S: Storage>(
+    k: u64,
+    n: usize,
+    value: f64,
+    w: f64,
+    partials: Option<S>,
+) -> Var {
     tape::record_keyed(value, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, 1);

@@ -388,13 +388,8 @@ pub fn log_sum_exp<S: Storage>(a: &impl Operand<S>) -> Var {
     // twice as fast as recomputing the exponentials.
     let mut w = vec![0.0; av.len()];
     if let Some((m, l)) = elementary::log_sum_exp_parts_into(av.as_slice(), &mut w) {
-        let scale = (-l).exp();
-        return scalar_node(a, m + l, move |g, r| {
-            let gs = g * scale;
-            for (ri, wi) in r.iter_mut().zip(&w) {
-                *ri += gs * wi;
-            }
-        });
+        let (k, n) = (a.key().expect("a variable"), av.len());
+        return super::reduce::reduction(k, n, m + l, (-l).exp(), Some(av.with_data(w)));
     }
     let value = log_sum_exp_all(av.as_slice());
     let a_val = av.into_owned();

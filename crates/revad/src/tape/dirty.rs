@@ -191,37 +191,46 @@ impl Tape {
     }
 
     /// A buffer for [`Tape::hand_over_head`], which is handing over the first `len` slots of
-    /// the current one (with no dirty slots): the recycled one when it fits `want` slots
+    /// the current one (none of them dirty): the recycled one when it fits `want` slots
     /// without much to spare, its first `len` slots dirty, else new memory whose first `len`
-    /// slots are raw. Holds the current buffer's slots from `len` to its length and zeros
-    /// above them.
-    pub(super) fn next_buffer(&mut self, len: usize, want: usize) -> Vec<MaybeUninit<f64>> {
+    /// slots are raw. It has the current buffer's length, holds its slots from `len` on when
+    /// `keep_rest` (else those are raw too), and zeros above them.
+    pub(super) fn next_buffer(
+        &mut self,
+        len: usize,
+        want: usize,
+        keep_rest: bool,
+    ) -> Vec<MaybeUninit<f64>> {
         let used = self.adj.len();
-        let (mut next, raw) = match take_spare() {
+        let (mut next, raw_from) = match take_spare() {
             Some(v)
                 if v.len() >= len && v.capacity() >= want && v.capacity() <= want + want / 2 =>
             {
                 let mut v = super::as_slots(v);
                 v.truncate(len);
-                (v, false)
+                (v, len)
             }
-            _ => {
-                let mut v = Vec::with_capacity(want);
-                // SAFETY: `len ≤ used < want` is within the capacity, and a slot needs no
-                // initialisation: these are raw.
-                unsafe { v.set_len(len) };
-                if cfg!(debug_assertions) {
-                    // Poisoned, so that a test that reads a raw slot as an adjoint shows.
-                    v.fill(MaybeUninit::new(f64::NAN));
-                }
-                (v, true)
-            }
+            _ => (Vec::with_capacity(want), 0),
         };
-        next.extend_from_slice(&self.adj[len..used]);
+        let raw_to = if keep_rest { len } else { used };
+        // SAFETY: `raw_to ≤ used < want` is within the capacity, and a slot needs no
+        // initialisation: those from `raw_from` are raw.
+        unsafe { next.set_len(raw_to.max(next.len())) };
+        if cfg!(debug_assertions) {
+            // Poisoned, so that a test that reads a raw slot as an adjoint shows.
+            next[raw_from.min(raw_to)..raw_to].fill(MaybeUninit::new(f64::NAN));
+        }
+        if keep_rest {
+            next.extend_from_slice(&self.adj[len..used]);
+        }
         next.spare_capacity_mut().fill(SPARE_ZERO);
-        if len > 0 {
-            self.dirty = (0, len as u32);
-            self.raw = if raw { self.dirty } else { (0, 0) };
+        if raw_to > 0 {
+            self.dirty = (0, raw_to as u32);
+            self.raw = if raw_from < raw_to {
+                (raw_from as u32, raw_to as u32)
+            } else {
+                (0, 0)
+            };
         }
         next
     }

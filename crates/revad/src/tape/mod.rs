@@ -678,12 +678,17 @@ impl Tape {
     /// of the adjoints in memory.
     ///
     /// The new buffer's first `len` slots are not written: they are dirty (see `dirty.rs`),
-    /// leftovers when it is the one last given back by [`recycle`], else raw.
-    fn hand_over_head(&mut self, len: usize) -> Vec<f64> {
+    /// leftovers when it is the one last given back by [`recycle`], else raw. Unless
+    /// `keep_rest`, the slots after them are not copied either, and count as zero: for the
+    /// last read of a scope, which then ends.
+    fn hand_over_head(&mut self, len: usize, keep_rest: bool) -> Vec<f64> {
         debug_assert!(len <= self.adj.len());
-        self.clean_dirty();
+        match keep_rest {
+            true => self.clean_dirty(),
+            false => self.clean_overlap(0, len),
+        }
         // Room for the same work again (the next call of a gradient is usually the same size).
-        let fresh = self.next_buffer(len, self.adj.len() + 4096);
+        let fresh = self.next_buffer(len, self.adj.len() + 4096, keep_rest);
         let mut head = std::mem::replace(&mut self.adj, fresh);
         head.truncate(len);
         self.sync_zeroed_to();
@@ -1225,7 +1230,7 @@ pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
         let start = idx as usize;
         t.clean_overlap(start, len);
         let out = if start == 0 && hands_over(len, t.adj.len()) {
-            t.hand_over_head(len)
+            t.hand_over_head(len, true)
         } else if len >= LAZY_ZERO_MIN && t.join_dirty(start, start + len) {
             // Copied, and left dirty: the slots count as zero from now on.
             // SAFETY: `clean_overlap` zeroed the dirty slots among them, and so every raw one.
@@ -1250,6 +1255,22 @@ pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
         };
         Some(out)
     })
+}
+
+/// [`take_adjoint_run`] as the last read of the current scope, which is about to end: the
+/// other adjoints of the scope may read zero afterwards. A long run at the start of the
+/// buffer, in a scope that holds every slot, is handed over whatever the buffer's length,
+/// and the rest of the buffer is not copied.
+pub(crate) fn take_last_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
+    let handed = with_tape(|t| {
+        let whole_scope = key_idx(key) == 0 && key_gen(key) == t.gen && t.current().adj_start == 0;
+        let ok = whole_scope && t.gen != WALKING && len >= HAND_OVER_MIN && len <= t.adj.len();
+        ok.then(|| {
+            t.taken = (0, 0);
+            t.hand_over_head(len, false)
+        })
+    });
+    handed.or_else(|| take_adjoint_run(key, len))
 }
 
 /// Whether the (array) variable with `key` is live.

@@ -271,6 +271,31 @@ impl<S: Storage> Var<S> {
             .ok_or(Error::StaleVar { function: "adj" })
     }
 
+    /// [`Var::take_adj`] as the last read of the current scope, which ends next: the scope's
+    /// other adjoints may read zero afterwards (they are not kept). For a gradient of one
+    /// long input returned as its scope closes: the tape hands over its adjoint buffer as
+    /// the result, as `take_adj` does when the input's slots fill most of it, but here also
+    /// when intermediates fill the rest, which it then neither copies nor zeroes.
+    ///
+    /// ```
+    /// use revad::{matrix, tape, Var, Vector};
+    /// let g = {
+    ///     let _scope = tape::nested();
+    ///     let x = Var::array(Vector::from(vec![0.0; 1 << 15]));
+    ///     matrix::sum(&matrix::exp(&x)).grad();
+    ///     x.take_last_adj().unwrap()
+    /// };
+    /// assert!(g.iter().all(|&gi| gi == 1.0));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::StaleVar`] if the variable is stale.
+    pub fn take_last_adj(&self) -> Result<S> {
+        tape::take_last_adjoint_run(self.key(), self.len())
+            .map(|a| self.val.with_data(a))
+            .ok_or(Error::StaleVar { function: "adj" })
+    }
+
     /// The value and the packed slot and generation, for bindings that keep handles in
     /// another form (e.g. a Python object); see [`Var::to_bits`].
     #[doc(hidden)]
