@@ -372,3 +372,23 @@ fn last_reads_leave_the_rest_raw_and_the_next_gradients_right() {
     assert_eq!(a.adj(), 2.0);
     tape::reset();
 }
+
+#[test]
+fn kernel_derivatives_write_a_dirty_run_then_add() {
+    for nan in KINDS {
+        dirty_tape(N, nan);
+        let x = Var::array(vector(N, |i| 4.0 * i as f64 / N as f64 - 2.0));
+        // The first pass to reach x sets its adjoints, block by block; the second adds.
+        let y = matrix::sum(&matrix::tanh(&x)) + matrix::sum(&matrix::expm1(&x));
+        y.grad();
+        let (a, v) = (x.adj(), x.value().clone());
+        for i in 0..N {
+            let want = 1.0 - v[i].tanh().powi(2) + v[i].exp();
+            assert!(
+                (a[i] - want).abs() <= 1e-14 * want,
+                "element {i}, leftovers NaN: {nan}"
+            );
+        }
+        tape::reset();
+    }
+}

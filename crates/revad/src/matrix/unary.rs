@@ -495,8 +495,14 @@ fn simd_map_kernel<S: Storage>(a: &impl Operand<S>, f: Function, d: Derivative) 
     let key = tape::record_array_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, n);
-            let r = below.run(slot_of(k), n);
-            elementary::add_scaled(d, a_val.as_slice(), g, r);
+            let x = a_val.as_slice();
+            match below.run_or_fresh(slot_of(k), n) {
+                tape::InputRun::Add(r) => elementary::add_scaled(d, x, g, r),
+                tape::InputRun::Set(r) => r.set_blocks(|at, b| {
+                    let part = at..at + b.len();
+                    elementary::add_scaled(d, &x[part.clone()], &g[part], b)
+                }),
+            }
         }
     });
     Var::from_key(value, key)

@@ -353,6 +353,23 @@ impl<'a> FreshRun<'a> {
         commit_dirty(self.tp, self.rest);
     }
 
+    /// Sets the slots block by block: `add(offset, block)` adds into `block`, zeros in L1
+    /// standing for the slots from `offset`, and the block is then written to them. For a
+    /// pass whose kernel adds into a slice: the slots are written once, not zeroed first.
+    #[inline(always)]
+    pub(crate) fn set_blocks(self, mut add: impl FnMut(usize, &mut [f64])) {
+        let mut block = [0.0; WRITE_BLOCK];
+        for (k, slots) in self.slots.chunks_mut(WRITE_BLOCK).enumerate() {
+            let b = &mut block[..slots.len()];
+            b.fill(0.0);
+            add(k * WRITE_BLOCK, b);
+            for (s, &v) in slots.iter_mut().zip(b.iter()) {
+                s.write(v);
+            }
+        }
+        commit_dirty(self.tp, self.rest);
+    }
+
     /// The slots as `f64`s for the caller to overwrite, every one: leftovers, or zeros where
     /// they were raw (zeroed here, a pass over the run that [`FreshRun::set_from`] saves).
     pub(crate) fn into_slice(self) -> &'a mut [f64] {
@@ -364,6 +381,9 @@ impl<'a> FreshRun<'a> {
         unsafe { init_mut(self.slots) }
     }
 }
+
+/// The slots of a block of [`FreshRun::set_blocks`]: 8 KiB, in L1 with the pass's operands.
+const WRITE_BLOCK: usize = 1024;
 
 impl Inputs<'_> {
     /// The run of `len` slots from `first`, for a reverse pass that sets every adjoint in it
