@@ -498,7 +498,8 @@ impl Arena {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, size: usize) -> *mut u8 {
-        super::assert_not_walking();
+        // Never while a walk holds the chunks: the tape refuses such pushes (see
+        // `Tape::growing_arena`).
         let next = if self.chunks.is_empty() {
             0
         } else {

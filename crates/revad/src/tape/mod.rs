@@ -399,16 +399,6 @@ fn tape_ptr() -> *mut Tape {
     }
 }
 
-/// Panics if recording is attempted while a walk (sweep or drop) is in progress.
-#[cold]
-pub(crate) fn assert_not_walking() {
-    // SAFETY: a plain read of one field through the raw pointer; no reference is formed.
-    let walking = unsafe { (*tape_ptr()).gen == WALKING };
-    if walking {
-        walking_panic();
-    }
-}
-
 #[cold]
 #[inline(never)]
 fn walking_panic() -> ! {
@@ -696,12 +686,22 @@ impl Tape {
         unsafe { as_values(head) }
     }
 
+    /// The arena, for a push that may grow it: refused while a walk is in progress (the walk
+    /// holds the arena's chunks).
+    #[inline(always)]
+    fn growing_arena(&mut self) -> &mut Arena {
+        if self.gen == WALKING {
+            walking_panic();
+        }
+        &mut self.arena
+    }
+
     #[inline(always)]
     fn push<F: FnOnce(&mut Adjoints) + 'static>(&mut self, f: F) {
         if needs_drop::<F>() {
             self.mark_drop();
         }
-        self.arena.push(f);
+        self.growing_arena().push(f);
     }
 
     #[cold]
@@ -1026,7 +1026,7 @@ fn chain_slow<H: Handle>(chain: Chain, value: f64, a: (H, f64), b: (H, f64)) -> 
         t.check(a.0.key());
         t.check(b.0.key());
         t.reserve_adj(1);
-        t.arena.make_room(chain.new_size());
+        t.growing_arena().make_room(chain.new_size());
         key_gen(a.0.key()) == t.gen && key_gen(b.0.key()) == t.gen
     });
     if current {
@@ -1313,7 +1313,7 @@ where
     if needs_drop::<F>() {
         t.mark_drop();
     }
-    t.arena
+    t.growing_arena()
         .push_with_data(data, move |d: &[P], adj: &mut Adjoints| {
             f(d, Slot(out), adj)
         });
@@ -1461,7 +1461,7 @@ pub(crate) fn partials_node<H: Handle>(
         }
         parts[0] = encoded;
         let out = t.new_slot();
-        t.arena.push_with_slices(
+        t.growing_arena().push_with_slices(
             &parts[..n_runs + 1],
             move |data: &[f64], adj: &mut Adjoints| {
                 let out = Slot(out);
