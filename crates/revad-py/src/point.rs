@@ -295,14 +295,12 @@ impl Inputs {
     /// it is the last read of the scope, which ends next (the other adjoints may then read
     /// zero: see `Var::take_last_adj`).
     pub fn gradient<'py>(&self, py: Python<'py>, last: bool) -> PyResult<Bound<'py, PyAny>> {
-        let take = |v: &Var<Vector>| match last {
-            true => v.take_last_adj(),
-            false => v.take_adj(),
-        };
-        let take_m = |m: &Var<Matrix>| match last {
-            true => m.take_last_adj(),
-            false => m.take_adj(),
-        };
+        fn take<S: revad::Storage>(v: &Var<S>, last: bool) -> revad::Result<S> {
+            match last {
+                true => v.take_last_adj(),
+                false => v.take_adj(),
+            }
+        }
         Ok(match self {
             Inputs::Scalar(x) => x.try_adj().map_err(to_py)?.into_pyobject(py)?.into_any(),
             Inputs::Scalars(_) => {
@@ -312,8 +310,8 @@ impl Inputs {
             }
             // Moved out of the tape in one pass (the scope ends right after) and handed to
             // NumPy without another copy.
-            Inputs::Vector(v) => adj_array(py, take(v).map_err(to_py)?).into_bound(py),
-            Inputs::Matrix(m) => adj_array(py, take_m(m).map_err(to_py)?).into_bound(py),
+            Inputs::Vector(v) => adj_array(py, take(v, last).map_err(to_py)?).into_bound(py),
+            Inputs::Matrix(m) => adj_array(py, take(m, last).map_err(to_py)?).into_bound(py),
         })
     }
 

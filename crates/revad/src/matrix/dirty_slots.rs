@@ -252,9 +252,9 @@ fn mixed(x: &Var<Vector>, k: usize) -> Var {
     s * w + matrix::dot_self(x) + x.element(3) * x.element(4) + matrix::mean(&e)
 }
 
-#[test]
-fn repeated_gradients_match_a_clean_tape() {
-    let k = 16;
+/// A point of N values and the gradient of [`mixed`] there, computed on a tape with no
+/// memory (so no leftovers); the tape is left empty.
+fn mixed_on_a_clean_tape(k: usize) -> (Vector, Vector) {
     let x0 = vector(N, |i| (i as f64 * 0.37).sin());
     tape::free_memory();
     let want = {
@@ -263,6 +263,13 @@ fn repeated_gradients_match_a_clean_tape() {
         x.adj()
     };
     tape::reset();
+    (x0, want)
+}
+
+#[test]
+fn repeated_gradients_match_a_clean_tape() {
+    let k = 16;
+    let (x0, want) = mixed_on_a_clean_tape(k);
     for round in 0..4 {
         // Taken (copied, or handed over), read, and in a nested scope.
         let x = Var::array(x0.clone());
@@ -336,14 +343,7 @@ fn views_made_before_a_take_see_zeros_in_the_next_sweep() {
 #[test]
 fn last_reads_leave_the_rest_raw_and_the_next_gradients_right() {
     let k = 16;
-    let x0 = vector(N, |i| (i as f64 * 0.37).sin());
-    tape::free_memory();
-    let want = {
-        let x = Var::array(x0.clone());
-        mixed(&x, k).grad();
-        x.adj()
-    };
-    tape::reset();
+    let (x0, want) = mixed_on_a_clean_tape(k);
     for round in 0..4 {
         let g = {
             let _scope = tape::nested();

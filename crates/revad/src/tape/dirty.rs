@@ -213,12 +213,12 @@ impl Tape {
             _ => (Vec::with_capacity(want), 0),
         };
         let raw_to = if keep_rest { len } else { used };
-        // SAFETY: `raw_to ≤ used < want` is within the capacity, and a slot needs no
-        // initialisation: those from `raw_from` are raw.
-        unsafe { next.set_len(raw_to.max(next.len())) };
+        // SAFETY: `next.len() ≤ len ≤ raw_to ≤ used < want`, within the capacity, and a slot
+        // needs no initialisation: those from `raw_from` are raw.
+        unsafe { next.set_len(raw_to) };
         if cfg!(debug_assertions) {
             // Poisoned, so that a test that reads a raw slot as an adjoint shows.
-            next[raw_from.min(raw_to)..raw_to].fill(MaybeUninit::new(f64::NAN));
+            next[raw_from..raw_to].fill(MaybeUninit::new(f64::NAN));
         }
         if keep_rest {
             next.extend_from_slice(&self.adj[len..used]);

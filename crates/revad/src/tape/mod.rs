@@ -682,7 +682,7 @@ impl Tape {
         let mut head = std::mem::replace(&mut self.adj, fresh);
         head.truncate(len);
         self.sync_zeroed_to();
-        // SAFETY: `clean_dirty` zeroed the dirty slots, which held every raw one.
+        // SAFETY: no dirty slot, and so no raw one, was among the first `len` (zeroed above).
         unsafe { as_values(head) }
     }
 
@@ -1263,8 +1263,10 @@ pub(crate) fn take_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
 /// and the rest of the buffer is not copied.
 pub(crate) fn take_last_adjoint_run(key: Key, len: usize) -> Option<Vec<f64>> {
     let handed = with_tape(|t| {
+        // A key of the current generation is live, and no walk is on (a key's generation
+        // is never `WALKING`).
         let whole_scope = key_idx(key) == 0 && key_gen(key) == t.gen && t.current().adj_start == 0;
-        let ok = whole_scope && t.gen != WALKING && len >= HAND_OVER_MIN && len <= t.adj.len();
+        let ok = whole_scope && len >= HAND_OVER_MIN && len <= t.adj.len();
         ok.then(|| {
             t.taken = (0, 0);
             t.hand_over_head(len, false)
