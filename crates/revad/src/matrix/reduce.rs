@@ -52,8 +52,18 @@ pub(super) fn reduction<S: Storage>(
     tape::record_keyed(value, &[k], move |out| {
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_result(out, 1);
-            let p = partials.as_ref().map(|p| p.as_slice());
-            reduced_into(below.run_or_fresh(slot_of(k), n), g[0], w, p);
+            let g = g[0];
+            match partials.as_ref() {
+                // Every x̄ᵢ gets g·w: a level if the run counts as zero (see `tape::Inputs::add_level`).
+                None => {
+                    if let Some(r) = below.add_level(slot_of(k), n, g * w) {
+                        reduced_into(r, g, w, None)
+                    }
+                }
+                Some(p) => {
+                    reduced_into(below.run_or_fresh(slot_of(k), n), g, w, Some(p.as_slice()))
+                }
+            }
         }
     })
 }

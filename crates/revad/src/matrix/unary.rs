@@ -126,7 +126,7 @@ where
     let (a_val, c_val) = (a_val.clone(), value.clone());
     let key = tape::record_array_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
-            let (mut below, g) = adj.split_at_result(out, n);
+            let (mut below, g) = adj.split_at_level(out, n);
             let r = below.run_or_fresh(slot_of(k), n);
             partials_into(r, g, a_val.as_slice(), c_val.as_slice(), d)
         }
@@ -137,13 +137,19 @@ where
 /// `rᵢ += gᵢ·d(xᵢ, cᵢ)` (see [`AddPartials`]), in a long run compiled for the widest
 /// instruction set the machine has.
 fn add_partials(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
-    partials_into(tape::InputRun::Add(r), g, x, c, d)
+    partials_into(
+        tape::InputRun::Add(r),
+        tape::ResultAdjoints::Run(g),
+        x,
+        c,
+        d,
+    )
 }
 
 /// [`add_partials`], or `rᵢ = gᵢ·d(xᵢ, cᵢ)` when the run is fresh (see [`AddPartials`]).
 fn partials_into(
     r: tape::InputRun<'_>,
-    g: &[f64],
+    g: tape::ResultAdjoints<'_>,
     x: &[f64],
     c: &[f64],
     d: impl Fn(f64, f64) -> f64,
@@ -212,10 +218,10 @@ impl PartialEq for ArrayMap {
 
 /// `rᵢ += gᵢ·d(xᵢ, cᵢ)`: the reverse pass of an elementwise function with partial `d` at the
 /// operand `x` and the value `c`; `rᵢ = …` when the run is fresh (its adjoints count as zero,
-/// see [`tape::InputRun`]).
+/// see [`tape::InputRun`]). The result's adjoints `g` may be one value for all (a level).
 struct AddPartials<'a, D> {
     r: tape::InputRun<'a>,
-    g: &'a [f64],
+    g: tape::ResultAdjoints<'a>,
     x: &'a [f64],
     c: &'a [f64],
     d: D,
@@ -225,28 +231,47 @@ impl<D: Fn(f64, f64) -> f64> WithSimd for AddPartials<'_, D> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
-        let d = self.d;
-        let r = match self.r {
-            tape::InputRun::Add(r) => r,
-            tape::InputRun::Set(r) => {
-                let items = self.g.iter().zip(self.x).zip(self.c);
-                return r.set_from(items.map(|((&gi, &xi), &ci)| {
-                    let t = gi * d(xi, ci);
-                    if gi != 0.0 {
-                        t
-                    } else {
-                        0.0
-                    }
-                }));
+        let (g, x, c, d) = (self.g, self.x, self.c, &self.d);
+        let mut level = tape::LevelBlock::new();
+        match (self.r, &g) {
+            (tape::InputRun::Add(r), tape::ResultAdjoints::Run(g)) => {
+                add_partials_to(r, g, x, c, d)
             }
-        };
-        for (((ri, &gi), &xi), &ci) in r.iter_mut().zip(self.g).zip(self.x).zip(self.c) {
-            // A zero adjoint contributes nothing, even where the partial is NaN (an element
-            // `where` did not choose). A select rather than a branch, so that the loop
-            // vectorises.
-            let t = *ri + gi * d(xi, ci);
-            *ri = if gi != 0.0 { t } else { *ri };
+            (tape::InputRun::Add(r), _) => {
+                for (k, r) in r.chunks_mut(tape::LEVEL_BLOCK).enumerate() {
+                    let (at, n) = (k * tape::LEVEL_BLOCK, r.len());
+                    let gk = g.part(at, n, &mut level);
+                    add_partials_to(r, gk, &x[at..at + n], &c[at..at + n], d)
+                }
+            }
+            // Into blocks in L1, each then written once (see `FreshRun::write_blocks`).
+            (tape::InputRun::Set(r), _) => r.write_blocks(|at, b| {
+                let n = b.len();
+                let gk = g.part(at, n, &mut level);
+                set_partials_to(b, gk, &x[at..at + n], &c[at..at + n], d)
+            }),
         }
+    }
+}
+
+/// `rᵢ = gᵢ·d(xᵢ, cᵢ)` (0 where `gᵢ` is, as in [`add_partials_to`]) on slices of one length.
+#[inline(always)]
+fn set_partials_to(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
+    for (((ri, &gi), &xi), &ci) in r.iter_mut().zip(g).zip(x).zip(c) {
+        let t = gi * d(xi, ci);
+        *ri = if gi != 0.0 { t } else { 0.0 };
+    }
+}
+
+/// The body of [`AddPartials`] on slices of one length.
+#[inline(always)]
+fn add_partials_to(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
+    for (((ri, &gi), &xi), &ci) in r.iter_mut().zip(g).zip(x).zip(c) {
+        // A zero adjoint contributes nothing, even where the partial is NaN (an element
+        // `where` did not choose). A select rather than a branch, so that the loop
+        // vectorises.
+        let t = *ri + gi * d(xi, ci);
+        *ri = if gi != 0.0 { t } else { *ri };
     }
 }
 
@@ -494,13 +519,23 @@ fn simd_map_kernel<S: Storage>(a: &impl Operand<S>, f: Function, d: Derivative) 
     let a_val = av.into_owned();
     let key = tape::record_array_run(n, &[k], move |out| {
         move |adj: &mut Adjoints| {
-            let (mut below, g) = adj.split_at_result(out, n);
+            let (mut below, g) = adj.split_at_level(out, n);
             let x = a_val.as_slice();
-            match below.run_or_fresh(slot_of(k), n) {
-                tape::InputRun::Add(r) => elementary::add_scaled(d, x, g, r),
-                tape::InputRun::Set(r) => r.set_blocks(|at, b| {
-                    let part = at..at + b.len();
-                    elementary::add_scaled(d, &x[part.clone()], &g[part], b)
+            let mut level = tape::LevelBlock::new();
+            match (below.run_or_fresh(slot_of(k), n), g) {
+                (tape::InputRun::Add(r), tape::ResultAdjoints::Run(g)) => {
+                    elementary::add_scaled(d, x, g, r)
+                }
+                (tape::InputRun::Add(r), g) => {
+                    for (k, r) in r.chunks_mut(tape::LEVEL_BLOCK).enumerate() {
+                        let at = k * tape::LEVEL_BLOCK;
+                        let gk = g.part(at, r.len(), &mut level);
+                        elementary::add_scaled(d, &x[at..at + r.len()], gk, r)
+                    }
+                }
+                (tape::InputRun::Set(r), g) => r.set_blocks(|at, b| {
+                    let gk = g.part(at, b.len(), &mut level);
+                    elementary::add_scaled(d, &x[at..at + b.len()], gk, b)
                 }),
             }
         }

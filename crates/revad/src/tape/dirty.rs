@@ -28,12 +28,25 @@
 //! nothing may read them before writing them: a pass sets a dirty run through
 //! [`FreshRun::set_from`], which writes each slot once, or zeroes it first
 //! ([`FreshRun::into_slice`]) if it may have raw slots.
+//!
+//! The top of the dirty range may also hold a *level*: a run whose slots count as one value
+//! `c` instead of zero. A reverse pass that sets every adjoint of a dirty input run to the
+//! same value (`sum`'s `x̄ᵢ = ȳ`) leaves them unwritten when the run is the top of the dirty
+//! range ([`Inputs::add_level`]), and the reverse pass of the operation that made the run
+//! reads its adjoints as that one value ([`Adjoints::split_at_level`]): `sum(exp(x))`'s sweep
+//! then neither writes nor reads the exponentials' adjoints. Anything else that reaches the
+//! level's slots writes `c` into them first, and they leave the dirty range (the level is
+//! *lifted*); so does the level when the dirty range would grow above it.
 
 use std::mem::MaybeUninit;
 
 use super::{
-    init, init_mut, tape_ptr, with_tape, zero, Inputs, Key, Slot, Tape, SPARE_ZERO, WALKING,
+    init, init_mut, tape_ptr, with_tape, zero, Adjoints, Inputs, Key, Slot, Tape, SPARE_ZERO,
+    WALKING,
 };
+
+/// No level (see the module's documentation): its start is above any dirty range.
+pub(super) const NO_LEVEL: (u32, f64) = (u32::MAX, 0.0);
 
 thread_local! {
     /// A buffer handed back by [`recycle`], for the next adjoint buffer the tape needs.
@@ -105,15 +118,57 @@ impl Tape {
         }
     }
 
-    /// Zeroes the dirty slots: they count as zero, now they are.
+    /// Writes what the dirty slots `[lo, hi)` count as: the level's value on the level's
+    /// slots (live ones, below the length), zero on the others.
+    fn settle_slots(&mut self, lo: usize, hi: usize) {
+        let (from, c) = (self.level.0 as usize, self.level.1);
+        let (a, b) = (from.max(lo), hi.min(self.adj.len()));
+        if from < self.dirty.1 as usize && a < b {
+            self.zero_slots(lo, a);
+            self.adj[a..b].fill(MaybeUninit::new(c));
+            self.zero_slots(b, hi);
+        } else {
+            self.zero_slots(lo, hi);
+        }
+    }
+
+    /// Writes the level's value into its slots, which leave the dirty range (the part below
+    /// them stays dirty), and forgets the level.
+    fn lift_level(&mut self) {
+        let (from, hi) = (self.level.0 as usize, self.dirty.1 as usize);
+        if from < hi {
+            self.settle_slots(from, hi);
+            self.dirty = if (self.dirty.0 as usize) < from {
+                (self.dirty.0, from as u32)
+            } else {
+                (0, 0)
+            };
+            self.raw = intersect(self.raw, self.dirty);
+            self.sync_zeroed_to();
+        }
+        self.level = NO_LEVEL;
+    }
+
+    /// Forgets the level if its slots are among those from `n` on, which are being freed
+    /// (they stay dirty and count as zero); lifts it if it starts below them.
+    pub(super) fn drop_level_from(&mut self, n: usize) {
+        if self.level.0 as usize >= n {
+            self.level = NO_LEVEL;
+        } else if n < self.dirty.1 as usize {
+            self.lift_level();
+        }
+    }
+
+    /// Zeroes the dirty slots (and writes the level's): they count as that, now they are.
     #[cold]
     pub(super) fn clean_dirty(&mut self) {
         let (lo, hi) = (self.dirty.0 as usize, self.dirty.1 as usize);
         if lo < hi {
-            self.zero_slots(lo, hi);
+            self.settle_slots(lo, hi);
         }
         self.dirty = (0, 0);
         self.raw = (0, 0);
+        self.level = NO_LEVEL;
         self.sync_zeroed_to();
     }
 
@@ -124,7 +179,7 @@ impl Tape {
         if lo >= hi || hi <= i {
             return;
         }
-        self.zero_slots(lo.max(i), hi);
+        self.settle_slots(lo.max(i), hi);
         self.dirty = if lo < i {
             (lo as u32, i as u32)
         } else {
@@ -137,6 +192,10 @@ impl Tape {
     /// Marks the slots `[a, b)` dirty instead of zeroing them, if the dirty range then stays
     /// one range (it is empty, or meets or touches `[a, b)`). Returns whether it did.
     pub(super) fn join_dirty(&mut self, a: usize, b: usize) -> bool {
+        // The level stays the top of the range, or goes.
+        if b > self.dirty.1 as usize {
+            self.lift_level();
+        }
         let (lo, hi) = (self.dirty.0 as usize, self.dirty.1 as usize);
         let joined = if lo >= hi {
             (a, b)
@@ -224,6 +283,8 @@ impl Tape {
             next.extend_from_slice(&self.adj[len..used]);
         }
         next.spare_capacity_mut().fill(SPARE_ZERO);
+        // The level's slots are among those handed over or left counting as zero.
+        self.level = NO_LEVEL;
         if raw_to > 0 {
             self.dirty = (0, raw_to as u32);
             self.raw = if raw_from < raw_to {
@@ -253,9 +314,47 @@ pub(super) fn settle(buf: &mut [MaybeUninit<f64>], first: usize, len: usize) {
 #[cold]
 #[inline(never)]
 fn settle_slow(tp: *mut Tape, buf: &mut [MaybeUninit<f64>], first: usize, len: usize) {
+    if !meets(lift_level_at(tp, buf, first, len), first, len) {
+        return;
+    }
     let (a, b, rest) = split_dirty(tp, buf, first, len);
     zero(&mut buf[a..b]);
     commit_dirty(tp, rest);
+}
+
+/// Lifts the level (see the module's documentation) if its slots meet the run of `len`
+/// slots from `first`, for the accessors of the reverse passes: writes its value into them
+/// in `buf` (which holds the slots from 0) and moves the top of the dirty range down to its
+/// start. Returns the dirty range.
+#[inline(always)]
+fn lift_level_at(
+    tp: *mut Tape,
+    buf: &mut [MaybeUninit<f64>],
+    first: usize,
+    len: usize,
+) -> (u32, u32) {
+    // SAFETY: plain reads of fields through the raw pointer; no reference is formed.
+    let ((lo, hi), (from, c)) = unsafe { ((*tp).dirty, (*tp).level) };
+    if from >= hi || !meets((from, hi), first, len) {
+        return (lo, hi);
+    }
+    // The run reached is an input's, below the result of the pass that reaches it, and so in
+    // `buf`; the level is one variable's run (or its lower part), which that input's meets
+    // only by being it.
+    assert!(
+        hi as usize <= buf.len(),
+        "revad: internal error: a level of adjoints outside the pass's slots"
+    );
+    buf[from as usize..hi as usize].fill(MaybeUninit::new(c));
+    let rest = if lo < from { (lo, from) } else { (0, 0) };
+    // SAFETY: plain writes of fields through the raw pointer; no reference is formed. The
+    // range only shrinks (see `commit_dirty`).
+    unsafe {
+        (*tp).dirty = rest;
+        (*tp).raw = intersect((*tp).raw, rest);
+        (*tp).level = NO_LEVEL;
+    }
+    rest
 }
 
 /// Splits the dirty range at the run of `len` slots from `first`, which it meets: returns
@@ -370,6 +469,23 @@ impl<'a> FreshRun<'a> {
         commit_dirty(self.tp, self.rest);
     }
 
+    /// Sets the slots block by block: `write(offset, block)` sets every value of `block` (which
+    /// holds arbitrary `f64`s, in L1) for the slots from `offset`, and the block is then written
+    /// to them. [`FreshRun::set_blocks`] for a pass that can write its values instead of adding
+    /// them: the blocks are not zeroed.
+    #[inline(always)]
+    pub(crate) fn write_blocks(self, mut write: impl FnMut(usize, &mut [f64])) {
+        let mut block = [0.0; WRITE_BLOCK];
+        for (k, slots) in self.slots.chunks_mut(WRITE_BLOCK).enumerate() {
+            let b = &mut block[..slots.len()];
+            write(k * WRITE_BLOCK, b);
+            for (s, &v) in slots.iter_mut().zip(b.iter()) {
+                s.write(v);
+            }
+        }
+        commit_dirty(self.tp, self.rest);
+    }
+
     /// The slots as `f64`s for the caller to overwrite, every one: leftovers, or zeros where
     /// they were raw (zeroed here, a pass over the run that [`FreshRun::set_from`] saves).
     pub(crate) fn into_slice(self) -> &'a mut [f64] {
@@ -393,8 +509,9 @@ impl Inputs<'_> {
     #[inline]
     pub(crate) fn run_or_fresh(&mut self, first: Slot, len: usize) -> InputRun<'_> {
         let (first, tp) = (first.index(), tape_ptr());
-        // SAFETY: a plain read of fields through the raw pointer; no reference is formed.
-        let ((lo, hi), raw) = unsafe { ((*tp).dirty, (*tp).raw) };
+        let (lo, hi) = lift_level_at(tp, self.0, first, len);
+        // SAFETY: a plain read of a field through the raw pointer; no reference is formed.
+        let raw = unsafe { (*tp).raw };
         if len > 0 && lo as usize <= first && first + len <= hi as usize {
             let (_, _, rest) = split_dirty(tp, self.0, first, len);
             return InputRun::Set(FreshRun {
@@ -405,6 +522,99 @@ impl Inputs<'_> {
             });
         }
         InputRun::Add(settled(self.0, first, len))
+    }
+}
+
+impl Inputs<'_> {
+    /// For a reverse pass that adds `c` to every adjoint of the run of `len` slots from
+    /// `first` (`sum`'s `x̄ᵢ += ȳ`): when the run is the top of the dirty range and no level
+    /// is set, its slots are left as they are and count as `c` from now on (a *level*, see
+    /// `dirty.rs`), and `None` is returned; otherwise the run as [`Inputs::run_or_fresh`]
+    /// gives it, for the pass to add or set.
+    #[inline]
+    pub(crate) fn add_level(&mut self, first: Slot, len: usize, c: f64) -> Option<InputRun<'_>> {
+        let tp = tape_ptr();
+        // SAFETY: a plain read of fields through the raw pointer; no reference is formed.
+        let ((lo, hi), (from, _)) = unsafe { ((*tp).dirty, (*tp).level) };
+        let (a, b) = (first.index(), first.index() + len);
+        if len > 0 && from >= hi && lo as usize <= a && b == hi as usize {
+            // SAFETY: a plain write of a field through the raw pointer; no reference is
+            // formed.
+            unsafe { (*tp).level = (a as u32, c) };
+            return None;
+        }
+        Some(self.run_or_fresh(first, len))
+    }
+}
+
+/// The adjoints of an operation's result as its reverse pass reads them: a run, or one value
+/// for every slot (a level, see `dirty.rs`).
+pub(crate) enum ResultAdjoints<'a> {
+    /// The adjoints, one per slot.
+    Run(&'a [f64]),
+    /// Every adjoint is this value.
+    Level(f64),
+}
+
+impl ResultAdjoints<'_> {
+    /// The adjoints of the slots `[at, at + len)`, `len` at most [`LEVEL_BLOCK`]: a part of the
+    /// run, or of `block`, filled with the level's value the first time.
+    #[inline(always)]
+    pub(crate) fn part<'b>(
+        &'b self,
+        at: usize,
+        len: usize,
+        block: &'b mut LevelBlock,
+    ) -> &'b [f64] {
+        match self {
+            ResultAdjoints::Run(g) => &g[at..at + len],
+            ResultAdjoints::Level(c) => &block.filled(*c)[..len],
+        }
+    }
+}
+
+/// The most slots [`ResultAdjoints::part`] gives at once: the block size of
+/// [`FreshRun::set_blocks`].
+pub(crate) const LEVEL_BLOCK: usize = WRITE_BLOCK;
+
+/// A block of one value on the stack, for [`ResultAdjoints::part`]: filled once, then kept
+/// in L1.
+pub(crate) struct LevelBlock(Option<[f64; LEVEL_BLOCK]>);
+
+impl LevelBlock {
+    /// An empty block (filled when a level needs it).
+    pub(crate) const fn new() -> Self {
+        LevelBlock(None)
+    }
+
+    fn filled(&mut self, c: f64) -> &[f64; LEVEL_BLOCK] {
+        // Filled on the first call only (an eager `get_or_insert` would fill it every time).
+        if self.0.is_none() {
+            self.0 = Some([c; LEVEL_BLOCK]);
+        }
+        self.0.as_ref().expect("filled above")
+    }
+}
+
+impl Adjoints {
+    /// [`Adjoints::split_at_result`] for a pass that can read its result's adjoints as one
+    /// value: when they are a level (see `dirty.rs`) they stay unwritten and come back as
+    /// [`ResultAdjoints::Level`].
+    #[inline]
+    pub(crate) fn split_at_level(
+        &mut self,
+        out: Slot,
+        len: usize,
+    ) -> (Inputs<'_>, ResultAdjoints<'_>) {
+        let tp = tape_ptr();
+        // SAFETY: a plain read of fields through the raw pointer; no reference is formed.
+        let ((_, hi), (from, c)) = unsafe { ((*tp).dirty, (*tp).level) };
+        if len > 0 && from as usize == out.index() && hi as usize == out.index() + len {
+            let (below, _) = self.0.split_at_mut(out.index());
+            return (Inputs(below), ResultAdjoints::Level(c));
+        }
+        let (below, g) = self.split_at_result(out, len);
+        (below, ResultAdjoints::Run(g))
     }
 }
 
@@ -440,6 +650,12 @@ pub(crate) fn first_slots_are_zeros(n: usize) -> bool {
         // SAFETY: none of the slots is raw (checked).
         unsafe { init(&t.adj[..n]) }.iter().all(|&a| a == 0.0)
     })
+}
+
+/// The level of this thread's tape (its first slot and value), if any.
+#[cfg(test)]
+pub(crate) fn level() -> Option<(u32, f64)> {
+    with_tape(|t| (t.level.0 < t.dirty.1).then_some(t.level))
 }
 
 /// The raw range of this thread's tape, for the tests of the nodes that use it.

@@ -33,10 +33,13 @@ use arena::{no_adjoints, Action, Arena, Chain, Pos, Step};
 
 use crate::error::Error;
 
+#[cfg(test)]
+pub(crate) use dirty::level;
 pub use dirty::recycle;
+use dirty::NO_LEVEL;
 #[cfg(test)]
 pub(crate) use dirty::{dirty_range, first_slots_are_zeros, raw_range};
-pub(crate) use dirty::{settle_run, InputRun};
+pub(crate) use dirty::{settle_run, InputRun, LevelBlock, ResultAdjoints, LEVEL_BLOCK};
 
 // The tape knows variables by their `Key` (first slot and generation) alone: it records keys and
 // hands back keys, and a scalar variable reaches it only through the `Handle` trait, which `Var`
@@ -323,6 +326,10 @@ pub(crate) struct Tape {
     /// Slots `[raw.0, raw.1)`, inside the dirty range, may be uninitialised (memory never
     /// written, see `dirty.rs`); every slot outside it holds an `f64`. `(0, 0)` when none.
     raw: (u32, u32),
+    /// The dirty slots `[level.0, dirty.1)`, the top of the dirty range, count as `level.1`
+    /// instead of zero: a run whose every adjoint a reverse pass set to one value without
+    /// writing it (see `dirty.rs`). None when `level.0 >= dirty.1`.
+    level: (u32, f64),
 }
 
 thread_local! {
@@ -368,6 +375,7 @@ fn init_tape() -> *mut Tape {
         zeroed_to: 0,
         dirty: (0, 0),
         raw: (0, 0),
+        level: NO_LEVEL,
     });
     let p = Box::into_raw(tape);
     TAPE.with(|c| c.set(p));
@@ -646,6 +654,7 @@ impl Tape {
 
     #[inline(never)]
     fn truncate_adj_slow(&mut self, n: usize) {
+        self.drop_level_from(n);
         let len = self.adj.len();
         if n < len {
             // Left dirty only if that saves much zeroing: taken slots are zeros already.
@@ -1817,6 +1826,7 @@ pub fn free_memory() {
         t.taken = (0, 0);
         t.dirty = (0, 0);
         t.raw = (0, 0);
+        t.level = NO_LEVEL;
         t.sync_zeroed_to();
     });
 }
