@@ -1,7 +1,7 @@
-//! The gradient of `sum(x)`, `sum(exp(x))` or `sum(tanh(x))` of one long vector as a Python
+//! The gradient of `sum(x)`, `sum(exp(x))` or `sum(tanh(x))`, `sum(2·x)` or `sum(x ∘ x)` of one long vector as a Python
 //! gradient functional takes it (a new array variable each call, the sweep, the gradient
 //! handed over with `take_last_adj`, a reset), for profiling the array passes: `cargo run
-//! --profile profiling -p revad-benches --example array_gradient -- [N] [sum|exp|tanh]`.
+//! --profile profiling -p revad-benches --example array_gradient -- [N] [sum|exp|tanh|scale|square]`.
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -30,6 +30,8 @@ fn main() {
                 "sum" => matrix::sum(&v),
                 "exp" => matrix::sum(&matrix::exp(&v)),
                 "tanh" => matrix::sum(&matrix::tanh(&v)),
+                "scale" => matrix::sum(&matrix::multiply_scalar(&v, 2.0)),
+                "square" => matrix::sum(&matrix::elt_multiply(&v, &v).expect("one shape")),
                 other => panic!("unknown case {other}"),
             };
             y.grad();

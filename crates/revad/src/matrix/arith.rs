@@ -16,6 +16,7 @@
 //! | `broadcast_elementwise(op, a, b)` | `op` after NumPy broadcasting | as `op`, each input's adjoint summed over its copies |
 
 use super::operand::{keys_of, slot_of, Operand};
+use super::pass;
 use crate::error::Error;
 use crate::error::Result;
 use crate::kernels::lane_sum;
@@ -30,8 +31,8 @@ fn elementwise<S: Storage>(
     a: &impl Operand<S>,
     b: &impl Operand<S>,
     f: impl Fn(f64, f64) -> f64,
-    da: fn(f64, f64, f64) -> f64,
-    db: fn(f64, f64, f64) -> f64,
+    da: impl Fn(f64, f64, f64) -> f64 + Copy + 'static,
+    db: impl Fn(f64, f64, f64) -> f64 + Copy + 'static,
 ) -> Result<Var<S>> {
     let (av, bv) = (a.value(), b.value());
     same_shape(function, av.shape(), bv.shape())?;
@@ -48,38 +49,36 @@ fn elementwise<S: Storage>(
     let n = value.len();
     let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
-            let (mut below, g) = adj.split_at_result(out, n);
+            let (mut below, g) = adj.split_at_level(out, n);
             let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());
             if let Some(k) = ka {
-                set_or_add(below.run_or_fresh(slot_of(k), n), |i| {
-                    g[i] * da(x[i], y[i], c[i])
-                });
+                pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, da);
             }
             if let Some(k) = kb {
-                set_or_add(below.run_or_fresh(slot_of(k), n), |i| {
-                    g[i] * db(x[i], y[i], c[i])
-                });
+                pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, db);
             }
         }
     });
     Ok(Var::from_key(value, key))
 }
 
-/// `rᵢ += tᵢ`, or `rᵢ = tᵢ` when the run is fresh (its adjoints count as zero, see
-/// [`tape::InputRun`]): an elementwise node's reverse pass into one operand.
+/// One argument's share of [`elementwise`]'s reverse pass on the tape: `rᵢ += ḡᵢ·d(aᵢ, bᵢ, cᵢ)`,
+/// or `rᵢ = …` when the run is fresh, with `ḡ` a run or a level (see [`pass`]).
 #[inline(always)]
-fn set_or_add(r: tape::InputRun<'_>, t: impl Fn(usize) -> f64) {
-    match r {
-        tape::InputRun::Set(r) => {
-            let n = r.len();
-            r.set_from((0..n).map(t))
-        }
-        tape::InputRun::Add(r) => {
-            for (i, ri) in r.iter_mut().enumerate() {
-                *ri += t(i);
-            }
-        }
-    }
+fn pair_partials_into(
+    r: tape::InputRun<'_>,
+    g: &tape::ResultAdjoints<'_>,
+    x: &[f64],
+    y: &[f64],
+    c: &[f64],
+    d: impl Fn(f64, f64, f64) -> f64,
+) {
+    pass::elementwise_pass(r, g, |e, g, r, how| {
+        let (x, y, c) = (&x[e.clone()], &y[e.clone()], &c[e]);
+        let terms = g.iter().zip(x).zip(y).zip(c);
+        let terms = terms.map(|(((&gi, &xi), &yi), &ci)| gi * d(xi, yi, ci));
+        pass::write_terms(r, how, terms)
+    })
 }
 
 /// One argument's share of [`elementwise`]'s reverse pass: `rᵢ += ḡᵢ·d(aᵢ, bᵢ, cᵢ)`.
@@ -116,26 +115,28 @@ pub enum ArrayArrayOp {
 /// [`ArrayArrayOp`]).
 macro_rules! with_pair_rule {
     ($op:expr, |$f:ident, $da:ident, $db:ident| $body:expr) => {{
-        type D = fn(f64, f64, f64) -> f64;
         match $op {
             ArrayArrayOp::Add => {
                 let $f = |x: f64, y: f64| x + y;
-                let ($da, $db): (D, D) = (|_, _, _| 1.0, |_, _, _| 1.0);
+                let ($da, $db) = (|_: f64, _: f64, _: f64| 1.0, |_: f64, _: f64, _: f64| 1.0);
                 $body
             }
             ArrayArrayOp::Subtract => {
                 let $f = |x: f64, y: f64| x - y;
-                let ($da, $db): (D, D) = (|_, _, _| 1.0, |_, _, _| -1.0);
+                let ($da, $db) = (|_: f64, _: f64, _: f64| 1.0, |_: f64, _: f64, _: f64| -1.0);
                 $body
             }
             ArrayArrayOp::Multiply => {
                 let $f = |x: f64, y: f64| x * y;
-                let ($da, $db): (D, D) = (|_, y, _| y, |x, _, _| x);
+                let ($da, $db) = (|_: f64, y: f64, _: f64| y, |x: f64, _: f64, _: f64| x);
                 $body
             }
             ArrayArrayOp::Divide => {
                 let $f = |x: f64, y: f64| x / y;
-                let ($da, $db): (D, D) = (|_, y, _| 1.0 / y, |_, y, c| -c / y);
+                let ($da, $db) = (
+                    |_: f64, y: f64, _: f64| 1.0 / y,
+                    |_: f64, y: f64, c: f64| -c / y,
+                );
                 $body
             }
         }
@@ -272,13 +273,19 @@ fn with_scalar<S: Storage, R: Real>(
     let n = value.len();
     let key = tape::record_array_run(n, &keys, move |out| {
         move |adj: &mut Adjoints| {
-            let (mut below, g) = adj.split_at_result(out, n);
+            let (mut below, g) = adj.split_at_level(out, n);
             let (x, c) = (a_val.as_slice(), c_val.as_slice());
             if let Some(k) = ka {
-                set_or_add(below.run_or_fresh(slot_of(k), n), |i| g[i] * da(x[i], sv));
+                pass::elementwise_pass(below.run_or_fresh(slot_of(k), n), &g, |e, g, r, how| {
+                    let terms = g.iter().zip(&x[e]).map(|(&gi, &xi)| gi * da(xi, sv));
+                    pass::write_terms(r, how, terms)
+                });
             }
             if let Some((_, slot)) = ks {
-                below[slot] += scalar_partial(g, x, sv, c, &ds);
+                below[slot] += match g {
+                    tape::ResultAdjoints::Run(g) => scalar_partial(g, x, sv, c, &ds),
+                    tape::ResultAdjoints::Level(g) => lane_sum(n, |i| g * ds(x[i], sv, c[i])),
+                };
             }
         }
     });

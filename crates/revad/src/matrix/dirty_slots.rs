@@ -530,3 +530,37 @@ fn kernel_derivatives_write_a_dirty_run_then_add() {
         tape::reset();
     }
 }
+
+#[test]
+fn arithmetic_passes_read_a_level() {
+    for nan in KINDS {
+        dirty_tape(2 * N, nan);
+        let x = Var::array(vector(N, |i| 1e-3 * i as f64 - 4.0));
+        // x ∘ x: the first pass into x sets its adjoints from the level, the second adds.
+        let y = matrix::sum(&matrix::elt_multiply(&x, &x).unwrap()) * 1.5;
+        y.grad();
+        assert_eq!(tape::level(), Some((N as u32, 1.5)));
+        adjoints_are(&x, |_, v| 3.0 * v, 4.0, "x ∘ x");
+        tape::reset();
+
+        // s·x with s a variable of the outer scope, made before the dirty slots (a scalar
+        // slot is never dirty): the slots of a long nested scope are left dirty when it ends.
+        tape::reset();
+        let s = Var::new(0.5);
+        {
+            let _scope = tape::nested();
+            let _ = Var::array(vector(2 * N, |_| 1.0));
+        }
+        let _scope = tape::nested();
+        let x = Var::array(vector(N, |i| 1e-3 * i as f64 - 4.0));
+        // x's adjoints set from the level; s's the level times Σ x.
+        let e = matrix::multiply_scalar(&x, s);
+        matrix::sum(&e).grad();
+        assert_eq!(tape::level(), Some((N as u32 + 1, 1.0)));
+        adjoints_are(&x, |_, _| 0.5, 1.0, "s·x");
+        let sum_x: f64 = x.value().iter().sum();
+        assert!((s.adj() - sum_x).abs() <= 1e-12 * sum_x.abs());
+        drop(_scope);
+        tape::reset();
+    }
+}

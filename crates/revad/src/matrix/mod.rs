@@ -53,6 +53,7 @@ mod manipulation;
 mod multiply;
 mod operand;
 mod operators;
+mod pass;
 mod products;
 pub(crate) mod reduce;
 mod select;

@@ -70,11 +70,9 @@
 
 use std::f64::consts::{LN_10, LN_2};
 
-use pulp::{Simd, WithSimd};
-
 use super::operand::{slot_of, Operand};
+use super::pass;
 use crate::error::Result;
-use crate::kernels;
 use crate::kernels::elementary::{self, Derivative, Function};
 use crate::special::{gamma as sg, normal as sn};
 use crate::tape::{self, Adjoints};
@@ -146,7 +144,10 @@ fn add_partials(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, 
     )
 }
 
-/// [`add_partials`], or `rᵢ = gᵢ·d(xᵢ, cᵢ)` when the run is fresh (see [`AddPartials`]).
+/// [`add_partials`], or `rᵢ = gᵢ·d(xᵢ, cᵢ)` when the run is fresh (see [`tape::InputRun`]),
+/// with the result's adjoints `g` a run or one value for all. A zero adjoint contributes
+/// nothing, even where the partial is NaN (an element `where` did not choose): a select rather
+/// than a branch, so that the loop vectorises.
 fn partials_into(
     r: tape::InputRun<'_>,
     g: tape::ResultAdjoints<'_>,
@@ -154,7 +155,18 @@ fn partials_into(
     c: &[f64],
     d: impl Fn(f64, f64) -> f64,
 ) {
-    kernels::dispatch_long(r.len(), AddPartials { r, g, x, c, d })
+    pass::elementwise_pass(r, &g, |e, g, r, how| {
+        let (x, c) = (&x[e.clone()], &c[e]);
+        let terms = g.iter().zip(x).zip(c).map(|((&gi, &xi), &ci)| {
+            let t = gi * d(xi, ci);
+            if gi != 0.0 {
+                t
+            } else {
+                0.0
+            }
+        });
+        pass::write_terms(r, how, terms)
+    })
 }
 
 /// An elementwise function of one array as a program's scalar form runs it (see
@@ -213,65 +225,6 @@ impl std::fmt::Debug for ArrayMap {
 impl PartialEq for ArrayMap {
     fn eq(&self, other: &ArrayMap) -> bool {
         self.name == other.name
-    }
-}
-
-/// `rᵢ += gᵢ·d(xᵢ, cᵢ)`: the reverse pass of an elementwise function with partial `d` at the
-/// operand `x` and the value `c`; `rᵢ = …` when the run is fresh (its adjoints count as zero,
-/// see [`tape::InputRun`]). The result's adjoints `g` may be one value for all (a level).
-struct AddPartials<'a, D> {
-    r: tape::InputRun<'a>,
-    g: tape::ResultAdjoints<'a>,
-    x: &'a [f64],
-    c: &'a [f64],
-    d: D,
-}
-
-impl<D: Fn(f64, f64) -> f64> WithSimd for AddPartials<'_, D> {
-    type Output = ();
-    #[inline(always)]
-    fn with_simd<S: Simd>(self, _: S) {
-        let (g, x, c, d) = (self.g, self.x, self.c, &self.d);
-        let mut level = tape::LevelBlock::new();
-        match (self.r, &g) {
-            (tape::InputRun::Add(r), tape::ResultAdjoints::Run(g)) => {
-                add_partials_to(r, g, x, c, d)
-            }
-            (tape::InputRun::Add(r), _) => {
-                for (k, r) in r.chunks_mut(tape::LEVEL_BLOCK).enumerate() {
-                    let (at, n) = (k * tape::LEVEL_BLOCK, r.len());
-                    let gk = g.part(at, n, &mut level);
-                    add_partials_to(r, gk, &x[at..at + n], &c[at..at + n], d)
-                }
-            }
-            // Into blocks in L1, each then written once (see `FreshRun::write_blocks`).
-            (tape::InputRun::Set(r), _) => r.write_blocks(|at, b| {
-                let n = b.len();
-                let gk = g.part(at, n, &mut level);
-                set_partials_to(b, gk, &x[at..at + n], &c[at..at + n], d)
-            }),
-        }
-    }
-}
-
-/// `rᵢ = gᵢ·d(xᵢ, cᵢ)` (0 where `gᵢ` is, as in [`add_partials_to`]) on slices of one length.
-#[inline(always)]
-fn set_partials_to(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
-    for (((ri, &gi), &xi), &ci) in r.iter_mut().zip(g).zip(x).zip(c) {
-        let t = gi * d(xi, ci);
-        *ri = if gi != 0.0 { t } else { 0.0 };
-    }
-}
-
-/// The body of [`AddPartials`] on slices of one length.
-#[inline(always)]
-fn add_partials_to(r: &mut [f64], g: &[f64], x: &[f64], c: &[f64], d: impl Fn(f64, f64) -> f64) {
-    for (((ri, &gi), &xi), &ci) in r.iter_mut().zip(g).zip(x).zip(c) {
-        // A zero adjoint contributes nothing, even where the partial is NaN (an element
-        // `where` did not choose). A select rather than a branch, so that the loop
-        // vectorises.
-        let t = *ri + gi * d(xi, ci);
-        *ri = if gi != 0.0 { t } else { *ri };
     }
 }
 
@@ -521,23 +474,13 @@ fn simd_map_kernel<S: Storage>(a: &impl Operand<S>, f: Function, d: Derivative) 
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_level(out, n);
             let x = a_val.as_slice();
-            let mut level = tape::LevelBlock::new();
-            match (below.run_or_fresh(slot_of(k), n), g) {
-                (tape::InputRun::Add(r), tape::ResultAdjoints::Run(g)) => {
-                    elementary::add_scaled(d, x, g, r)
+            let r = below.run_or_fresh(slot_of(k), n);
+            pass::elementwise_pass(r, &g, |e, g, r, how| {
+                if how == pass::Write::Set {
+                    r.fill(0.0);
                 }
-                (tape::InputRun::Add(r), g) => {
-                    for (k, r) in r.chunks_mut(tape::LEVEL_BLOCK).enumerate() {
-                        let at = k * tape::LEVEL_BLOCK;
-                        let gk = g.part(at, r.len(), &mut level);
-                        elementary::add_scaled(d, &x[at..at + r.len()], gk, r)
-                    }
-                }
-                (tape::InputRun::Set(r), g) => r.set_blocks(|at, b| {
-                    let gk = g.part(at, b.len(), &mut level);
-                    elementary::add_scaled(d, &x[at..at + b.len()], gk, b)
-                }),
-            }
+                elementary::add_scaled(d, &x[e], g, r)
+            })
         }
     });
     Var::from_key(value, key)

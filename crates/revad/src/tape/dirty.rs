@@ -452,27 +452,9 @@ impl<'a> FreshRun<'a> {
         commit_dirty(self.tp, self.rest);
     }
 
-    /// Sets the slots block by block: `add(offset, block)` adds into `block`, zeros in L1
-    /// standing for the slots from `offset`, and the block is then written to them. For a
-    /// pass whose kernel adds into a slice: the slots are written once, not zeroed first.
-    #[inline(always)]
-    pub(crate) fn set_blocks(self, mut add: impl FnMut(usize, &mut [f64])) {
-        let mut block = [0.0; WRITE_BLOCK];
-        for (k, slots) in self.slots.chunks_mut(WRITE_BLOCK).enumerate() {
-            let b = &mut block[..slots.len()];
-            b.fill(0.0);
-            add(k * WRITE_BLOCK, b);
-            for (s, &v) in slots.iter_mut().zip(b.iter()) {
-                s.write(v);
-            }
-        }
-        commit_dirty(self.tp, self.rest);
-    }
-
     /// Sets the slots block by block: `write(offset, block)` sets every value of `block` (which
     /// holds arbitrary `f64`s, in L1) for the slots from `offset`, and the block is then written
-    /// to them. [`FreshRun::set_blocks`] for a pass that can write its values instead of adding
-    /// them: the blocks are not zeroed.
+    /// to them: the slots are written once, never zeroed first.
     #[inline(always)]
     pub(crate) fn write_blocks(self, mut write: impl FnMut(usize, &mut [f64])) {
         let mut block = [0.0; WRITE_BLOCK];
@@ -498,7 +480,7 @@ impl<'a> FreshRun<'a> {
     }
 }
 
-/// The slots of a block of [`FreshRun::set_blocks`]: 8 KiB, in L1 with the pass's operands.
+/// The slots of a block of [`FreshRun::write_blocks`]: 8 KiB, in L1 with the pass's operands.
 const WRITE_BLOCK: usize = 1024;
 
 impl Inputs<'_> {
@@ -574,7 +556,7 @@ impl ResultAdjoints<'_> {
 }
 
 /// The most slots [`ResultAdjoints::part`] gives at once: the block size of
-/// [`FreshRun::set_blocks`].
+/// [`FreshRun::write_blocks`].
 pub(crate) const LEVEL_BLOCK: usize = WRITE_BLOCK;
 
 /// A block of one value on the stack, for [`ResultAdjoints::part`]: filled once, then kept
