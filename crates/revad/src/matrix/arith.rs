@@ -51,11 +51,20 @@ fn elementwise<S: Storage>(
         move |adj: &mut Adjoints| {
             let (mut below, g) = adj.split_at_level(out, n);
             let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());
-            if let Some(k) = ka {
-                pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, da);
-            }
-            if let Some(k) = kb {
-                pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, db);
+            match (ka, kb) {
+                // One variable twice (x ∘ x, x + x): one pass over its adjoints.
+                (Some(k), Some(l)) if k == l => {
+                    let d = |x, y, c| da(x, y, c) + db(x, y, c);
+                    pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, d);
+                }
+                _ => {
+                    if let Some(k) = ka {
+                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, da);
+                    }
+                    if let Some(k) = kb {
+                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, db);
+                    }
+                }
             }
         }
     });

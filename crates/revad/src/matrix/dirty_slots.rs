@@ -536,7 +536,7 @@ fn arithmetic_passes_read_a_level() {
     for nan in KINDS {
         dirty_tape(2 * N, nan);
         let x = Var::array(vector(N, |i| 1e-3 * i as f64 - 4.0));
-        // x ∘ x: the first pass into x sets its adjoints from the level, the second adds.
+        // x ∘ x: one pass sets x's adjoints from the level, with both partials.
         let y = matrix::sum(&matrix::elt_multiply(&x, &x).unwrap()) * 1.5;
         y.grad();
         assert_eq!(tape::level(), Some((N as u32, 1.5)));
