@@ -15,7 +15,7 @@ use revad::prob::{
     weibull_lpdf, ConstArg, VarArg,
 };
 use revad::program::scalar::{
-    Arg, ArrayInstr, ArrayMap, Density, Density2, Density4, ScalarProgram,
+    Arg, ArrayInstr, ArrayMap, Density, Density2, Density4, Instr, ScalarProgram,
 };
 use revad::{tape, Var, Vector};
 
@@ -1011,9 +1011,10 @@ fn array_array_operations_and_sums_match_the_tape() {
         for n in [1, 4, 9] {
             let (mut x, y) = (values(n, 3, -2.0, 2.0), values(n, 4, -2.0, 2.0));
             x[0] = 0.0;
-            // Two variables, a variable and data in either order, and one variable twice;
+            // Two variables, a variable and data in either order, and one variable twice (in
+            // case 4 after a later use of x, so the pair adds into adjoints that hold a value);
             // the result summed (the `Sum` instruction) after a product with weights.
-            for case in 0..4 {
+            for case in 0..5 {
                 let w: Vec<f64> = (1..=n).map(|i| 0.5 * i as f64).collect();
                 // The form: inputs x (0..n), y (n..2n), w (data, 2n..3n).
                 let mut p = ScalarProgram::new(3 * n);
@@ -1034,7 +1035,16 @@ fn array_array_operations_and_sums_match_the_tape() {
                     a: Arg::Run(c, n as u32),
                     b: wd,
                 });
-                let (s, _) = p.push_array(ArrayInstr::Sum(Arg::Run(cw, n as u32)));
+                let (mut s, _) = p.push_array(ArrayInstr::Sum(Arg::Run(cw, n as u32)));
+                if case == 4 {
+                    let (xw, _) = p.push_array(ArrayInstr::WithArray {
+                        op: ArrayArrayOp::Multiply,
+                        a: xa,
+                        b: wd,
+                    });
+                    let (s2, _) = p.push_array(ArrayInstr::Sum(Arg::Run(xw, n as u32)));
+                    s = p.push(Instr::Add(s, s2));
+                }
                 p.set_outputs(&[s], true);
                 let mut vals = [x.clone(), y.clone(), w.clone()].concat();
                 assert!(p.forward(&mut vals));
@@ -1058,7 +1068,10 @@ fn array_array_operations_and_sums_match_the_tape() {
                     2 => apply_pair(op, &xd, &yv),
                     _ => apply_pair(op, &xv, &xv),
                 };
-                let s_t = matrix::sum(&matrix::elt_multiply(&c_t, &wv).unwrap());
+                let mut s_t = matrix::sum(&matrix::elt_multiply(&c_t, &wv).unwrap());
+                if case == 4 {
+                    s_t += matrix::sum(&matrix::elt_multiply(&xv, &wv).unwrap());
+                }
                 (s_t * -1.5).grad();
                 let what = format!("{op:?} case {case} n={n}");
                 assert!(same(vals[s as usize], s_t.value()), "{what}: value");

@@ -52,20 +52,25 @@ fn elementwise<S: Storage>(
             let (mut below, g) = adj.split_at_level(out, n);
             let (x, y, c) = (a_val.as_slice(), b_val.as_slice(), c_val.as_slice());
             match (ka, kb) {
-                // One variable twice (x ∘ x, x + x): one pass over its adjoints.
-                // ḡ·∂a + ḡ·∂b, rounded as the two passes would round them into a fresh run.
+                // One variable twice (x ∘ x, x + x): one pass over its adjoints, rounded as
+                // the two passes would round: (r + ḡ·∂a) + ḡ·∂b.
                 (Some(k), Some(l)) if k == l => {
-                    let t = |g: f64, x, y, c| g * da(x, y, c) + g * db(x, y, c);
-                    pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, t);
+                    let r = below.run_or_fresh(slot_of(k), n);
+                    pass::elementwise_pass(r, &g, |e, g, r, how| {
+                        let (x, y, c) = (&x[e.clone()], &y[e.clone()], &c[e]);
+                        let terms = g.iter().zip(x).zip(y).zip(c);
+                        let terms = terms.map(|(((&gi, &xi), &yi), &ci)| {
+                            (gi * da(xi, yi, ci), gi * db(xi, yi, ci))
+                        });
+                        pass::write_term_pairs(r, how, terms)
+                    })
                 }
                 _ => {
                     if let Some(k) = ka {
-                        let t = |g: f64, x, y, c| g * da(x, y, c);
-                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, t);
+                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, da);
                     }
                     if let Some(k) = kb {
-                        let t = |g: f64, x, y, c| g * db(x, y, c);
-                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, t);
+                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, db);
                     }
                 }
             }
@@ -74,7 +79,7 @@ fn elementwise<S: Storage>(
     Ok(Var::from_key(value, key))
 }
 
-/// One argument's share of [`elementwise`]'s reverse pass on the tape: `rᵢ += term(ḡᵢ, aᵢ, bᵢ, cᵢ)`
+/// One argument's share of [`elementwise`]'s reverse pass on the tape: `rᵢ += ḡᵢ·d(aᵢ, bᵢ, cᵢ)`,
 /// or `rᵢ = …` when the run is fresh, with `ḡ` a run or a level (see [`pass`]).
 #[inline(always)]
 fn pair_partials_into(
@@ -83,12 +88,12 @@ fn pair_partials_into(
     x: &[f64],
     y: &[f64],
     c: &[f64],
-    term: impl Fn(f64, f64, f64, f64) -> f64,
+    d: impl Fn(f64, f64, f64) -> f64,
 ) {
     pass::elementwise_pass(r, g, |e, g, r, how| {
         let (x, y, c) = (&x[e.clone()], &y[e.clone()], &c[e]);
         let terms = g.iter().zip(x).zip(y).zip(c);
-        let terms = terms.map(|(((&gi, &xi), &yi), &ci)| term(gi, xi, yi, ci));
+        let terms = terms.map(|(((&gi, &xi), &yi), &ci)| gi * d(xi, yi, ci));
         pass::write_terms(r, how, terms)
     })
 }

@@ -70,3 +70,16 @@ pub(super) fn write_terms(r: &mut [f64], how: Write, terms: impl Iterator<Item =
         Write::Set => r.iter_mut().zip(terms).for_each(|(ri, t)| *ri = t),
     }
 }
+
+/// `rᵢ = (rᵢ + sᵢ) + tᵢ` or `rᵢ = sᵢ + tᵢ`: two terms for one operand, rounded as two
+/// [`write_terms`] passes would round them.
+#[inline(always)]
+pub(super) fn write_term_pairs(r: &mut [f64], how: Write, terms: impl Iterator<Item = (f64, f64)>) {
+    match how {
+        Write::Add => r
+            .iter_mut()
+            .zip(terms)
+            .for_each(|(ri, (s, t))| *ri = *ri + s + t),
+        Write::Set => r.iter_mut().zip(terms).for_each(|(ri, (s, t))| *ri = s + t),
+    }
+}
