@@ -55,22 +55,17 @@ fn elementwise<S: Storage>(
                 // One variable twice (x ∘ x, x + x): one pass over its adjoints, rounded as
                 // the two passes would round: (r + ḡ·∂a) + ḡ·∂b.
                 (Some(k), Some(l)) if k == l => {
-                    let r = below.run_or_fresh(slot_of(k), n);
-                    pass::elementwise_pass(r, &g, |e, g, r, how| {
-                        let (x, y, c) = (&x[e.clone()], &y[e.clone()], &c[e]);
-                        let terms = g.iter().zip(x).zip(y).zip(c);
-                        let terms = terms.map(|(((&gi, &xi), &yi), &ci)| {
-                            (gi * da(xi, yi, ci), gi * db(xi, yi, ci))
-                        });
-                        pass::write_term_pairs(r, how, terms)
-                    })
+                    let t = |g: f64, x, y, c| (g * da(x, y, c), g * db(x, y, c));
+                    pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, t);
                 }
                 _ => {
                     if let Some(k) = ka {
-                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, da);
+                        let t = |g: f64, x, y, c| g * da(x, y, c);
+                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, t);
                     }
                     if let Some(k) = kb {
-                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, db);
+                        let t = |g: f64, x, y, c| g * db(x, y, c);
+                        pair_partials_into(below.run_or_fresh(slot_of(k), n), &g, x, y, c, t);
                     }
                 }
             }
@@ -79,21 +74,21 @@ fn elementwise<S: Storage>(
     Ok(Var::from_key(value, key))
 }
 
-/// One argument's share of [`elementwise`]'s reverse pass on the tape: `rᵢ += ḡᵢ·d(aᵢ, bᵢ, cᵢ)`,
-/// or `rᵢ = …` when the run is fresh, with `ḡ` a run or a level (see [`pass`]).
+/// One argument's share of [`elementwise`]'s reverse pass on the tape: `rᵢ += term(ḡᵢ, aᵢ, bᵢ,
+/// cᵢ)`, or `rᵢ = …` when the run is fresh, with `ḡ` a run or a level (see [`pass`]).
 #[inline(always)]
-fn pair_partials_into(
+fn pair_partials_into<T: pass::Term>(
     r: tape::InputRun<'_>,
     g: &tape::ResultAdjoints<'_>,
     x: &[f64],
     y: &[f64],
     c: &[f64],
-    d: impl Fn(f64, f64, f64) -> f64,
+    term: impl Fn(f64, f64, f64, f64) -> T,
 ) {
     pass::elementwise_pass(r, g, |e, g, r, how| {
         let (x, y, c) = (&x[e.clone()], &y[e.clone()], &c[e]);
         let terms = g.iter().zip(x).zip(y).zip(c);
-        let terms = terms.map(|(((&gi, &xi), &yi), &ci)| gi * d(xi, yi, ci));
+        let terms = terms.map(|(((&gi, &xi), &yi), &ci)| term(gi, xi, yi, ci));
         pass::write_terms(r, how, terms)
     })
 }

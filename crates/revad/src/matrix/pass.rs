@@ -62,24 +62,46 @@ impl<F: FnMut(Range<usize>, &[f64], &mut [f64], Write)> WithSimd for Pass<'_, '_
     }
 }
 
-/// `rᵢ += tᵢ` or `rᵢ = tᵢ`, for the terms of one piece of [`elementwise_pass`].
-#[inline(always)]
-pub(super) fn write_terms(r: &mut [f64], how: Write, terms: impl Iterator<Item = f64>) {
-    match how {
-        Write::Add => r.iter_mut().zip(terms).for_each(|(ri, t)| *ri += t),
-        Write::Set => r.iter_mut().zip(terms).for_each(|(ri, t)| *ri = t),
+/// What a pass adds into one slot: one partial, or two partials of one operand (`x ∘ x`)
+/// added one after the other, so that they round as two passes would.
+pub(super) trait Term: Copy {
+    /// `r + term`.
+    fn add_to(self, r: f64) -> f64;
+    /// The term alone (added to a slot counted as zero).
+    fn alone(self) -> f64;
+}
+
+impl Term for f64 {
+    #[inline(always)]
+    fn add_to(self, r: f64) -> f64 {
+        r + self
+    }
+    #[inline(always)]
+    fn alone(self) -> f64 {
+        self
     }
 }
 
-/// `rᵢ = (rᵢ + sᵢ) + tᵢ` or `rᵢ = sᵢ + tᵢ`: two terms for one operand, rounded as two
-/// [`write_terms`] passes would round them.
+impl Term for (f64, f64) {
+    /// `(r + s) + t`.
+    #[inline(always)]
+    fn add_to(self, r: f64) -> f64 {
+        r + self.0 + self.1
+    }
+    #[inline(always)]
+    fn alone(self) -> f64 {
+        self.0 + self.1
+    }
+}
+
+/// `rᵢ += tᵢ` or `rᵢ = tᵢ`, for the terms of one piece of [`elementwise_pass`].
 #[inline(always)]
-pub(super) fn write_term_pairs(r: &mut [f64], how: Write, terms: impl Iterator<Item = (f64, f64)>) {
+pub(super) fn write_terms<T: Term>(r: &mut [f64], how: Write, terms: impl Iterator<Item = T>) {
     match how {
         Write::Add => r
             .iter_mut()
             .zip(terms)
-            .for_each(|(ri, (s, t))| *ri = *ri + s + t),
-        Write::Set => r.iter_mut().zip(terms).for_each(|(ri, (s, t))| *ri = s + t),
+            .for_each(|(ri, t)| *ri = t.add_to(*ri)),
+        Write::Set => r.iter_mut().zip(terms).for_each(|(ri, t)| *ri = t.alone()),
     }
 }
